@@ -1,0 +1,3 @@
+"""cpulab: a laboratory for low-level performance."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,48 @@
+"""How to build: one compiler, one optimisation level, with or without profile guidance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cpulab.build.toolchain import Toolchain
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    toolchain: Toolchain
+    opt: str = "O2"  # O1 | O2 | O3 | Os ...
+    pgo: bool = False
+    extra: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """gcc-12 -O2, clang-19 -O3 +pgo"""
+        s = f"{self.toolchain.name} -{self.opt}"
+        if self.pgo:
+            s += " +pgo"
+        if self.extra:
+            s += " " + " ".join(self.extra)
+        return s
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        return (f"-{self.opt}", *self.extra)
+
+    def as_dict(self) -> dict:
+        return {
+            "compiler": self.toolchain.name,
+            "compiler_version": self.toolchain.version,
+            "flags": " ".join(self.flags),
+            "pgo": self.pgo,
+        }
+
+
+def matrix(
+    toolchains: Iterable[Toolchain], opts: Iterable[str], pgo_opts: Iterable[str] = ()
+) -> list[BuildConfig]:
+    """Every toolchain x opt, plus a profile-guided build at each of `pgo_opts`."""
+    tcs = list(toolchains)
+    out = [BuildConfig(tc, o) for tc in tcs for o in opts]
+    out += [BuildConfig(tc, o, pgo=True) for tc in tcs for o in pgo_opts]
+    return out

@@ -1,0 +1,24 @@
+"""Where the lab finds its sources and keeps its build output and results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# src/cpulab/paths.py -> repository root
+ROOT = Path(__file__).resolve().parents[2]
+NATIVE = ROOT / "native"
+HARNESS_DIR = NATIVE / "harness"
+KERNELS = NATIVE / "kernels"
+LIBS = NATIVE / "lib"
+
+
+def build_dir() -> Path:
+    """Build output: $CPULAB_BUILD_DIR, else build/ in the checkout."""
+    return Path(os.environ.get("CPULAB_BUILD_DIR", ROOT / "build"))
+
+
+def data_dir() -> Path:
+    """The results database's folder: $XDG_DATA_HOME/cpulab (~/.local/share/cpulab)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "cpulab"
