@@ -1,0 +1,371 @@
+"""The pipeline of `cpulab opprof`: record -> samples -> frames -> instructions -> shares.
+
+How samples are mapped (the mode) is decided in one place, `_choose_mapping`, and the
+profile says which mode it took and why:
+- `--markers PATTERN`: marker regions from those patterns, in the sources DWARF names;
+- `--by-function`: by the handler function's name (tail-call interpreters);
+- `--by-label`: by DWARF labels;
+- otherwise: the default markers if the sources are found and hold any, else DWARF
+  labels if an interpreter function has enough, else handler function names.
+Marker and label modes need DWARF; without it in the binaries that took the samples,
+the profile stops with that error rather than guessing.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cpulab.opprof import flow, labels, markers
+from cpulab.opprof.binary import Binary
+from cpulab.opprof.errors import OpprofError
+from cpulab.opprof.functions import DEFAULT_HANDLER_PATTERN, FunctionMapper
+from cpulab.opprof.profile import Aggregate, Item, aggregate
+from cpulab.opprof.record import DEFAULT_FREQ, Event, record, script
+from cpulab.opprof.regions import DISPATCH, Attribution, RegionIndex, attribute_insn, attribute_rest
+from cpulab.opprof.script import Sample, parse
+from cpulab.opprof.symbolize import DebugInfo, Frame
+
+SCHEMA = "cpulab.opprof/1"
+
+
+@dataclass
+class Options:
+    mode: str = "auto"  # auto | markers | function | label
+    patterns: list[str] = field(default_factory=list)  # --markers
+    function_pattern: str = DEFAULT_HANDLER_PATTERN
+    source_dirs: list[Path] = field(default_factory=list)
+    freq: int = DEFAULT_FREQ
+    event: str = "cycles"
+    perf: str = "perf"
+    flow: bool = True  # refine line attribution by the machine code's control flow
+
+
+@dataclass(frozen=True)
+class BinaryInfo:
+    path: str
+    kind: str  # exec (non-PIE), pie, shared
+    samples: int
+    debug_info: bool
+    debug_file: str | None
+    dwarf_read: bool = False  # False: too few samples to be worth reading (MIN_DWARF_SHARE)
+
+
+@dataclass
+class Mapping:
+    mode: str  # markers | label | function
+    reason: str
+    patterns: list[str]
+    interpreter: list[str]  # blocks or handler names that were found
+    sources: dict[str, str]  # DWARF path -> file read
+    flow: dict[str, str] = field(default_factory=dict)  # function -> entries|lines|skipped
+
+
+@dataclass
+class Profile:
+    command: list[str]
+    event: Event
+    frequency: int
+    mapping: Mapping
+    result: Aggregate
+    binaries: list[BinaryInfo]
+    warnings: list[str]
+    schema: str = SCHEMA
+
+
+def profile_command(command: list[str], opts: Options) -> Profile:
+    """Run `command` under perf and profile it per VM instruction."""
+    with tempfile.TemporaryDirectory(prefix="cpulab-opprof-") as d:
+        rec = record(command, Path(d), freq=opts.freq, event=opts.event, perf=opts.perf)
+        text = script(rec, perf=opts.perf)
+    samples = parse(text.splitlines())
+    if not samples:
+        raise OpprofError(f"perf recorded no samples of {' '.join(command)}",
+                          "the command ran too briefly; raise -F or run it longer")
+    return profile_samples(samples, command, rec.event, rec.frequency, opts)
+
+
+# DWARF is read only for files that hold at least this share of the samples: ld.so's
+# ~2,200 compilation units cost pyelftools ~18 s, for the ~10 samples of start-up. Code
+# below 0.5% cannot change a ranking; it is summarised by perf's symbol name.
+MIN_DWARF_SHARE = 0.005
+
+
+class _Symbols:
+    """Frames of every sampled address, per binary, computed once per unique address."""
+
+    def __init__(self, samples: list[Sample]) -> None:
+        self.binaries: dict[str, Binary | None] = {}
+        self.debug: dict[str, DebugInfo] = {}
+        self.counts: dict[str, int] = {}
+        self.frames: dict[tuple[str, int], list[Frame]] = {}
+        self.vaddrs: dict[str, set[int]] = {}
+        self.unread: list[str] = []  # debug information present, not read (few samples)
+        for s in samples:
+            if s.path is None or s.offset is None:
+                continue
+            self.counts[s.path] = self.counts.get(s.path, 0) + 1
+            if s.path not in self.binaries:
+                self.binaries[s.path] = self._open(s.path)
+            b = self.binaries[s.path]
+            if b is None:
+                continue
+            va = b.vaddr(s.offset)
+            if va is not None:
+                self.vaddrs.setdefault(s.path, set()).add(va)
+        total = len(samples)
+        for path, vas in self.vaddrs.items():
+            b = self.binaries[path]
+            if b is None or not b.has_debug_info:
+                continue
+            if self.counts[path] < MIN_DWARF_SHARE * total:
+                self.unread.append(path)
+                continue
+            self.debug[path] = dbg = DebugInfo(b.debug_elf)
+            for va in vas:
+                self.frames[(path, va)] = dbg.frames(va)
+
+    @staticmethod
+    def _open(path: str) -> Binary | None:
+        try:
+            return Binary(path)
+        except OpprofError:
+            return None
+
+    def of(self, s: Sample) -> list[Frame]:
+        if s.path is None or s.offset is None:
+            return []
+        b = self.binaries.get(s.path)
+        if b is None:
+            return []
+        va = b.vaddr(s.offset)
+        return self.frames.get((s.path, va), []) if va is not None else []
+
+    def files(self) -> set[str]:
+        return {f.file for fr in self.frames.values() for f in fr if f.file}
+
+    def info(self) -> list[BinaryInfo]:
+        out = []
+        for path, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            b = self.binaries.get(path)
+            out.append(BinaryInfo(path, b.kind if b else "unreadable", n,
+                                  bool(b and b.has_debug_info),
+                                  str(b.debug_path) if b and b.debug_path else None,
+                                  path in self.debug))
+        return out
+
+    def close(self) -> None:
+        for b in self.binaries.values():
+            if b is not None:
+                b.close()
+
+
+def _top_lacks_debug(syms: _Symbols) -> bool:
+    """Whether the file that took the most samples (the interpreter, as a rule) has no
+    DWARF to read."""
+    info = syms.info()
+    return bool(info) and not info[0].debug_info
+
+
+def _no_debug_error(syms: _Symbols) -> OpprofError:
+    top = syms.info()
+    what = top[0].path if top else "the command"
+    return OpprofError(
+        f"{what} has no debug information (no .debug_info/.debug_line in it, and no "
+        f"separate debug file under /usr/lib/debug); source lines cannot be known",
+        "rebuild the interpreter with -g (optimised builds keep it: -O2 -g), "
+        "or map by handler function names: --by-function",
+    )
+
+
+def _marker_index(syms: _Symbols, opts: Options, patterns: list[str]
+                  ) -> tuple[RegionIndex, dict[str, Path]]:
+    finder = markers.SourceFinder(opts.source_dirs)
+    scans, found = markers.scan_files(syms.files(), finder, patterns,
+                                      labels=not opts.patterns)
+    return markers.build_index(scans), found
+
+
+def _label_index(syms: _Symbols) -> RegionIndex:
+    return labels.build_index([(syms.debug[p], sorted(syms.vaddrs[p])) for p in syms.debug])
+
+
+def _choose_mapping(syms: _Symbols, opts: Options):
+    """(mapper, Mapping) for the options and what the binaries and sources offer."""
+    has_dwarf = bool(syms.debug)
+    if opts.mode == "function":
+        fm = FunctionMapper(opts.function_pattern)
+        return fm, Mapping("function", "asked for (--by-function)", [fm.pattern], [], {})
+    if not has_dwarf:
+        raise _no_debug_error(syms)
+    if opts.mode == "label":
+        idx = _label_index(syms)
+        if not idx and _top_lacks_debug(syms):
+            raise _no_debug_error(syms)
+        if not idx:
+            raise OpprofError("no DWARF labels of an interpreter function in the sampled "
+                              "code", "try --markers PATTERN with --source DIR, or "
+                              "--by-function")
+        return idx, Mapping("label", "asked for (--by-label)", [],
+                            [b.label for b in idx.blocks], {})
+    user = opts.mode == "markers"
+    patterns = opts.patterns if user else list(markers.DEFAULT_PATTERNS.values())
+    idx, found = _marker_index(syms, opts, patterns)
+    shown = patterns if user else [*markers.DEFAULT_PATTERNS, markers.LABEL_PATTERN]
+    if idx:
+        return idx, Mapping("markers", "asked for (--markers)" if user else
+                            "default markers found in the interpreter's source",
+                            shown, [b.label for b in idx.blocks],
+                            {k: str(v) for k, v in found.items()})
+    if _top_lacks_debug(syms):
+        raise _no_debug_error(syms)
+    if user:
+        where = ", ".join(sorted({Path(p).name for p in found})) or "none found"
+        raise OpprofError(f"no marker matching {patterns} in the sources of the sampled "
+                          f"code (files read: {where})",
+                          "check the pattern (its first group is the instruction's name) "
+                          "and --source DIR")
+    why = ("no source file found" if not found else
+           f"no default marker in {', '.join(sorted(Path(p).name for p in found))}")
+    idx = _label_index(syms)
+    if idx:
+        return idx, Mapping("label", f"{why}; DWARF labels of an interpreter function",
+                            [], [b.label for b in idx.blocks],
+                            {k: str(v) for k, v in found.items()})
+    fm = FunctionMapper(opts.function_pattern)
+    names = {f.function for fr in syms.frames.values() for f in fr if fm.is_handler(f.function)}
+    if names:
+        return fm, Mapping("function", f"{why}, no DWARF labels; handler function names",
+                           [fm.pattern], sorted(names), {})
+    raise OpprofError(
+        f"no VM instruction found: {why}, no DWARF labels of an interpreter, no function "
+        f"named like a handler ({fm.pattern})",
+        "give the source (--source DIR), a marker (--markers 'REGEX with (NAME) group'), "
+        "or handler names (--by-function --functions REGEX)")
+
+
+class _Flows:
+    """Control-flow refinement (flow.py) of the interpreter functions, one analysis per
+    physical function that holds samples attributed to the interpreter."""
+
+    def __init__(self, syms: _Symbols, index: RegionIndex) -> None:
+        self.syms, self.index = syms, index
+        self._reach: dict[tuple[str, int], dict[int, frozenset[str]] | None] = {}
+        self.skipped: list[str] = []
+        self._owners: dict[tuple[int, int], str | None] = {}
+        self._by_entry: dict[tuple[str, int], bool] = {}
+        self._names = set(index.names)
+        self.methods: dict[str, str] = {}
+
+    def _entries(self, dbg: DebugInfo, node, va: int) -> dict[int, str]:
+        """Addresses of the labels that start instructions: `L_OP_ADD` (Lua's vmcase with
+        its jump table), `TARGET_X`, `op_add`; a label named like an instruction, or
+        ending in `_` + its name."""
+        out = {}
+        for lb in dbg.unit_labels(va):
+            if lb.function != node.name or lb.address is None or not node.contains(lb.address):
+                continue
+            if lb.name in self._names:
+                out[lb.address] = lb.name
+                continue
+            for n in self._names:
+                if lb.name.endswith("_" + n):
+                    out[lb.address] = n
+                    break
+        return out
+
+    def _owner(self, dbg: DebugInfo, addr: int) -> str | None:
+        key = (id(dbg), addr)
+        if key not in self._owners:
+            self._owners[key] = self._owner_uncached(dbg, addr)
+        return self._owners[key]
+
+    def _owner_uncached(self, dbg: DebugInfo, addr: int) -> str | None:
+        fr = dbg.frames(addr)
+        a = attribute_insn(fr, self.index)
+        if a is not None:
+            return a.name
+        if not fr or all(f.line == 0 for f in fr):
+            return None
+        return flow.DISPATCH_OWNER
+
+    def refine(self, s: Sample, frames: list[Frame], a: Attribution) -> Attribution:
+        b = self.syms.binaries.get(s.path or "")
+        dbg = self.syms.debug.get(s.path or "")
+        if b is None or dbg is None or s.offset is None:
+            return a
+        va = b.vaddr(s.offset)
+        node = dbg.function_at(va) if va is not None else None
+        if node is None:
+            return a
+        key = (s.path, node.ranges[0][0])
+        if key not in self._reach:
+            entries = self._entries(dbg, node, va)
+            self._reach[key] = flow.analyse(node.ranges, b.read,
+                                            lambda x: self._owner(dbg, x), b.machine,
+                                            entries)
+            self._by_entry[key] = len(entries) >= 2
+            if self._reach[key] is None:
+                self.skipped.append(node.name)
+            self.methods[node.name] = ("skipped" if self._reach[key] is None else
+                                       "entries" if self._by_entry[key] else "lines")
+        reach = self._reach[key]
+        if reach is None or va not in reach:
+            return a
+        among = flow.refine(self._owner(dbg, va), reach[va], self._by_entry[key])
+        if not among:
+            return Attribution("dispatch", DISPATCH, a.where)
+        if len(among) == 1:
+            return Attribution("insn", next(iter(among)), a.where)
+        return Attribution("shared", "", a.where, among)
+
+
+def _rest_symbol(frames: list[Frame], s: Sample) -> str:
+    if frames and frames[0].function:
+        return frames[0].function
+    return s.sym
+
+
+def profile_samples(samples: list[Sample], command: list[str], event: Event,
+                    frequency: int, opts: Options) -> Profile:
+    """The profile of recorded samples (split from profile_command for tests)."""
+    syms = _Symbols(samples)
+    try:
+        mapper, mapping = _choose_mapping(syms, opts)
+        warnings = []
+        info = syms.info()
+        if info and not info[0].debug_info and mapping.mode != "function":
+            warnings.append(f"{info[0].path} took the most samples but has no debug "
+                            "information; its samples count as the rest of the process")
+        per_sample = [(s, syms.of(s)) for s in samples]
+        items: list[Item] = []
+        if isinstance(mapper, FunctionMapper):
+            for s, fr in per_sample:
+                items.append(Item(mapper.attribute(fr, s.sym), _rest_symbol(fr, s), s.dso))
+        else:
+            first: list[Attribution | None] = [attribute_insn(fr, mapper) for _, fr in per_sample]
+            vm_functions = {a.where.function for a in first if a and a.where}
+            flows = _Flows(syms, mapper)
+            for (s, fr), a in zip(per_sample, first, strict=True):
+                a = a or attribute_rest(fr, mapper, vm_functions)
+                if a.kind != "rest" and opts.flow:
+                    a = flows.refine(s, fr, a)
+                items.append(Item(a, _rest_symbol(fr, s), s.dso))
+            mapping.flow = dict(sorted(flows.methods.items()))
+            if flows.skipped:
+                warnings.append("control flow not analysed in " + ", ".join(flows.skipped) +
+                                ": samples counted by source line alone")
+        result = aggregate(items)
+        if mapping.mode == "function":
+            mapping.interpreter = sorted(r.name for r in result.instructions) or \
+                mapping.interpreter
+        if result.vm_samples == 0:
+            warnings.append("no sample fell in the interpreter: is the command running "
+                            "the interpreter that was mapped?")
+        return Profile(command, event, frequency, mapping, result, info, warnings)
+    finally:
+        syms.close()
+
+
+
