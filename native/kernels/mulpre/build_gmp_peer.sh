@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Build a GMP that runs this CPU's own assembly, as a peer for the mulpre benchmark.
+#
+# Debian's libgmp is a generic x86-64 build: its mpn_mul_basecase uses `mul`, never
+# mulx/adox/adcx. GMP 6.3.0's sources travel inside the crates.io crate gmp-mpfr-sys;
+# this script fetches that crate with cargo (no other download), copies the GMP tree
+# under build/peers/, and builds it either tuned for this host (default: config.guess
+# names the CPU, e.g. zen4-pc-linux-gnu, and the build links that CPU's mpn/*.asm) or as
+# a fat build (--fat: every x86-64 variant, chosen at run time through __gmpn_cpuvec).
+#
+# Idempotent: a finished build leaves build/peers/gmp-<mode>/.done and a second call
+# only prints its path. Writes nothing outside build/. About 3-6 minutes on 2 cores.
+#
+# Usage: build_gmp_peer.sh [--fat] [--print-path]
+# Prints, as its last line, the path of the built libgmp.so.
+set -euo pipefail
+
+mode=host
+print_only=0
+for arg in "$@"; do
+    case "$arg" in
+        --fat) mode=fat ;;
+        --print-path) print_only=1 ;;
+        *) echo "build_gmp_peer.sh: unknown argument '$arg' (expected --fat, --print-path)" >&2
+           exit 2 ;;
+    esac
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+build=${CPULAB_BUILD_DIR:-$root/build}
+peers=$build/peers
+prefix=$peers/gmp-$mode
+lib=$prefix/lib/libgmp.so
+
+if [[ -f $prefix/.done && -f $lib ]]; then
+    echo "$lib"
+    exit 0
+fi
+if [[ $print_only == 1 ]]; then
+    echo "build_gmp_peer.sh: no $mode build yet at $prefix" >&2
+    exit 1
+fi
+
+for tool in cargo m4 make cc; do
+    command -v "$tool" >/dev/null || {
+        echo "build_gmp_peer.sh: '$tool' not found (cargo: rustup; m4/make: make setup)" >&2
+        exit 1
+    }
+done
+
+# 1. Fetch the crate through cargo: a throw-away manifest that depends on it, pinned.
+crate_version=1.7.1
+fetch=$peers/gmp-fetch
+mkdir -p "$fetch/src"
+cat > "$fetch/Cargo.toml" <<EOF
+[package]
+name = "cpulab-gmp-fetch"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+gmp-mpfr-sys = { version = "=$crate_version", default-features = false }
+EOF
+echo "fn main() {}" > "$fetch/src/main.rs"
+(cd "$fetch" && cargo fetch --quiet)
+manifest=$(cd "$fetch" && cargo metadata --format-version 1 2>/dev/null |
+    python3 -c 'import json,sys
+m = json.load(sys.stdin)
+print(next(p["manifest_path"] for p in m["packages"] if p["name"] == "gmp-mpfr-sys"))')
+src_in_crate=$(dirname "$manifest")/gmp-6.3.0-c
+[[ -x $src_in_crate/configure ]] || {
+    echo "build_gmp_peer.sh: no GMP source at $src_in_crate" >&2
+    exit 1
+}
+
+# 2. Copy the tree (timestamps kept, so configure never asks for autotools) and build.
+src=$peers/gmp-src-$mode
+rm -rf "$src" "$prefix"
+cp -a "$src_in_crate" "$src"
+conf=(--prefix="$prefix" --disable-static --enable-shared)
+[[ $mode == fat ]] && conf+=(--enable-fat)
+(
+    cd "$src"
+    ./configure "${conf[@]}" > configure.log 2>&1 || { tail -30 configure.log >&2; exit 1; }
+    make -j"$(nproc)" > make.log 2>&1 || { tail -30 make.log >&2; exit 1; }
+    make install > install.log 2>&1 || { tail -30 install.log >&2; exit 1; }
+)
+
+# 3. Record which code path it carries: the configured CPU and, for a host build, the
+#    source file behind mpn_mul_basecase (a symlink made by configure).
+{
+    echo "mode: $mode"
+    echo "gmp: 6.3.0 (crates.io gmp-mpfr-sys $crate_version)"
+    echo "config.guess: $("$src/config.guess")"
+    echo "host: $(sed -n 's/^host=//p' "$src/config.log" | head -1 | tr -d "'")"
+    if [[ $mode == fat ]]; then
+        echo "mul_basecase: chosen at run time by __gmpn_cpuvec (mulpre_bench prints which)"
+    fi
+    if [[ -L $src/mpn/mul_basecase.asm ]]; then
+        echo "mul_basecase: $(readlink "$src/mpn/mul_basecase.asm")"
+    fi
+    if [[ -L $src/mpn/sqr_basecase.asm ]]; then
+        echo "sqr_basecase: $(readlink "$src/mpn/sqr_basecase.asm")"
+    fi
+} > "$prefix/CODEPATH"
+touch "$prefix/.done"
+echo "$lib"
