@@ -1,0 +1,49 @@
+/* The one interface the protobuf kernel (pb_bench.c) drives every decoder
+ * through: the pb library's builds and Google's protobuf C++ each come as a
+ * shared library exporting these functions, and the kernel loads them all
+ * with dlopen into one process, so that every implementation is measured in
+ * the same run, interleaved (A B A B ...).
+ *
+ * A context is one (message type, options) pair, opened outside the timed
+ * region; bench_decode is the timed work: parse one serialized message into
+ * a fresh or a reused arena, as the options say. */
+#ifndef BENCH_ADAPTER_H
+#define BENCH_ADAPTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bench_ctx bench_ctx;
+
+/* What this library is, e.g. "pb musttail clang-19", "protobuf-c++ 3.21.12
+ * table-driven". */
+const char *bench_name(void);
+
+/* Open a context for messages of `type` (full name) from a serialized
+ * FileDescriptorSet. `options` is a comma-separated list of key=value:
+ *   decoder=fast|switch|generic   (pb only)
+ *   alias=0|1                     (pb only: strings point into the input)
+ *   reuse=0|1                     (reuse one arena, reset between messages)
+ * Returns NULL and a message in err when the type or an option is unknown. */
+bench_ctx *bench_open(const char *schema, size_t schema_len, const char *type,
+                      const char *options, char *err, size_t errlen);
+
+/* Decode buf[0..n) as one message. Returns 0 on success; the message is
+ * kept until the next call (or bench_close), so that the work is not dead. */
+int bench_decode(bench_ctx *c, const char *buf, size_t n);
+
+/* A digest of the last decoded message (its re-encoding's length and a
+ * checksum of it), to check that implementations agree on the payload. */
+uint64_t bench_digest(bench_ctx *c);
+
+void bench_close(bench_ctx *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BENCH_ADAPTER_H */

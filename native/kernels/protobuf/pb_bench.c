@@ -1,0 +1,204 @@
+/* The protobuf kernel: decode throughput of the pb library's builds and of
+ * Google's protobuf C++, side by side in one process and one run.
+ *
+ * Every implementation is a shared library with the interface of
+ * bench_adapter.h, loaded with dlopen (RTLD_LOCAL: two builds of the pb
+ * library, or two protobuf C++ flavours, coexist). Cases are
+ *   <payload>/<impl>/<decoder>/<copy|alias>/<fresh|reused>
+ * with the unit "byte" (payload bytes per iteration: GB/s follows; ns per
+ * message is ns / iters). C++ cases have decoder "parse" and copy only.
+ *
+ * Parameters:
+ *   manifest=PATH   lines "schema FILE" and "payload NAME TYPE FILE" (files
+ *                   relative to the manifest's folder)
+ *   impls=L=SO,...  implementation labels and their adapter libraries
+ *   decoders=fast,switch,generic   pb decoders to run
+ *   alias=0,1       pb string modes (0 copy, 1 alias)
+ *   reuse=0,1       arena modes (0 fresh per message, 1 reused)
+ *   payloads=A,B    payloads to run (default: all in the manifest)
+ *
+ * Before timing, every case decodes its payload once and the re-encoding's
+ * digest must be the same for all implementations (else exit 1).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_adapter.h"
+#include "cpulab_harness.h"
+
+#define MAX_PAYLOADS 16
+#define MAX_IMPLS 8
+#define MAX_CASES 1024
+
+typedef struct impl {
+  char label[64];
+  const char *(*name)(void);
+  bench_ctx *(*open)(const char *, size_t, const char *, const char *, char *, size_t);
+  int (*decode)(bench_ctx *, const char *, size_t);
+  uint64_t (*digest)(bench_ctx *);
+  void (*close)(bench_ctx *);
+  int is_pb;
+} impl;
+
+typedef struct payload {
+  char name[64], type[256];
+  char *data;
+  size_t size;
+} payload;
+
+typedef struct bcase {
+  char name[192];
+  impl *im;
+  payload *p;
+  bench_ctx *ctx;
+} bcase;
+
+static char *schema;
+static size_t schema_len;
+static payload payloads[MAX_PAYLOADS];
+static int npayloads;
+static impl impls[MAX_IMPLS];
+static int nimpls;
+static bcase bcases[MAX_CASES];
+static int nbcases;
+
+static char *slurp(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) clh_usage_error("cannot open %s", path);
+  fseek(fp, 0, SEEK_END);
+  long sz = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *buf = malloc((size_t)sz + 1);
+  if (!buf || fread(buf, 1, (size_t)sz, fp) != (size_t)sz) clh_fail("cannot read %s", path);
+  fclose(fp);
+  *n = (size_t)sz;
+  return buf;
+}
+
+static void read_manifest(const char *path) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0;
+  else strcpy(dir, "./");
+  FILE *fp = fopen(path, "r");
+  if (!fp) clh_usage_error("manifest %s: cannot open", path);
+  char line[1024], file[768], full[2048];
+  while (fgets(line, sizeof line, fp)) {
+    payload *p = &payloads[npayloads];
+    if (sscanf(line, "schema %767s", file) == 1) {
+      snprintf(full, sizeof full, "%s%s", file[0] == '/' ? "" : dir, file);
+      schema = slurp(full, &schema_len);
+    } else if (sscanf(line, "payload %63s %255s %767s", p->name, p->type, file) == 3) {
+      if (npayloads == MAX_PAYLOADS) clh_usage_error("manifest: more than %d payloads", MAX_PAYLOADS);
+      snprintf(full, sizeof full, "%s%s", file[0] == '/' ? "" : dir, file);
+      p->data = slurp(full, &p->size);
+      npayloads++;
+    }
+  }
+  fclose(fp);
+  if (!schema || !npayloads) clh_usage_error("manifest %s: needs a schema and payloads", path);
+}
+
+static void load_impls(const char *list) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    char *eq = strchr(item, '=');
+    if (!eq || nimpls == MAX_IMPLS) clh_usage_error("impls: expected LABEL=PATH,... (at most %d)", MAX_IMPLS);
+    *eq = 0;
+    impl *im = &impls[nimpls++];
+    snprintf(im->label, sizeof im->label, "%s", item);
+    void *h = dlopen(eq + 1, RTLD_NOW | RTLD_LOCAL);
+    if (!h) clh_usage_error("impls: %s: %s", item, dlerror());
+    im->name = (const char *(*)(void))dlsym(h, "bench_name");
+    im->open = (bench_ctx * (*)(const char *, size_t, const char *, const char *, char *, size_t))
+        dlsym(h, "bench_open");
+    im->decode = (int (*)(bench_ctx *, const char *, size_t))dlsym(h, "bench_decode");
+    im->digest = (uint64_t(*)(bench_ctx *))dlsym(h, "bench_digest");
+    im->close = (void (*)(bench_ctx *))dlsym(h, "bench_close");
+    if (!im->name || !im->open || !im->decode || !im->digest || !im->close)
+      clh_usage_error("impls: %s lacks the bench_adapter.h functions", item);
+    im->is_pb = strncmp(im->name(), "pb ", 3) == 0;
+  }
+}
+
+static int in_list(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; (p = strstr(p, word)); p += n)
+    if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+  return 0;
+}
+
+static void add_case(payload *p, impl *im, const char *dec, int alias, int reuse) {
+  if (nbcases == MAX_CASES) clh_usage_error("more than %d cases", MAX_CASES);
+  bcase *c = &bcases[nbcases];
+  char opts[128], err[256] = "";
+  if (im->is_pb) snprintf(opts, sizeof opts, "decoder=%s,alias=%d,reuse=%d", dec, alias, reuse);
+  else snprintf(opts, sizeof opts, "reuse=%d", reuse);
+  c->ctx = im->open(schema, schema_len, p->type, opts, err, sizeof err);
+  if (!c->ctx) clh_usage_error("%s: %s: %s", im->label, p->name, err);
+  snprintf(c->name, sizeof c->name, "%s/%s/%s/%s/%s", p->name, im->label, dec,
+           alias ? "alias" : "copy", reuse ? "reused" : "fresh");
+  c->im = im;
+  c->p = p;
+  nbcases++;
+}
+
+static uint64_t run_case(uint64_t iters, void *arg) {
+  bcase *c = arg;
+  uint64_t ok = 0;
+  for (uint64_t i = 0; i < iters; i++) {
+    if (c->im->decode(c->ctx, c->p->data, c->p->size)) clh_fail("%s: decode failed", c->name);
+    ok++;
+    clh_clobber();
+  }
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  clh_init(argc, argv);
+  const char *manifest = clh_param_str("manifest", NULL);
+  const char *impl_list = clh_param_str("impls", NULL);
+  const char *decoders = clh_param_str("decoders", "fast,switch,generic");
+  const char *aliases = clh_param_str("alias", "0,1");
+  const char *reuses = clh_param_str("reuse", "0,1");
+  const char *only = clh_param_str("payloads", "");
+  if (!manifest || !impl_list) clh_usage_error("--param manifest=PATH and impls=LABEL=SO,... are required");
+  read_manifest(manifest);
+  load_impls(impl_list);
+  static const char *decs[] = {"fast", "switch", "generic"};
+  for (int pi = 0; pi < npayloads; pi++)
+    for (int ii = 0; ii < nimpls && (!*only || in_list(only, payloads[pi].name)); ii++)
+      for (int reuse = 0; reuse < 2; reuse++) {
+        if (!in_list(reuses, reuse ? "1" : "0")) continue;
+        if (!impls[ii].is_pb) {
+          add_case(&payloads[pi], &impls[ii], "parse", 0, reuse);
+          continue;
+        }
+        for (int di = 0; di < 3; di++)
+          for (int alias = 0; alias < 2; alias++)
+            if (in_list(decoders, decs[di]) && in_list(aliases, alias ? "1" : "0"))
+              add_case(&payloads[pi], &impls[ii], decs[di], alias, reuse);
+      }
+  /* every implementation must read every payload the same way */
+  for (int i = 0; i < nbcases; i++) {
+    bcase *c = &bcases[i];
+    if (c->im->decode(c->ctx, c->p->data, c->p->size)) clh_fail("%s: decode failed", c->name);
+    uint64_t want = 0;
+    for (int j = 0; j < i; j++)
+      if (bcases[j].p == c->p) want = bcases[j].im->digest(bcases[j].ctx);
+    uint64_t got = c->im->digest(c->ctx);
+    if (!got || (want && got != want))
+      clh_fail("%s: re-encoded payload differs from the other implementations'", c->name);
+  }
+  static clh_case cases[MAX_CASES];
+  for (int i = 0; i < nbcases; i++)
+    cases[i] = (clh_case){.name = bcases[i].name, .fn = run_case, .arg = &bcases[i],
+                          .units_per_iter = bcases[i].p->size, .unit = "byte"};
+  int rc = clh_run(cases, (size_t)nbcases);
+  for (int i = 0; i < nbcases; i++) bcases[i].im->close(bcases[i].ctx);
+  return rc;
+}

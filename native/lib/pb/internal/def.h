@@ -1,0 +1,202 @@
+/* Compiled schema: message layouts, field definitions, enum value sets and
+ * the fast-decoder dispatch table of every message type.
+ *
+ * A message instance is laid out as
+ *   [0, 8)     pointer to its unknown-field bytes (pb_unknown), NULL if none
+ *   [8, 8+8h)  h >= 1 words of hasbits; bit 63 of word 0 is never assigned:
+ *              the fast decoder ORs it in for fields without presence
+ *   then       one uint32 case word per real oneof (the member's number)
+ *   then       field storage by decreasing size (16: strings and arrays,
+ *              8: 64-bit scalars and message pointers, 4, 1), members of a
+ *              oneof sharing one slot; storage guarded by a hasbit or a oneof
+ *              case after all the rest (layout.c).
+ */
+#ifndef PB_INTERNAL_DEF_H
+#define PB_INTERNAL_DEF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/port.h"
+#include "pb.h"
+
+struct pb_dec;
+
+/* ---- the fast table --------------------------------------------------------
+ * 32 entries at most, indexed by bits 3..7 of the first tag byte: a field
+ * number below 16 with a one-byte tag lands in slot = number, a number in
+ * 16..2047 (two-byte tag, continuation bit set) in 16 + (number & 15).
+ * `data` packs what the field function needs, so that it reads nothing else
+ * from the table:
+ *   bits  0..15  expected tag bytes; dispatch XORs in the input's first two
+ *                bytes, so a match leaves 0 in the low 8 (1-byte tag) or 16
+ *                bits
+ *   bits 16..23  hasbit index (63: the dummy bit of fields without presence)
+ *   bits 24..31  index into msgdef.subs (sub-message type), or
+ *   bits 24..47  for a closed enum: bit v set when v (0..23) is defined
+ *   bits 32..47  offset of the oneof case word (oneof members)
+ *   bits 48..63  offset of the field's storage
+ */
+#define PB_FAST_SLOTS 32
+
+#if PB_MUSTTAIL
+typedef const char *pb_fast_ret;
+#else
+typedef struct pb_fast_ret {
+  const char *ptr;  /* NULL: message ended (d->done_ptr) or error (d->status) */
+  uint64_t hasbits;
+} pb_fast_ret;
+#endif
+
+#define PB_FAST_PARAMS                                                       \
+  struct pb_dec *d, const char *ptr, pb_msg *msg, const pb_msgdef *m,        \
+      uint64_t hasbits, uint64_t data
+typedef pb_fast_ret PB_CC pb_fastfn(PB_FAST_PARAMS);
+
+typedef struct pb_fastent {
+  pb_fastfn *fn;
+  uint64_t data;
+} pb_fastent;
+
+/* ---- definitions ----------------------------------------------------------- */
+
+enum { PB_MODE_SINGULAR = 0, PB_MODE_REPEATED = 1, PB_MODE_MAP = 2 };
+
+/* Storage classes: bytes a value occupies in a message or an array. */
+enum {
+  PB_REP_1 = 0,   /* bool */
+  PB_REP_4 = 1,   /* 32-bit scalars, enums */
+  PB_REP_8 = 2,   /* 64-bit scalars */
+  PB_REP_STR = 3, /* pb_str */
+  PB_REP_MSG = 4, /* pb_msg* */
+};
+
+enum {
+  PB_F_PACKED = 1u << 0,   /* repeated scalar, encoded packed */
+  PB_F_UTF8 = 1u << 1,     /* proto3 string: validate UTF-8 */
+  PB_F_REQUIRED = 1u << 2, /* proto2 required */
+  PB_F_IMPLICIT = 1u << 3, /* proto3 singular scalar without presence */
+  PB_F_CLOSED = 1u << 4,   /* enum field whose enum is closed */
+  PB_F_DEFAULT = 1u << 5,  /* has a proto2 [default = ...] */
+};
+
+#define PB_NO_HASBIT 0xffffu
+#define PB_DUMMY_HASBIT 63
+
+struct pb_fielddef {
+  uint32_t number;
+  uint32_t offset;      /* of the storage (the slot, for oneof members) */
+  uint16_t hasbit;      /* bit index, or PB_NO_HASBIT */
+  uint16_t oneof_case;  /* offset of the case word; 0: not in a real oneof */
+  uint8_t type;         /* pb_type */
+  uint8_t mode;         /* PB_MODE_* */
+  uint8_t rep;          /* PB_REP_* of one value */
+  uint8_t flags;        /* PB_F_* */
+  uint16_t index;       /* position in msgdef.fields */
+  const char *name;
+  const char *oneof_name;
+  const pb_msgdef *msg; /* MESSAGE, GROUP, map entry */
+  const pb_enumdef *en; /* ENUM */
+  pb_value defval;      /* proto2 default (strings live in the schema) */
+};
+
+struct pb_enumdef {
+  const char *full_name;
+  bool closed;
+  uint64_t mask;      /* bit v set when value v in 0..63 is defined */
+  uint32_t count;     /* values in declaration order */
+  const int32_t *numbers;
+  const char *const *names;
+  uint32_t sorted_count;    /* distinct values, ascending, for membership */
+  const int32_t *sorted;
+};
+
+struct pb_msgdef {
+  /* hot, read by every dispatch */
+  pb_fastent fast[PB_FAST_SLOTS];
+  uint32_t fast_mask;    /* (slots - 1) << 3, applied to the 16-bit tag */
+  uint32_t size;         /* bytes of an instance */
+  uint32_t zero_size;    /* leading bytes a new instance needs zeroed: the
+                            rest is read only under a hasbit or oneof case */
+  const void *const *subs; /* pb_msgdef* by fast data bits 24..31 */
+  const pb_fielddef *fields; /* by increasing number */
+  uint32_t field_count;
+  uint32_t dense_below;  /* fields[i].number == i + 1 for all i < this */
+  uint8_t fast_kind[PB_FAST_SLOTS]; /* same slots, for the switch decoder */
+  uint32_t hasbit_words;
+  uint32_t required_count;
+  bool map_entry;
+  bool proto3;
+  const char *full_name;
+};
+
+struct pb_schema {
+  pb_arena *arena;
+  pb_msgdef **msgs;           /* definition order */
+  size_t msg_count;
+  pb_msgdef **msgs_by_name;   /* sorted by full_name */
+  pb_enumdef **enums;
+  size_t enum_count;
+  pb_enumdef **enums_by_name;
+};
+
+/* Field lookup by number: a direct index below dense_below, then binary
+ * search. */
+PB_INLINE const pb_fielddef *pb_msgdef_find(const pb_msgdef *m, uint32_t number) {
+  uint32_t i = number - 1; /* 0 wraps to UINT32_MAX */
+  if (i < m->dense_below) return &m->fields[i];
+  uint32_t lo = m->dense_below, hi = m->field_count;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    uint32_t n = m->fields[mid].number;
+    if (n == number) return &m->fields[mid];
+    if (n < number) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+/* Whether a closed enum defines v. */
+bool pb_enum_contains(const pb_enumdef *e, int32_t v);
+
+/* Field type predicates over pb_type numbers. */
+PB_INLINE bool pb_type_is_varint(int t) {
+  return t == PB_TYPE_INT64 || t == PB_TYPE_UINT64 || t == PB_TYPE_INT32 ||
+         t == PB_TYPE_BOOL || t == PB_TYPE_UINT32 || t == PB_TYPE_ENUM ||
+         t == PB_TYPE_SINT32 || t == PB_TYPE_SINT64;
+}
+PB_INLINE bool pb_type_is_fixed32(int t) {
+  return t == PB_TYPE_FLOAT || t == PB_TYPE_FIXED32 || t == PB_TYPE_SFIXED32;
+}
+PB_INLINE bool pb_type_is_fixed64(int t) {
+  return t == PB_TYPE_DOUBLE || t == PB_TYPE_FIXED64 || t == PB_TYPE_SFIXED64;
+}
+PB_INLINE bool pb_type_is_packable(int t) {
+  return pb_type_is_varint(t) || pb_type_is_fixed32(t) || pb_type_is_fixed64(t);
+}
+/* Wire type of an unpacked value of type t. */
+PB_INLINE int pb_type_wiretype(int t) {
+  if (pb_type_is_varint(t)) return 0;
+  if (pb_type_is_fixed64(t)) return 1;
+  if (pb_type_is_fixed32(t)) return 5;
+  if (t == PB_TYPE_GROUP) return 3;
+  return 2;
+}
+PB_INLINE int pb_type_rep(int t) {
+  switch (t) {
+    case PB_TYPE_BOOL: return PB_REP_1;
+    case PB_TYPE_INT32: case PB_TYPE_UINT32: case PB_TYPE_SINT32:
+    case PB_TYPE_FIXED32: case PB_TYPE_SFIXED32: case PB_TYPE_FLOAT:
+    case PB_TYPE_ENUM: return PB_REP_4;
+    case PB_TYPE_STRING: case PB_TYPE_BYTES: return PB_REP_STR;
+    case PB_TYPE_MESSAGE: case PB_TYPE_GROUP: return PB_REP_MSG;
+    default: return PB_REP_8;
+  }
+}
+/* Bytes of one value of a storage class. */
+PB_INLINE uint32_t pb_rep_size(int rep) {
+  static const uint8_t sz[] = {1, 4, 8, 16, 8};
+  return sz[rep];
+}
+
+#endif /* PB_INTERNAL_DEF_H */

@@ -1,0 +1,212 @@
+/* Canonical text dump, for differential tests: two decoders agree on a
+ * message exactly when their dumps are equal byte for byte. The format is
+ * chosen to be produced as easily from Google's Python objects:
+ *
+ *   <number>:<name> <value>        one line per present value
+ *   <number>:<name> {              a message (groups and map entries too)
+ *     ...                          its lines, indented by two spaces
+ *   }
+ *   ? <hex>                        the unknown fields, last, if any
+ *
+ * Values: integers in decimal (enums by number), true/false, floats as
+ * f:<8 hex digits> and doubles as d:<16 hex digits> of their bits (NaNs
+ * with the quiet bit set, as a float->double->float trip leaves them),
+ * strings and bytes as x:<hex>. Map entries are sorted by key, the last
+ * duplicate winning, and always show key (1) and value (2).
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/encode.h"
+
+typedef struct out {
+  char *buf;
+  size_t len, cap;
+  bool oom;
+} out;
+
+static void put(out *o, const char *s, size_t n) {
+  if (o->oom) return;
+  if (o->cap - o->len < n + 1) {
+    size_t nc = o->cap ? o->cap * 2 : 1024;
+    while (nc - o->len < n + 1) nc *= 2;
+    char *nb = realloc(o->buf, nc);
+    if (!nb) {
+      o->oom = true;
+      return;
+    }
+    o->buf = nb;
+    o->cap = nc;
+  }
+  memcpy(o->buf + o->len, s, n);
+  o->len += n;
+  o->buf[o->len] = 0;
+}
+
+static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
+
+static void indent(out *o, int depth) {
+  for (int i = 0; i < depth; i++) put(o, "  ", 2);
+}
+
+static void hex(out *o, const char *p, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  char tmp[128];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    tmp[k++] = digits[(uint8_t)p[i] >> 4];
+    tmp[k++] = digits[(uint8_t)p[i] & 15];
+    if (k == sizeof tmp) {
+      put(o, tmp, k);
+      k = 0;
+    }
+  }
+  put(o, tmp, k);
+}
+
+static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth);
+
+static void dump_value(out *o, const pb_fielddef *f, const void *p, int depth) {
+  char tmp[64];
+  uint32_t u32;
+  uint64_t u64;
+  switch (f->type) {
+    case PB_TYPE_BOOL: puts_(o, *(const bool *)p ? "true" : "false"); return;
+    case PB_TYPE_INT32: case PB_TYPE_SINT32: case PB_TYPE_SFIXED32: case PB_TYPE_ENUM:
+      memcpy(&u32, p, 4);
+      snprintf(tmp, sizeof tmp, "%" PRId32, (int32_t)u32);
+      break;
+    case PB_TYPE_UINT32: case PB_TYPE_FIXED32:
+      memcpy(&u32, p, 4);
+      snprintf(tmp, sizeof tmp, "%" PRIu32, u32);
+      break;
+    case PB_TYPE_INT64: case PB_TYPE_SINT64: case PB_TYPE_SFIXED64:
+      memcpy(&u64, p, 8);
+      snprintf(tmp, sizeof tmp, "%" PRId64, (int64_t)u64);
+      break;
+    case PB_TYPE_UINT64: case PB_TYPE_FIXED64:
+      memcpy(&u64, p, 8);
+      snprintf(tmp, sizeof tmp, "%" PRIu64, u64);
+      break;
+    case PB_TYPE_FLOAT:
+      memcpy(&u32, p, 4);
+      if ((u32 & 0x7f800000) == 0x7f800000 && (u32 & 0x007fffff)) u32 |= 0x00400000;
+      snprintf(tmp, sizeof tmp, "f:%08" PRIx32, u32);
+      break;
+    case PB_TYPE_DOUBLE:
+      memcpy(&u64, p, 8);
+      if ((u64 & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (u64 & 0xfffffffffffffull))
+        u64 |= 0x8000000000000ull;
+      snprintf(tmp, sizeof tmp, "d:%016" PRIx64, u64);
+      break;
+    case PB_TYPE_STRING:
+    case PB_TYPE_BYTES: {
+      const pb_str *s = p;
+      puts_(o, "x:");
+      hex(o, s->data, s->size);
+      return;
+    }
+    default: { /* MESSAGE, GROUP */
+      const pb_msg *sub = *(pb_msg *const *)p;
+      puts_(o, "{\n");
+      if (sub) dump_msg(o, sub, f->msg, depth + 1);
+      indent(o, depth);
+      puts_(o, "}");
+      return;
+    }
+  }
+  puts_(o, tmp);
+}
+
+static void line(out *o, const pb_fielddef *f, const void *p, int depth) {
+  char tmp[32];
+  indent(o, depth);
+  snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
+  puts_(o, tmp);
+  puts_(o, f->name);
+  puts_(o, " ");
+  dump_value(o, f, p, depth);
+  puts_(o, "\n");
+}
+
+static int entry_cmp(const void *a, const void *b, void *kf) {
+  return pb_map_key_cmp(kf, *(pb_msg *const *)a, *(pb_msg *const *)b);
+}
+
+static void dump_map(out *o, const pb_fielddef *f, const pb_array *arr, int depth) {
+  uint32_t n;
+  uint32_t *live = pb_map_live_entries(arr, f->msg, &n);
+  const pb_msg **ents = malloc((n + 1) * sizeof *ents);
+  if ((!live && arr->size) || !ents) {
+    o->oom = true;
+    free(live);
+    free(ents);
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) ents[i] = ((pb_msg *const *)arr->data)[live[i]];
+  qsort_r(ents, n, sizeof *ents, entry_cmp, (void *)&f->msg->fields[0]);
+  char tmp[32];
+  for (uint32_t i = 0; i < n; i++) {
+    indent(o, depth);
+    snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
+    puts_(o, tmp);
+    puts_(o, f->name);
+    puts_(o, " {\n");
+    for (int k = 0; k < 2; k++) {
+      const pb_fielddef *kv = &f->msg->fields[k];
+      line(o, kv, PB_CPTR_AT(ents[i], kv->offset, char), depth + 1);
+    }
+    indent(o, depth);
+    puts_(o, "}\n");
+  }
+  free(live);
+  free(ents);
+}
+
+static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth) {
+  for (uint32_t i = 0; i < m->field_count; i++) {
+    const pb_fielddef *f = &m->fields[i];
+    const char *p = PB_CPTR_AT(msg, f->offset, char);
+    if (f->mode == PB_MODE_SINGULAR) {
+      if (pb_field_present(msg, f)) line(o, f, p, depth);
+      continue;
+    }
+    const pb_array *arr = (const pb_array *)p;
+    if (f->mode == PB_MODE_MAP) {
+      dump_map(o, f, arr, depth);
+      continue;
+    }
+    uint32_t elem = pb_rep_size(f->rep);
+    for (uint32_t j = 0; j < arr->size; j++) line(o, f, (const char *)arr->data + (size_t)j * elem, depth);
+  }
+  const pb_unknown *u = pb_msg_unknown_ptr(msg);
+  if (u && u->size) {
+    indent(o, depth);
+    puts_(o, "? ");
+    hex(o, u->data, u->size);
+    puts_(o, "\n");
+  }
+}
+
+pb_status pb_dump(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **outp, size_t *size) {
+  out o = {NULL, 0, 0, false};
+  put(&o, "", 0);
+  dump_msg(&o, msg, m, 0);
+  if (o.oom) {
+    free(o.buf);
+    return PB_ERR_NOMEM;
+  }
+  char *r = pb_arena_alloc(a, o.len + 1);
+  if (!r) {
+    free(o.buf);
+    return PB_ERR_NOMEM;
+  }
+  memcpy(r, o.buf, o.len + 1);
+  free(o.buf);
+  *outp = r;
+  *size = o.len;
+  return PB_OK;
+}

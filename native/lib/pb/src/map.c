@@ -1,0 +1,103 @@
+/* Maps are stored as the array of their entries in arrival order; a later
+ * entry with the same key replaces an earlier one. This file resolves that
+ * for the encoder and the dump: which entries survive, and how keys order.
+ * Survivors are found with a hash set over the keys (FNV-1a), from the last
+ * entry backwards, so n entries cost O(n). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/encode.h"
+
+static pb_str key_bytes(const pb_fielddef *kf, const pb_msg *e) {
+  const char *p = PB_CPTR_AT(e, kf->offset, char);
+  if (kf->rep == PB_REP_STR) return *(const pb_str *)p;
+  return (pb_str){p, pb_rep_size(kf->rep)};
+}
+
+static uint64_t hash(pb_str s) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < s.size; i++) h = (h ^ (uint8_t)s.data[i]) * 1099511628211ull;
+  return h;
+}
+
+static bool same(pb_str a, pb_str b) {
+  return a.size == b.size && (a.size == 0 || !memcmp(a.data, b.data, a.size));
+}
+
+uint32_t *pb_map_live_entries(const pb_array *arr, const pb_msgdef *entry, uint32_t *n) {
+  *n = 0;
+  const pb_fielddef *kf = &entry->fields[0];
+  uint32_t count = arr->size;
+  if (!count) return NULL;
+  uint32_t slots = 16;
+  while (slots < 2 * count) slots *= 2;
+  int64_t *set = malloc(slots * sizeof *set);
+  uint32_t *live = malloc(count * sizeof *live);
+  if (!set || !live) {
+    free(set);
+    free(live);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < slots; i++) set[i] = -1;
+  pb_msg *const *ents = arr->data;
+  uint32_t nl = 0;
+  for (uint32_t i = count; i-- > 0;) {
+    pb_str k = key_bytes(kf, ents[i]);
+    uint32_t h = (uint32_t)hash(k) & (slots - 1);
+    bool dup = false;
+    while (set[h] >= 0) {
+      if (same(key_bytes(kf, ents[set[h]]), k)) {
+        dup = true;
+        break;
+      }
+      h = (h + 1) & (slots - 1);
+    }
+    if (dup) continue;
+    set[h] = i;
+    live[nl++] = i;
+  }
+  free(set);
+  /* found backwards: reverse into arrival order */
+  for (uint32_t i = 0; i < nl / 2; i++) {
+    uint32_t t = live[i];
+    live[i] = live[nl - 1 - i];
+    live[nl - 1 - i] = t;
+  }
+  *n = nl;
+  return live;
+}
+
+int pb_map_key_cmp(const pb_fielddef *kf, const pb_msg *a, const pb_msg *b) {
+  const char *pa = PB_CPTR_AT(a, kf->offset, char), *pb = PB_CPTR_AT(b, kf->offset, char);
+  switch (kf->type) {
+    case PB_TYPE_STRING:
+    case PB_TYPE_BYTES: {
+      const pb_str *x = (const pb_str *)pa, *y = (const pb_str *)pb;
+      size_t n = x->size < y->size ? x->size : y->size;
+      int c = n ? memcmp(x->data, y->data, n) : 0;
+      if (c) return c;
+      return (x->size > y->size) - (x->size < y->size);
+    }
+    case PB_TYPE_BOOL: return *(const bool *)pa - *(const bool *)pb;
+    case PB_TYPE_INT32: case PB_TYPE_SINT32: case PB_TYPE_SFIXED32: {
+      int32_t x, y;
+      memcpy(&x, pa, 4), memcpy(&y, pb, 4);
+      return (x > y) - (x < y);
+    }
+    case PB_TYPE_UINT32: case PB_TYPE_FIXED32: {
+      uint32_t x, y;
+      memcpy(&x, pa, 4), memcpy(&y, pb, 4);
+      return (x > y) - (x < y);
+    }
+    case PB_TYPE_INT64: case PB_TYPE_SINT64: case PB_TYPE_SFIXED64: {
+      int64_t x, y;
+      memcpy(&x, pa, 8), memcpy(&y, pb, 8);
+      return (x > y) - (x < y);
+    }
+    default: {
+      uint64_t x, y;
+      memcpy(&x, pa, 8), memcpy(&y, pb, 8);
+      return (x > y) - (x < y);
+    }
+  }
+}

@@ -1,0 +1,166 @@
+/* A conformance testee: speaks the protobuf conformance runner's protocol
+ * (tests/data/protobuf/conformance.proto) on stdin/stdout, for the binary
+ * tests. It reads its requests and writes its responses with the pb library
+ * itself, so the protocol messages are decoded and encoded by the code under
+ * test too.
+ *
+ * Usage: conformance_testee SCHEMA.pb
+ *   SCHEMA.pb: a descriptor set with conformance.proto and the test message
+ *   types (for the upstream suite: test_messages_proto2.proto and
+ *   test_messages_proto3.proto, compiled with protoc --include_imports).
+ *   Environment PB_TESTEE_DECODER=fast|switch|generic picks the decoder.
+ *
+ * Each request: the binary payload is decoded as message_type and, if that
+ * succeeds, encoded back (protobuf_payload); a decode error is a
+ * parse_error naming the status. JSON, JSPB and text input or output are
+ * answered "skipped", as are message types the schema does not have.
+ * Exit status 0 at the end of input; 1 on a broken pipe or framing error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+
+enum { REQ_PROTOBUF_PAYLOAD = 1, REQ_OUTPUT_FORMAT = 3, REQ_MESSAGE_TYPE = 4 };
+enum {
+  RESP_PARSE_ERROR = 1,
+  RESP_SERIALIZE_ERROR = 6,
+  RESP_RUNTIME_ERROR = 2,
+  RESP_PROTOBUF_PAYLOAD = 3,
+  RESP_SKIPPED = 5,
+};
+enum { FORMAT_PROTOBUF = 1 };
+
+static pb_schema *schema;
+static const pb_msgdef *req_def, *resp_def;
+static pb_decoder decoder = PB_DECODER_FAST;
+
+static char *read_file(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long sz = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *buf = malloc((size_t)sz + 1);
+  *n = fread(buf, 1, (size_t)sz, fp);
+  fclose(fp);
+  return buf;
+}
+
+static bool read_exact(void *buf, size_t n) { return fread(buf, 1, n, stdin) == n; }
+
+/* Set one string/bytes field of the response's oneof. */
+static void respond(pb_msg *resp, uint32_t field, const char *data, size_t n) {
+  pb_value v = {.str = {data, n}};
+  pb_msg_set(resp, pb_msgdef_field_by_number(resp_def, field), v);
+}
+
+static void respond_str(pb_msg *resp, uint32_t field, const char *s) {
+  respond(resp, field, s, strlen(s));
+}
+
+/* Handle one request; fills resp. */
+static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a) {
+  pb_msg *req = pb_msg_new(req_def, a);
+  if (pb_decode(req_buf, req_len, req, req_def, a, NULL) != PB_OK) {
+    respond_str(resp, RESP_RUNTIME_ERROR, "cannot decode ConformanceRequest");
+    return;
+  }
+  const pb_fielddef *type_f = pb_msgdef_field_by_number(req_def, REQ_MESSAGE_TYPE);
+  const pb_fielddef *payload_f = pb_msgdef_field_by_number(req_def, REQ_PROTOBUF_PAYLOAD);
+  const pb_fielddef *format_f = pb_msgdef_field_by_number(req_def, REQ_OUTPUT_FORMAT);
+  pb_str type = pb_msg_get(req, type_f).str;
+  char name[512];
+  if (type.size >= sizeof name) {
+    respond_str(resp, RESP_RUNTIME_ERROR, "message_type too long");
+    return;
+  }
+  memcpy(name, type.data, type.size);
+  name[type.size] = 0;
+  if (strcmp(name, "conformance.FailureSet") == 0) {
+    respond(resp, RESP_PROTOBUF_PAYLOAD, "", 0); /* no expected failures */
+    return;
+  }
+  if (pb_msg_oneof_case(req, payload_f) != REQ_PROTOBUF_PAYLOAD) {
+    respond_str(resp, RESP_SKIPPED, "only binary input is supported");
+    return;
+  }
+  if (pb_msg_get(req, format_f).i32 != FORMAT_PROTOBUF) {
+    respond_str(resp, RESP_SKIPPED, "only binary output is supported");
+    return;
+  }
+  const pb_msgdef *m = pb_schema_find(schema, name);
+  if (!m) {
+    respond_str(resp, RESP_SKIPPED, "message type not in the schema");
+    return;
+  }
+  pb_str payload = pb_msg_get(req, payload_f).str;
+  pb_msg *msg = pb_msg_new(m, a);
+  pb_decode_opts opts = {0, decoder, 0};
+  pb_status st = pb_decode(payload.data, payload.size, msg, m, a, &opts);
+  if (st != PB_OK) {
+    respond_str(resp, RESP_PARSE_ERROR, pb_status_str(st));
+    return;
+  }
+  char *out;
+  size_t n;
+  st = pb_encode(msg, m, a, &out, &n);
+  if (st != PB_OK) {
+    respond_str(resp, RESP_SERIALIZE_ERROR, pb_status_str(st));
+    return;
+  }
+  respond(resp, RESP_PROTOBUF_PAYLOAD, out, n);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: conformance_testee SCHEMA.pb\n");
+    return 2;
+  }
+  const char *dec = getenv("PB_TESTEE_DECODER");
+  if (dec && !strcmp(dec, "switch")) decoder = PB_DECODER_SWITCH;
+  else if (dec && !strcmp(dec, "generic")) decoder = PB_DECODER_GENERIC;
+  size_t n;
+  char *buf = read_file(argv[1], &n);
+  pb_status st = buf ? pb_schema_load(buf, n, &schema) : PB_ERR_NOT_FOUND;
+  free(buf);
+  if (st != PB_OK) {
+    fprintf(stderr, "conformance_testee: %s: %s\n", argv[1], pb_status_str(st));
+    return 2;
+  }
+  req_def = pb_schema_find(schema, "conformance.ConformanceRequest");
+  resp_def = pb_schema_find(schema, "conformance.ConformanceResponse");
+  if (!req_def || !resp_def) {
+    fprintf(stderr, "conformance_testee: %s lacks conformance.proto\n", argv[1]);
+    return 2;
+  }
+  pb_arena *a = pb_arena_new(0);
+  char *req = NULL;
+  size_t cap = 0;
+  for (;;) {
+    uint8_t len4[4];
+    if (fread(len4, 1, 4, stdin) != 4) break; /* end of input */
+    size_t len = len4[0] | (size_t)len4[1] << 8 | (size_t)len4[2] << 16 | (size_t)len4[3] << 24;
+    if (len > cap) {
+      free(req);
+      cap = len;
+      req = malloc(cap);
+      if (!req) return 1;
+    }
+    if (!read_exact(req, len)) return 1;
+    pb_arena_reset(a);
+    pb_msg *resp = pb_msg_new(resp_def, a);
+    serve(req, len, resp, a);
+    char *out;
+    size_t on;
+    if (pb_encode(resp, resp_def, a, &out, &on) != PB_OK) return 1;
+    uint8_t olen[4] = {(uint8_t)on, (uint8_t)(on >> 8), (uint8_t)(on >> 16), (uint8_t)(on >> 24)};
+    if (fwrite(olen, 1, 4, stdout) != 4 || fwrite(out, 1, on, stdout) != on) return 1;
+    fflush(stdout);
+  }
+  free(req);
+  pb_arena_free(a);
+  pb_schema_free(schema);
+  return 0;
+}

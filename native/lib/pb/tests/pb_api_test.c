@@ -1,0 +1,280 @@
+/* The public API exercised from C: schema introspection, accessors by name
+ * and by number, presence and defaults, oneofs, repeated fields, maps,
+ * unknown fields, copy versus alias, the arena, encode/decode round trips
+ * and schema errors. Usage: pb_api_test ALLKINDS.pb; prints "ok N checks"
+ * and exits 0, or names the first failed check and exits 1. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+
+static int checks;
+
+#define CHECK(c)                                                      \
+  do {                                                                \
+    checks++;                                                         \
+    if (!(c)) {                                                       \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+      exit(1);                                                        \
+    }                                                                 \
+  } while (0)
+
+static const pb_fielddef *F(const pb_msgdef *m, const char *name) {
+  const pb_fielddef *f = pb_msgdef_field_by_name(m, name);
+  if (!f) {
+    fprintf(stderr, "no field %s in %s\n", name, pb_msgdef_name(m));
+    exit(1);
+  }
+  return f;
+}
+
+static char *read_file(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long sz = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *buf = malloc((size_t)sz + 1);
+  *n = fread(buf, 1, (size_t)sz, fp);
+  fclose(fp);
+  return buf;
+}
+
+static bool str_eq(pb_str s, const char *lit, size_t n) {
+  return s.size == n && (n == 0 || memcmp(s.data, lit, n) == 0);
+}
+
+static void test_introspection(const pb_schema *s) {
+  const pb_msgdef *m = pb_schema_find(s, "allkinds2.All");
+  CHECK(m != NULL);
+  CHECK(strcmp(pb_msgdef_name(m), "allkinds2.All") == 0);
+  CHECK(pb_schema_find(s, ".allkinds2.All") == NULL);
+  CHECK(pb_schema_find(s, "allkinds2.Nope") == NULL);
+  CHECK(pb_schema_find(s, "allkinds2.All.OGroup") != NULL);
+  CHECK(pb_msgdef_is_map_entry(pb_schema_find(s, "allkinds2.All.MInt32StringEntry")));
+  /* fields by number and by name are the same definitions */
+  CHECK(pb_msgdef_field_by_number(m, 1) == F(m, "o_int32"));
+  CHECK(pb_msgdef_field_by_number(m, 3000) == F(m, "big_int32"));
+  CHECK(pb_msgdef_field_by_number(m, 536870911) == F(m, "big_packed"));
+  CHECK(pb_msgdef_field_by_number(m, 999) == NULL);
+  CHECK(pb_msgdef_field_by_number(m, 0) == NULL);
+  CHECK(pb_msg_field(m, "o_string") == F(m, "o_string"));
+  /* fields come sorted by number */
+  uint32_t last = 0;
+  for (size_t i = 0; i < pb_msgdef_field_count(m); i++) {
+    CHECK(pb_fielddef_number(pb_msgdef_field(m, i)) > last);
+    last = pb_fielddef_number(pb_msgdef_field(m, i));
+  }
+  CHECK(pb_msgdef_field(m, pb_msgdef_field_count(m)) == NULL);
+  CHECK(pb_fielddef_type(F(m, "o_sint64")) == PB_TYPE_SINT64);
+  CHECK(pb_fielddef_type(F(m, "ogroup")) == PB_TYPE_GROUP);
+  CHECK(pb_fielddef_is_map(F(m, "m_int32_string")));
+  CHECK(pb_fielddef_is_repeated(F(m, "m_int32_string")));
+  CHECK(pb_fielddef_is_packed(F(m, "p_int32")));
+  CHECK(!pb_fielddef_is_packed(F(m, "r_int32")));
+  CHECK(pb_fielddef_has_presence(F(m, "o_int32")));
+  CHECK(!pb_fielddef_has_presence(F(m, "r_int32")));
+  CHECK(strcmp(pb_fielddef_oneof_name(F(m, "c_string")), "choice") == 0);
+  CHECK(pb_fielddef_oneof_name(F(m, "o_string")) == NULL);
+  CHECK(pb_fielddef_msg(F(m, "o_leaf")) == pb_schema_find(s, "allkinds2.Leaf"));
+  const pb_enumdef *color = pb_fielddef_enum(F(m, "o_color"));
+  CHECK(color == pb_schema_find_enum(s, "allkinds2.Color"));
+  CHECK(pb_enumdef_is_closed(color));
+  CHECK(pb_enumdef_has_value(color, 1000000) && pb_enumdef_has_value(color, -5));
+  CHECK(!pb_enumdef_has_value(color, 3));
+
+  const pb_msgdef *m3 = pb_schema_find(s, "allkinds3.All");
+  CHECK(m3 != NULL);
+  CHECK(!pb_fielddef_has_presence(F(m3, "i_int32")));  /* implicit */
+  CHECK(pb_fielddef_has_presence(F(m3, "o_int32")));   /* proto3 optional */
+  CHECK(pb_fielddef_oneof_name(F(m3, "o_int32")) == NULL); /* synthetic oneof */
+  CHECK(pb_fielddef_is_packed(F(m3, "r_int32")));      /* packed by default */
+  CHECK(!pb_fielddef_is_packed(F(m3, "u_int32")));     /* [packed = false] */
+  CHECK(!pb_enumdef_is_closed(pb_fielddef_enum(F(m3, "i_mood"))));
+  CHECK(pb_schema_msg_count(s) >= 10);
+  CHECK(pb_schema_msg(s, pb_schema_msg_count(s)) == NULL);
+  CHECK(pb_msgdef_size(m) % 32 == 0);
+}
+
+static void test_accessors(const pb_schema *s) {
+  const pb_msgdef *m = pb_schema_find(s, "allkinds2.All");
+  pb_arena *a = pb_arena_new(0);
+  pb_msg *msg = pb_msg_new(m, a);
+  CHECK(msg != NULL);
+
+  /* defaults, unset */
+  CHECK(!pb_msg_has(msg, F(m, "d_int32")));
+  CHECK(pb_msg_get(msg, F(m, "d_int32")).i32 == -42);
+  CHECK(str_eq(pb_msg_get(msg, F(m, "d_string")).str, "h\"i", 3));
+  CHECK(str_eq(pb_msg_get(msg, F(m, "d_bytes")).str, "\001\377", 2));
+  CHECK(pb_msg_get(msg, F(m, "d_color")).i32 == 2);
+  CHECK(pb_msg_get(msg, F(m, "d_double")).d == 1.5);
+  CHECK(pb_msg_get(msg, F(m, "d_bool")).b == true);
+  CHECK(pb_msg_get(msg, F(m, "o_color")).i32 == 0);  /* first value */
+  CHECK(pb_msg_get(msg, F(m, "o_small")).i32 == 1);  /* first value is ONE = 1 */
+  CHECK(pb_msg_get(msg, F(m, "o_child")).msg == NULL);
+
+  /* set and get, by name and by number */
+  pb_value v = {.i32 = -7};
+  CHECK(pb_msg_set(msg, F(m, "o_int32"), v) == PB_OK);
+  CHECK(pb_msg_has(msg, pb_msgdef_field_by_number(m, 1)));
+  CHECK(pb_msg_get(msg, pb_msgdef_field_by_number(m, 1)).i32 == -7);
+  v.u64 = UINT64_MAX;
+  pb_msg_set(msg, F(m, "o_uint64"), v);
+  CHECK(pb_msg_get(msg, F(m, "o_uint64")).u64 == UINT64_MAX);
+  v.d = -0.0;
+  pb_msg_set(msg, F(m, "o_double"), v);
+  CHECK(pb_msg_has(msg, F(m, "o_double")) && signbit(pb_msg_get(msg, F(m, "o_double")).d));
+  v.str = (pb_str){"hello", 5};
+  pb_msg_set(msg, F(m, "o_string"), v);
+  CHECK(str_eq(pb_msg_get(msg, F(m, "o_string")).str, "hello", 5));
+  pb_msg_clear(msg, F(m, "o_int32"));
+  CHECK(!pb_msg_has(msg, F(m, "o_int32")));
+  CHECK(pb_msg_set(msg, F(m, "r_int32"), v) == PB_ERR_ARG);
+
+  /* sub-messages */
+  pb_msg *leaf = pb_msg_mutable(msg, F(m, "o_leaf"), a);
+  CHECK(leaf != NULL && pb_msg_has(msg, F(m, "o_leaf")));
+  CHECK(pb_msg_mutable(msg, F(m, "o_leaf"), a) == leaf);
+  const pb_msgdef *lm = pb_fielddef_msg(F(m, "o_leaf"));
+  v.i32 = 99;
+  pb_msg_set(leaf, F(lm, "req"), v);
+  CHECK(pb_msg_get(pb_msg_get(msg, F(m, "o_leaf")).msg, F(lm, "req")).i32 == 99);
+
+  /* oneof: setting one member clears the others */
+  v.i32 = 5;
+  pb_msg_set(msg, F(m, "c_int32"), v);
+  CHECK(pb_msg_oneof_case(msg, F(m, "c_string")) == 80);
+  v.str = (pb_str){"x", 1};
+  pb_msg_set(msg, F(m, "c_string"), v);
+  CHECK(pb_msg_oneof_case(msg, F(m, "c_int32")) == 81);
+  CHECK(!pb_msg_has(msg, F(m, "c_int32")) && pb_msg_has(msg, F(m, "c_string")));
+  pb_msg *cl = pb_msg_mutable(msg, F(m, "c_leaf"), a);
+  CHECK(cl != NULL && pb_msg_oneof_case(msg, F(m, "c_leaf")) == 82);
+  pb_msg_clear(msg, F(m, "c_leaf"));
+  CHECK(pb_msg_oneof_case(msg, F(m, "c_leaf")) == 0);
+
+  /* repeated */
+  for (int i = 0; i < 100; i++) {
+    v.i32 = i * 3;
+    CHECK(pb_msg_array_append(msg, F(m, "p_int32"), v, a) == PB_OK);
+  }
+  CHECK(pb_msg_array_size(msg, F(m, "p_int32")) == 100);
+  CHECK(pb_msg_array_get(msg, F(m, "p_int32"), 99).i32 == 297);
+  CHECK(pb_msg_array_get(msg, F(m, "p_int32"), 100).i32 == 0);
+  pb_msg *rl = pb_msg_array_append_msg(msg, F(m, "r_leaf"), a);
+  CHECK(rl && pb_msg_array_get(msg, F(m, "r_leaf"), 0).msg == rl);
+  v.b = 7; /* any nonzero is true */
+  pb_msg_array_append(msg, F(m, "r_bool"), v, a);
+  CHECK(pb_msg_array_get(msg, F(m, "r_bool"), 0).b == true);
+
+  /* encode, decode into a fresh message, dump both: the same */
+  char *enc, *d1, *d2;
+  size_t n, n1, n2;
+  CHECK(pb_encode(msg, m, a, &enc, &n) == PB_OK);
+  pb_msg *back = pb_msg_new(m, a);
+  CHECK(pb_decode(enc, n, back, m, a, NULL) == PB_OK);
+  CHECK(pb_dump(msg, m, a, &d1, &n1) == PB_OK);
+  CHECK(pb_dump(back, m, a, &d2, &n2) == PB_OK);
+  CHECK(n1 == n2 && memcmp(d1, d2, n1) == 0 && strlen(d1) == n1);
+  /* required checking: Leaf.req is set in o_leaf, unset in the r_leaf */
+  pb_decode_opts req = {PB_DECODE_CHECK_REQUIRED, PB_DECODER_FAST, 0};
+  CHECK(pb_decode(enc, n, pb_msg_new(m, a), m, a, &req) == PB_ERR_REQUIRED);
+  v.i32 = 1;
+  pb_msg_set(rl, F(lm, "req"), v);
+  CHECK(pb_encode(msg, m, a, &enc, &n) == PB_OK);
+  CHECK(pb_decode(enc, n, pb_msg_new(m, a), m, a, &req) == PB_OK);
+  pb_arena_free(a);
+}
+
+static void test_maps_unknown_alias(const pb_schema *s) {
+  const pb_msgdef *m = pb_schema_find(s, "allkinds3.All");
+  pb_arena *a = pb_arena_new(64);
+  /* m_string_int32 {"a": 1}, {"b": 2}, {"a": 3}; unknown field 500 varint 7;
+   * i_string "hi" */
+  static const char wire[] = "\xb2\x04\x05\x0a\x01" "a\x10\x01"
+                             "\xb2\x04\x05\x0a\x01" "b\x10\x02"
+                             "\xb2\x04\x05\x0a\x01" "a\x10\x03"
+                             "\xa0\x1f\x07"
+                             "\x7a\x02hi";
+  size_t n = sizeof wire - 1;
+  for (int alias = 0; alias < 2; alias++) {
+    for (int dec = 0; dec < 3; dec++) {
+      pb_msg *msg = pb_msg_new(m, a);
+      pb_decode_opts o = {alias ? PB_DECODE_ALIAS : 0, (pb_decoder)dec, 0};
+      CHECK(pb_decode(wire, n, msg, m, a, &o) == PB_OK);
+      const pb_fielddef *mf = F(m, "m_string_int32");
+      CHECK(pb_msg_array_size(msg, mf) == 3); /* entries, in arrival order */
+      pb_value key = {.str = {"a", 1}}, val;
+      CHECK(pb_msg_map_get(msg, mf, key, &val) && val.i32 == 3); /* last wins */
+      key.str = (pb_str){"b", 1};
+      CHECK(pb_msg_map_get(msg, mf, key, &val) && val.i32 == 2);
+      key.str = (pb_str){"c", 1};
+      CHECK(!pb_msg_map_get(msg, mf, key, &val));
+      pb_str u = pb_msg_unknown(msg);
+      CHECK(str_eq(u, "\xa0\x1f\x07", 3));
+      pb_str hi = pb_msg_get(msg, F(m, "i_string")).str;
+      CHECK(str_eq(hi, "hi", 2));
+      bool inside = hi.data >= wire && hi.data < wire + n;
+      CHECK(inside == (alias == 1));
+      /* the re-encoded map has the two surviving entries */
+      char *enc;
+      size_t en;
+      CHECK(pb_encode(msg, m, a, &enc, &en) == PB_OK);
+      pb_msg *back = pb_msg_new(m, a);
+      CHECK(pb_decode(enc, en, back, m, a, NULL) == PB_OK);
+      CHECK(pb_msg_array_size(back, mf) == 2);
+    }
+  }
+  CHECK(pb_arena_used(a) > 0);
+  pb_arena_reset(a);
+  CHECK(pb_arena_used(a) == 0);
+  void *p = pb_arena_alloc(a, 3);
+  CHECK(p != NULL && ((uintptr_t)p & 7) == 0 && pb_arena_used(a) == 8);
+  pb_arena_free(a);
+  pb_arena_free(NULL);
+}
+
+static void test_errors(void) {
+  pb_schema *s = NULL;
+  CHECK(pb_schema_load("\x0a\x05\x0a\x01", 4, &s) == PB_ERR_SCHEMA && s == NULL);
+  /* a file whose field names a type that does not exist */
+  static const char bad_ref[] = /* file "a.p" { message M { optional .Nope.X f = 1; } } */
+      "\x0a\x1e\x0a\x03\x61\x2e\x70\x22\x17\x0a\x01\x4d\x12\x12\x0a\x01\x66\x18\x01"
+      "\x20\x01\x28\x0b\x32\x07\x2e\x4e\x6f\x70\x65\x2e\x58";
+  CHECK(pb_schema_load(bad_ref, sizeof bad_ref - 1, &s) == PB_ERR_SCHEMA);
+  CHECK(pb_schema_load("", 0, &s) == PB_OK && pb_schema_msg_count(s) == 0);
+  pb_schema_free(s);
+  CHECK(strcmp(pb_status_str(PB_ERR_UTF8), "invalid UTF-8 in a string field") == 0);
+  CHECK(strcmp(pb_status_str(PB_OK), "ok") == 0);
+  CHECK(pb_utf8_valid("h\xc3\xa9llo \xf0\x9f\x98\x80", 11));
+  CHECK(!pb_utf8_valid("\xc0\x80", 2));         /* overlong */
+  CHECK(!pb_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+  CHECK(!pb_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+  CHECK(!pb_utf8_valid("abc\xe2\x82", 5));      /* truncated */
+  CHECK(pb_utf8_valid("", 0));
+  const char *k = pb_decode_fast_kind();
+  CHECK(strcmp(k, "musttail") == 0 || strcmp(k, "trampoline") == 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: pb_api_test ALLKINDS.pb\n");
+    return 2;
+  }
+  size_t n;
+  char *buf = read_file(argv[1], &n);
+  if (!buf) return 2;
+  pb_schema *s;
+  CHECK(pb_schema_load(buf, n, &s) == PB_OK);
+  free(buf); /* the schema keeps its own copy */
+  test_introspection(s);
+  test_accessors(s);
+  test_maps_unknown_alias(s);
+  test_errors();
+  pb_schema_free(s);
+  printf("ok %d checks (%s)\n", checks, pb_decode_fast_kind());
+  return 0;
+}
