@@ -1,0 +1,352 @@
+/* divide_bench.c — division by a divisor fixed at run time: who is fastest (SEEDS.md S4).
+ *
+ * The divisor is DIVIDE_CONST (a -D at build time, default 7; the experiment builds one
+ * program per divisor) for every method, so the compile-time-constant case divides by
+ * exactly what the run-time methods divide by. Methods (<m>):
+ *   hw            the `div`/`idiv` instruction (divisor loaded from memory, unknown to
+ *                 the compiler)
+ *   const         n / DIVIDE_CONST: the compiler's own magic-number sequence
+ *   rtdiv         rtdiv_<T>_div (branchy), rtdiv_bf: rtdiv_<T>_div_bf (branchfree)
+ *   rtdiv_batch   rtdiv_<T>_div_batch over the array (AVX-512/AVX2/portable; --param
+ *                 isa= forces one), throughput only
+ *   libdivide     libdivide_<T>_do, libdivide_bf: libdivide_<T>_branchfree_do (Debian's
+ *                 libdivide 3.0; no branchfree form for unsigned d = 1)
+ *   fastmod       Lemire, Kaser & Kurz's remainder by a 64-bit (u32, s32) or 128-bit
+ *                 (u64) fraction: --param op=rem only, no s64 form
+ * and two loops per method:
+ *   tput_<m>      sum of n / d (or n % d) over --param n numerators (default 4096, a
+ *                 32 KiB array): independent operations, what a core sustains; the
+ *                 compiler may vectorise where it can (const, the rtdiv and libdivide
+ *                 sequences are plain arithmetic; `div` is not)
+ *   lat_<m>       a dependent chain v = (v / d) + x[i]: the latency of one division
+ * --param type=u32|u64|s32|s64 (default u64), op=div|rem (default div), bits=B: the
+ * numerators' magnitude in bits (default the full width), seed=S.
+ *
+ * Verification after every timed call (outside the timing): tput sums against
+ * iters * (the sum by hardware division), lat chains against the same chain computed
+ * with hardware division.
+ */
+#include "cpulab_harness.h"
+
+#include <libdivide.h>
+
+#include <rtdiv.h>
+
+#ifndef DIVIDE_CONST
+#define DIVIDE_CONST 7
+#endif
+_Static_assert(DIVIDE_CONST >= 1 && DIVIDE_CONST <= 2147483647,
+               "DIVIDE_CONST must be in 1 .. 2^31 - 1 (it divides every type)");
+
+/* ---- Lemire's fastmod (Lemire, Kaser, Kurz 2019), written from the paper ---- */
+
+static inline uint32_t fastmod_u32(uint32_t a, uint64_t m, uint32_t d) {
+    uint64_t low = m * a; /* the fractional part of a / d, in 64 bits */
+    return (uint32_t)(((unsigned __int128)low * d) >> 64);
+}
+static inline int32_t fastmod_s32(int32_t a, uint64_t m, int32_t d) { /* d > 0 */
+    uint64_t low = m * (uint64_t)(int64_t)a;
+    int32_t high = (int32_t)(((unsigned __int128)low * (uint64_t)d) >> 64);
+    return high - ((d - 1) & (a >> 31));
+}
+static inline uint64_t fastmod_u64(uint64_t a, unsigned __int128 m, uint64_t d) {
+    unsigned __int128 low = m * a;
+    unsigned __int128 bottom = ((low & UINT64_MAX) * d) >> 64, top = (low >> 64) * d;
+    return (uint64_t)((bottom + top) >> 64);
+}
+static inline int64_t fastmod_s64(int64_t a, uint64_t m, int64_t d) { /* not defined */
+    (void)m, (void)d;
+    return a;
+}
+
+/* ---- per-type state ---- */
+
+typedef struct {
+    const char *name;
+    uint64_t result;
+    int is_lat;
+} dcase;
+
+static size_t g_n;
+static int g_rem;
+
+#define HAS_LD_BF_UNSIGNED (DIVIDE_CONST != 1)
+
+#define STATE(S, T, UT, ST, UW, SW, N, SG, FMT)                                          \
+    typedef struct {                                                                     \
+        T d;                                                                             \
+        rtdiv_##S rt;                                                                    \
+        struct libdivide_##S##_t ld;                                                     \
+        struct libdivide_##S##_branchfree_t ldbf;                                        \
+        FMT m;                                                                           \
+    } ctx_##S;                                                                           \
+    static ctx_##S G_##S;                                                                \
+    static T *X_##S, *OUT_##S;                                                           \
+    static UT REF_##S; /* one pass's sum, by hardware division */
+STATE(u32, uint32_t, uint32_t, int32_t, uint64_t, int64_t, 32, 0, uint64_t)
+STATE(u64, uint64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 0, unsigned __int128)
+STATE(s32, int32_t, uint32_t, int32_t, uint64_t, int64_t, 32, 1, uint64_t)
+STATE(s64, int64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 1, uint64_t)
+
+/* ---- the methods: quotient (Q_) and remainder (R_) of v, with `c` the state ---- */
+
+#define Q_hw(S, T, UT, v) ((v) / c.d)
+#define R_hw(S, T, UT, v) ((v) % c.d)
+#define Q_const(S, T, UT, v) ((v) / (T)DIVIDE_CONST)
+#define R_const(S, T, UT, v) ((v) % (T)DIVIDE_CONST)
+#ifndef DIVIDE_BREAK
+#define Q_rtdiv(S, T, UT, v) rtdiv_##S##_div(&c.rt, v)
+#else /* tests only: a wrong quotient the verification must catch */
+#define Q_rtdiv(S, T, UT, v) (T)(rtdiv_##S##_div(&c.rt, v) + ((v) & 1))
+#endif
+#define R_rtdiv(S, T, UT, v) rtdiv_##S##_rem(&c.rt, v)
+#define Q_rtdiv_bf(S, T, UT, v) rtdiv_##S##_div_bf(&c.rt, v)
+#define R_rtdiv_bf(S, T, UT, v) rtdiv_##S##_rem_bf(&c.rt, v)
+#define Q_libdivide(S, T, UT, v) libdivide_##S##_do(v, &c.ld)
+#define R_libdivide(S, T, UT, v) (T)((UT)(v) - (UT)libdivide_##S##_do(v, &c.ld) * (UT)c.d)
+#define Q_libdivide_bf(S, T, UT, v) libdivide_##S##_branchfree_do(v, &c.ldbf)
+#define R_libdivide_bf(S, T, UT, v)                                                      \
+    (T)((UT)(v) - (UT)libdivide_##S##_branchfree_do(v, &c.ldbf) * (UT)c.d)
+#define R_fastmod(S, T, UT, v) fastmod_##S(v, c.m, c.d)
+
+/* One throughput and one latency loop for (type, op, method). */
+#define LOOPS(S, T, UT, OP, M)                                                           \
+    static uint64_t tput_##OP##_##M##_##S(uint64_t iters, void *arg) {                   \
+        const ctx_##S c = G_##S;                                                         \
+        const T *x = X_##S;                                                              \
+        size_t n = g_n;                                                                  \
+        UT acc = 0;                                                                      \
+        for (uint64_t it = 0; it < iters; it++) {                                        \
+            for (size_t i = 0; i < n; i++)                                               \
+                acc += (UT)OP##_##M(S, T, UT, x[i]);                                     \
+            clh_clobber();                                                               \
+        }                                                                                \
+        ((dcase *)arg)->result = acc;                                                    \
+        return acc;                                                                      \
+    }                                                                                    \
+    static uint64_t lat_##OP##_##M##_##S(uint64_t iters, void *arg) {                    \
+        const ctx_##S c = G_##S;                                                         \
+        const T *x = X_##S;                                                              \
+        size_t mask = g_n - 1;                                                           \
+        T v = x[0];                                                                      \
+        for (uint64_t i = 0; i < iters; i++)                                             \
+            v = (T)((UT)OP##_##M(S, T, UT, v) + (UT)x[i & mask]);                        \
+        ((dcase *)arg)->result = (UT)v;                                                  \
+        return (UT)v;                                                                    \
+    }
+
+#define TYPE_LOOPS(S, T, UT)                                                             \
+    LOOPS(S, T, UT, Q, hw) LOOPS(S, T, UT, R, hw)                                        \
+    LOOPS(S, T, UT, Q, const) LOOPS(S, T, UT, R, const)                                  \
+    LOOPS(S, T, UT, Q, rtdiv) LOOPS(S, T, UT, R, rtdiv)                                  \
+    LOOPS(S, T, UT, Q, rtdiv_bf) LOOPS(S, T, UT, R, rtdiv_bf)                            \
+    LOOPS(S, T, UT, Q, libdivide) LOOPS(S, T, UT, R, libdivide)                          \
+    LOOPS(S, T, UT, Q, libdivide_bf) LOOPS(S, T, UT, R, libdivide_bf)                    \
+    LOOPS(S, T, UT, R, fastmod)                                                          \
+    static uint64_t tput_Q_rtdiv_batch_##S(uint64_t iters, void *arg) {                  \
+        UT acc = 0;                                                                      \
+        for (uint64_t it = 0; it < iters; it++) {                                        \
+            rtdiv_##S##_div_batch(&G_##S.rt, X_##S, OUT_##S, g_n);                       \
+            for (size_t i = 0; i < g_n; i++)                                             \
+                acc += (UT)OUT_##S[i];                                                   \
+        }                                                                                \
+        ((dcase *)arg)->result = acc;                                                    \
+        return acc;                                                                      \
+    }                                                                                    \
+    static uint64_t tput_R_rtdiv_batch_##S(uint64_t iters, void *arg) {                  \
+        UT acc = 0;                                                                      \
+        for (uint64_t it = 0; it < iters; it++) {                                        \
+            rtdiv_##S##_rem_batch(&G_##S.rt, X_##S, OUT_##S, g_n);                       \
+            for (size_t i = 0; i < g_n; i++)                                             \
+                acc += (UT)OUT_##S[i];                                                   \
+        }                                                                                \
+        ((dcase *)arg)->result = acc;                                                    \
+        return acc;                                                                      \
+    }                                                                                    \
+    /* the reference: hardware division, the divisor hidden from the compiler */        \
+    static UT ref_step_##S(T v) {                                                        \
+        T d = (T)clh_opaque_u64((uint64_t)(UT)G_##S.d);                                  \
+        return (UT)(g_rem ? v % d : v / d);                                              \
+    }
+
+TYPE_LOOPS(u32, uint32_t, uint32_t)
+TYPE_LOOPS(u64, uint64_t, uint64_t)
+TYPE_LOOPS(s32, int32_t, uint32_t)
+TYPE_LOOPS(s64, int64_t, uint64_t)
+
+/* ---- verification ---- */
+
+static const char *g_type;
+
+/* the latency chain's expected end value, for the last few iteration counts */
+static struct {
+    uint64_t iters, value;
+} lat_memo[8];
+
+#define LAT_REF(S, T, UT)                                                                \
+    static uint64_t lat_ref_##S(uint64_t iters) {                                        \
+        size_t mask = g_n - 1;                                                           \
+        T v = X_##S[0];                                                                  \
+        for (uint64_t i = 0; i < iters; i++)                                             \
+            v = (T)(ref_step_##S(v) + (UT)X_##S[i & mask]);                              \
+        return (UT)v;                                                                    \
+    }
+LAT_REF(u32, uint32_t, uint32_t)
+LAT_REF(u64, uint64_t, uint64_t)
+LAT_REF(s32, int32_t, uint32_t)
+LAT_REF(s64, int64_t, uint64_t)
+
+static uint64_t lat_expected(uint64_t iters) {
+    for (int i = 0; i < 8; i++)
+        if (lat_memo[i].iters == iters && iters)
+            return lat_memo[i].value;
+    uint64_t v = !strcmp(g_type, "u32") ? lat_ref_u32(iters)
+               : !strcmp(g_type, "u64") ? lat_ref_u64(iters)
+               : !strcmp(g_type, "s32") ? lat_ref_s32(iters) : lat_ref_s64(iters);
+    memmove(lat_memo + 1, lat_memo, 7 * sizeof lat_memo[0]);
+    lat_memo[0].iters = iters;
+    lat_memo[0].value = v;
+    return v;
+}
+
+static uint64_t tput_expected(uint64_t iters) {
+    if (!strcmp(g_type, "u32")) return (uint32_t)(iters * REF_u32);
+    if (!strcmp(g_type, "s32")) return (uint32_t)(iters * REF_s32);
+    if (!strcmp(g_type, "u64")) return iters * REF_u64;
+    return iters * REF_s64;
+}
+
+static void verify(void *arg) {
+    dcase *c = arg;
+    uint64_t iters = clh_call_iters();
+    uint64_t want = c->is_lat ? lat_expected(iters) : tput_expected(iters);
+    if (c->result != want)
+        clh_fail("case %s (%s, %s by %d): result %" PRIu64 ", hardware division gives %" PRIu64,
+                 c->name, g_type, g_rem ? "rem" : "div", DIVIDE_CONST, c->result, want);
+}
+
+/* ---- set-up ---- */
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define SETUP(S, T, UT, N, SG, FM_M)                                                     \
+    static void setup_##S(unsigned bits, uint64_t seed) {                                \
+        T d = (T)clh_opaque_u64(DIVIDE_CONST);                                           \
+        G_##S.d = d;                                                                     \
+        if (rtdiv_##S##_gen(&G_##S.rt, d) != RTDIV_OK)                                   \
+            clh_fail("rtdiv_" #S "_gen(%d) failed", DIVIDE_CONST);                       \
+        G_##S.ld = libdivide_##S##_gen(d);                                               \
+        if (SG || HAS_LD_BF_UNSIGNED)                                                    \
+            G_##S.ldbf = libdivide_##S##_branchfree_gen(SG || d != 1 ? d : 2);           \
+        G_##S.m = FM_M;                                                                  \
+        X_##S = malloc(g_n * sizeof(T));                                                 \
+        OUT_##S = malloc(g_n * sizeof(T));                                               \
+        if (!X_##S || !OUT_##S)                                                          \
+            clh_fail("out of memory");                                                   \
+        unsigned mag = SG ? bits - 1 : bits; /* magnitude bits */                        \
+        for (size_t i = 0; i < g_n; i++) {                                               \
+            UT v = (UT)splitmix(&seed);                                                  \
+            if (mag < N)                                                                 \
+                v &= ((UT)1 << mag) - 1;                                                 \
+            if (SG && (splitmix(&seed) & 1))                                             \
+                v = (UT)0 - v;                                                           \
+            X_##S[i] = (T)v;                                                             \
+        }                                                                                \
+        REF_##S = 0;                                                                     \
+        for (size_t i = 0; i < g_n; i++)                                                 \
+            REF_##S += ref_step_##S(X_##S[i]);                                           \
+    }
+SETUP(u32, uint32_t, uint32_t, 32, 0, UINT64_C(0xFFFFFFFFFFFFFFFF) / (uint32_t)d + 1)
+SETUP(u64, uint64_t, uint64_t, 64, 0, (~(unsigned __int128)0) / (uint64_t)d + 1)
+SETUP(s32, int32_t, uint32_t, 32, 1,
+      UINT64_C(0xFFFFFFFFFFFFFFFF) / (uint32_t)d + 1 + ((d & (d - 1)) == 0))
+SETUP(s64, int64_t, uint64_t, 64, 1, 0)
+
+/* The case table for one (type, op): NULL where a method has no such form. */
+typedef struct {
+    const char *method;
+    clh_fn tput, lat;
+} method_fns;
+
+#define METHODS(S, OP, FASTMOD_OK, LDBF_OK)                                              \
+    {                                                                                    \
+        {"hw", tput_##OP##_hw_##S, lat_##OP##_hw_##S},                                   \
+        {"const", tput_##OP##_const_##S, lat_##OP##_const_##S},                          \
+        {"rtdiv", tput_##OP##_rtdiv_##S, lat_##OP##_rtdiv_##S},                          \
+        {"rtdiv_bf", tput_##OP##_rtdiv_bf_##S, lat_##OP##_rtdiv_bf_##S},                 \
+        {"rtdiv_batch", tput_##OP##_rtdiv_batch_##S, NULL},                              \
+        {"libdivide", tput_##OP##_libdivide_##S, lat_##OP##_libdivide_##S},              \
+        {"libdivide_bf", (LDBF_OK) ? tput_##OP##_libdivide_bf_##S : NULL,                \
+         (LDBF_OK) ? lat_##OP##_libdivide_bf_##S : NULL},                                \
+        {"fastmod", (FASTMOD_OK) ? tput_R_fastmod_##S : NULL,                            \
+         (FASTMOD_OK) ? lat_R_fastmod_##S : NULL},                                       \
+    }
+#define NMETHODS 8
+
+int main(int argc, char **argv) {
+    clh_init(argc, argv);
+    g_type = clh_param_str("type", "u64");
+    const char *op = clh_param_str("op", "div");
+    g_n = (size_t)clh_param_u64("n", 4096);
+    uint64_t seed = clh_param_u64("seed", 7);
+    const char *isa = clh_param_str("isa", "auto");
+    int width = !strcmp(g_type, "u32") || !strcmp(g_type, "s32") ? 32 : 64;
+    unsigned bits = (unsigned)clh_param_u64("bits", (uint64_t)width);
+    if (strcmp(g_type, "u32") && strcmp(g_type, "u64") && strcmp(g_type, "s32") &&
+        strcmp(g_type, "s64"))
+        clh_usage_error("--param type=%s: want u32, u64, s32 or s64", g_type);
+    if (strcmp(op, "div") && strcmp(op, "rem"))
+        clh_usage_error("--param op=%s: want div or rem", op);
+    if (g_n < 1 || (g_n & (g_n - 1)) || g_n > (1u << 26))
+        clh_usage_error("--param n=%zu: want a power of two up to 2^26", g_n);
+    if (bits < 2 || (int)bits > width)
+        clh_usage_error("--param bits=%u: want 2 .. %d", bits, width);
+    static const char *const isas[] = {"auto", "portable", "avx2", "avx512"};
+    int isa_i = -1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(isa, isas[i]))
+            isa_i = i;
+    if (isa_i < 0)
+        clh_usage_error("--param isa=%s: want auto, portable, avx2 or avx512", isa);
+    if (rtdiv_isa_force((rtdiv_isa)isa_i) != RTDIV_OK)
+        clh_usage_error("--param isa=%s: this CPU cannot run it", isa);
+    g_rem = !strcmp(op, "rem");
+
+    static const method_fns tab[4][2][NMETHODS] = {
+        {METHODS(u32, Q, 0, HAS_LD_BF_UNSIGNED), METHODS(u32, R, 1, HAS_LD_BF_UNSIGNED)},
+        {METHODS(u64, Q, 0, HAS_LD_BF_UNSIGNED), METHODS(u64, R, 1, HAS_LD_BF_UNSIGNED)},
+        {METHODS(s32, Q, 0, 1), METHODS(s32, R, 1, 1)},
+        {METHODS(s64, Q, 0, 1), METHODS(s64, R, 0, 1)},
+    };
+    int ti = !strcmp(g_type, "u32") ? 0 : !strcmp(g_type, "u64") ? 1
+           : !strcmp(g_type, "s32") ? 2 : 3;
+    switch (ti) {
+    case 0: setup_u32(bits, seed); break;
+    case 1: setup_u64(bits, seed); break;
+    case 2: setup_s32(bits, seed); break;
+    default: setup_s64(bits, seed); break;
+    }
+    static clh_case cases[2 * NMETHODS];
+    static dcase dc[2 * NMETHODS];
+    static char names[2 * NMETHODS][32];
+    size_t k = 0;
+    for (int lat = 0; lat < 2; lat++)
+        for (int m = 0; m < NMETHODS; m++) {
+            const method_fns *mf = &tab[ti][g_rem][m];
+            clh_fn fn = lat ? mf->lat : mf->tput;
+            if (!fn)
+                continue;
+            snprintf(names[k], sizeof names[k], "%s_%s", lat ? "lat" : "tput", mf->method);
+            dc[k] = (dcase){.name = names[k], .is_lat = lat};
+            cases[k] = (clh_case){.name = names[k], .fn = fn, .arg = &dc[k],
+                                  .units_per_iter = lat ? 1 : g_n, .unit = "division",
+                                  .teardown = verify};
+            k++;
+        }
+    return clh_run(cases, k);
+}

@@ -1,0 +1,106 @@
+/* bigdec_dc.c — large numbers: divide and conquer on cached powers of ten.
+ *
+ * x = q * 10^w + r with 10^w = 10^(19 * 2^i) about the square root of x: q's digits
+ * then r's, r zero-padded to exactly w digits; each half recursively, down to the
+ * basecase. With Barrett division by the cached inverse, one split costs ~2 M(k) for a
+ * k-limb power, and the splits of one recursion depth add up to about the cost of the
+ * one above divided by 2^0.415 (Karatsuba), so the whole conversion costs O(M(n)),
+ * ~n^1.585, instead of the basecase's n^2.
+ *
+ * Widths: the top part has variable width; a lower part of width 19 * 2^(i+1) splits at
+ * level i into two halves of 19 * 2^i digits. Division is of x << shift by
+ * p = 10^w << shift (normalised), so the remainder is shifted back afterwards.
+ */
+#include "internal/bigdec_conv.h"
+
+size_t bigdec__dc_scratch(size_t n) {
+    /* per depth: the shifted copy (n + 1), quotient (n - k + 2) and remainder (k) of
+     * this split, ~2n + 3, kept while the children run on halves: 4n + 3 log n over
+     * the recursion; plus one Barrett division's scratch at the top (6k + mul scratch
+     * of k + 1, k <= n). */
+    return 6 * n + 64 + 6 * n + bigdec__divrem_pre_scratch(n + 1) + 64 * 8;
+}
+
+unsigned bigdec__dc_top_level(size_t n) {
+    /* the smallest level with 2 k >= n + 1, one more for the margin of pow_level_for */
+    return bigdec__pow_level_for((n + 2) / 2) + 1;
+}
+
+/* The level to split x (`bits` bits) in variable width: the smallest i whose shifted
+ * power p = 10^w << s (k limbs) leaves x << s below B^(2k), which Barrett needs. At
+ * that level x >= 10^w: otherwise x < 10^(2w') for the level below (w' = w/2), so
+ * x << s' < (10^w' << s')^2 / 2^s' < B^(2k'), and the level below would have done. */
+static unsigned bigdec__split_level(size_t bits) {
+    unsigned i = 0;
+    for (;;) {
+        const bigdec__pow *w = bigdec__pow_get(i);
+        if (!w || bits + w->shift <= 128 * w->n)
+            return i;
+        i++;
+    }
+}
+
+static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
+                             bigdec__arena *ar) {
+    n = bigdec__normlen(x, n);
+    if (n <= BIGDEC__DC_THRESHOLD)
+        return bigdec__basecase(out, x, n, width);
+    /* level: the half of the fixed width, or for variable width the smallest power
+     * whose square exceeds x (so that the quotient fits the Barrett division) */
+    unsigned level;
+    if (width) {
+        level = 0;
+        while ((size_t)BIGDEC__CHUNK_DIGITS << (level + 1) < width)
+            level++;
+    } else {
+        level = bigdec__split_level(64 * n - (size_t)__builtin_clzll(x[n - 1]));
+    }
+    const bigdec__pow *w = bigdec__pow_get(level);
+    if (!w)
+        return (size_t)-1;
+    size_t k = w->n, mark = ar->used;
+    bigdec__limb *xs = bigdec__alloc(ar, n + 1);
+    if (!xs)
+        return (size_t)-1;
+    xs[n] = bigdec__lshift(xs, x, n, w->shift);
+    size_t nn = bigdec__normlen(xs, n + 1);
+    size_t len;
+    if (nn <= k && (nn < k || bigdec__cmp(xs, w->p, k) < 0)) {
+        /* x < 10^w: the high part is 0 (only in fixed width, see split_level) */
+        ar->used = mark;
+        if (!width)
+            return (size_t)-1;
+        memset(out, '0', width - w->digits);
+        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar) == (size_t)-1)
+            return (size_t)-1;
+        return width;
+    }
+    if (nn <= k) /* k limbs but >= p: pad so that dn < nn holds */
+        nn = k + 1;
+    if (nn > 2 * k) /* a level chosen too low: a bug, caught by the tests */
+        return (size_t)-1;
+    bigdec__limb *q = bigdec__alloc(ar, nn - k + 1), *r = bigdec__alloc(ar, k);
+    if (!r)
+        return (size_t)-1;
+    if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, w->y, ar) != 0)
+        return (size_t)-1;
+    bigdec__rshift(r, r, k, w->shift);
+    size_t qn = nn - k + 1;
+    if (width) {
+        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar) == (size_t)-1)
+            return (size_t)-1;
+        len = width - w->digits;
+    } else {
+        len = bigdec__dc_rec(out, q, qn, 0, ar); /* q > 0 here */
+        if (len == (size_t)-1)
+            return len;
+    }
+    if (bigdec__dc_rec(out + len, r, k, w->digits, ar) == (size_t)-1)
+        return (size_t)-1;
+    ar->used = mark;
+    return len + w->digits;
+}
+
+size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar) {
+    return bigdec__dc_rec(out, x, n, width, ar);
+}

@@ -1,0 +1,186 @@
+/* bigdec_div.c — division: one-limb reciprocal, schoolbook, Newton inverse, Barrett.
+ *
+ * The divide-and-conquer conversion divides by the same powers of ten over and over, so
+ * each power carries a precomputed inverse y ~ B^(2n)/d (B = 2^64): a division is then
+ * two multiplications (Barrett), O(M(n)) instead of the schoolbook O(n^2). The inverse
+ * comes from Newton's iteration (each step doubles the correct limbs, starting from the
+ * inverse of the divisor's top half), so computing it costs a few multiplications too.
+ *
+ * Exactness does not rest on the error analysis of y: Barrett's quotient is corrected
+ * against the exact remainder, one add or subtract of d per unit of error. y is within a
+ * few units of the true inverse (analysis at bigdec__invert), so corrections are rare
+ * and short; a y that is far off is reported (-1) rather than looped on.
+ */
+#include "internal/bigdec_mpn.h"
+
+#ifndef BIGDEC__INV_SCHOOL_THRESHOLD
+#define BIGDEC__INV_SCHOOL_THRESHOLD 48 /* below: exact inverse by schoolbook division */
+#endif
+
+bigdec__limb bigdec__invert_limb(bigdec__limb d) {
+    /* floor((2^128 - 1) / d) - 2^64; the quotient is in [2^64, 2^65) for normalised d */
+    return (bigdec__limb)(~(bigdec__dlimb)0 / d);
+}
+
+void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
+                           size_t dn) {
+    const bigdec__limb d1 = d[dn - 1], d0 = d[dn - 2];
+    const bigdec__limb v = bigdec__invert_limb(d1);
+    /* top quotient limb: 0 or 1, as d is normalised */
+    bigdec__limb *top = n + nn - dn;
+    int qh = bigdec__cmp(top, d, dn) >= 0;
+    if (qh)
+        bigdec__sub_n(top, top, d, dn);
+    q[nn - dn] = (bigdec__limb)qh;
+    for (size_t j = nn - dn; j-- > 0;) {
+        bigdec__limb u2 = n[j + dn], u1 = n[j + dn - 1], u0 = n[j + dn - 2];
+        bigdec__limb qhat, rhat;
+        if (u2 >= d1) { /* u2 == d1: the estimate saturates; add-backs fix it */
+            qhat = ~(bigdec__limb)0;
+        } else {
+            qhat = bigdec__div_2by1(&rhat, u2, u1, d1, v);
+            /* Knuth's test with the second divisor limb: qhat is then q or q + 1 */
+            while ((bigdec__dlimb)qhat * d0 > (((bigdec__dlimb)rhat << 64) | u0)) {
+                qhat--;
+                rhat += d1;
+                if (rhat < d1) /* rhat overflowed: the test can no longer fail */
+                    break;
+            }
+        }
+        bigdec__limb c = bigdec__submul_1(n + j, d, dn, qhat);
+        bigdec__limb t = u2 - c;
+        int neg = u2 < c;
+        while (neg) { /* went below zero: add d back until the top limb returns to 0 */
+            qhat--;
+            t += bigdec__add_n(n + j, n + j, d, dn);
+            neg = t != 0;
+        }
+        n[j + dn] = 0;
+        q[j] = qhat;
+    }
+}
+
+size_t bigdec__invert_scratch(size_t dn) { return 24 * dn + bigdec__mul_scratch(2 * dn) + 64; }
+
+/* y (dn + 1 limbs) ~ B^(2 dn) / d, d normalised (B^dn / 2 <= d < B^dn, so y lies in
+ * (B^dn, 2 B^dn]).
+ *
+ * Newton: with h = ceil(dn/2) + 1 and d_h the top h limbs of d, y_h ~ B^(2h) / d_h
+ * (recursively) gives y0 = y_h B^(dn-h), whose relative error is below ~2 B^(1-h) (from
+ * dropping d's low limbs). One step y1 = y0 + y0 (B^(2dn) - d y0) / B^(2dn) squares
+ * the relative error: 4 B^(2-2h) <= 4 B^-dn, i.e. a few units of y. In the scale of y_h
+ * the step reads
+ *     e  = B^(dn+h) - d y_h            (signed, |e| <~ 2 B^(dn+1))
+ *     y1 = y_h B^(dn-h) + floor(y_h e / B^(2h)),
+ * two multiplications of dn x dn/2 limbs. Truncations add at most 2 units. */
+void bigdec__invert(bigdec__limb *y, const bigdec__limb *d, size_t dn, bigdec__arena *ar) {
+    size_t mark = ar->used;
+    if (dn <= BIGDEC__INV_SCHOOL_THRESHOLD) {
+        bigdec__limb *num = bigdec__alloc(ar, 2 * dn + 1);
+        bigdec__limb *quo = bigdec__alloc(ar, dn + 2); /* the top limb is always 0 */
+        if (!quo)
+            return;
+        bigdec__zero(num, 2 * dn);
+        num[2 * dn] = 1;
+        if (dn == 1) {
+            /* B^2 / d = B + floor((2^128 - B d) / d); the one-limb path of divrem_school
+             * needs dn >= 2, so do it directly */
+            bigdec__dlimb rest = ((bigdec__dlimb)1 << 64) * (bigdec__limb)(0 - d[0]);
+            y[1] = 1;
+            y[0] = (bigdec__limb)(rest / d[0]);
+            if (rest / d[0] >> 64) /* only for d = B/2: y = 2B */
+                y[1] = 2, y[0] = 0;
+        } else {
+            bigdec__divrem_school(quo, num, 2 * dn + 1, d, dn);
+            bigdec__copy(y, quo, dn + 1);
+        }
+        ar->used = mark;
+        return;
+    }
+    size_t h = (dn + 1) / 2 + 1;
+    bigdec__limb *yh = y + (dn - h); /* y_h sits in the top h + 1 limbs of y: y0 */
+    bigdec__invert(yh, d + (dn - h), h, ar);
+    bigdec__zero(y, dn - h);
+    /* t = d * y_h, dn + h + 1 limbs; its top limb is 0 or 1 (d y_h < B^dn 2 B^h) */
+    size_t tn = dn + h + 1;
+    bigdec__limb *t = bigdec__alloc(ar, tn);
+    if (!t)
+        return;
+    bigdec__mul(t, d, dn, yh, h + 1, ar);
+    int negative; /* e = B^(dn+h) - t < 0 */
+    if (t[dn + h] == 0) {
+        /* e = B^(dn+h) - t_low > 0: two's complement of the low dn + h limbs */
+        negative = 0;
+        bigdec__limb *lo = t;
+        for (size_t i = 0; i < dn + h; i++)
+            lo[i] = ~lo[i];
+        bigdec__add_1(lo, lo, dn + h, 1);
+    } else {
+        negative = 1; /* e = -(t - B^(dn+h)) */
+        t[dn + h] -= 1;
+    }
+    size_t en = bigdec__normlen(t, tn);
+    if (en == 0) { /* y0 is exact */
+        ar->used = mark;
+        return;
+    }
+    /* c = floor(y_h |e| / B^(2h)) */
+    size_t pn = (h + 1) + en;
+    bigdec__limb *p = bigdec__alloc(ar, pn);
+    if (!p)
+        return;
+    if (en >= h + 1)
+        bigdec__mul(p, t, en, yh, h + 1, ar);
+    else
+        bigdec__mul(p, yh, h + 1, t, en, ar);
+    if (pn > 2 * h) {
+        size_t cn = pn - 2 * h;
+        if (cn > dn + 1)
+            cn = dn + 1; /* |c| < B^(dn+1) always; the rest are zeros */
+        if (negative)
+            bigdec__sub(y, y, dn + 1, p + 2 * h, cn);
+        else
+            bigdec__add(y, y, dn + 1, p + 2 * h, cn);
+    }
+    ar->used = mark;
+}
+
+size_t bigdec__divrem_pre_scratch(size_t dn) { return 6 * dn + 16 + bigdec__mul_scratch(dn + 1); }
+
+int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, size_t nn,
+                       const bigdec__limb *d, size_t dn, const bigdec__limb *y,
+                       bigdec__arena *ar) {
+    size_t mark = ar->used;
+    size_t qn = nn - dn + 1; /* quotient limbs (the top may be 0) */
+    /* q_est = floor(floor(n / B^(dn-1)) * y / B^(dn+1)): within a few units of q */
+    bigdec__limb *p = bigdec__alloc(ar, qn + dn + 1);
+    bigdec__limb *qd = bigdec__alloc(ar, qn + dn);
+    bigdec__limb *rr = bigdec__alloc(ar, dn + 1);
+    if (!rr)
+        return -1;
+    bigdec__mul(p, y, dn + 1, n + dn - 1, qn, ar);
+    bigdec__limb *qe = p + dn + 1; /* qn limbs */
+    /* r = n - q_est d, kept modulo B^(dn+1): |r| is a few d < B^(dn+1) / 2 */
+    if (qn > dn)
+        bigdec__mul(qd, qe, qn, d, dn, ar);
+    else
+        bigdec__mul(qd, d, dn, qe, qn, ar);
+    bigdec__sub_n(rr, n, qd, dn + 1);
+    int steps = 0;
+    while ((int64_t)rr[dn] < 0) { /* q_est too large */
+        bigdec__sub_1(qe, qe, qn, 1);
+        rr[dn] += bigdec__add_n(rr, rr, d, dn);
+        if (++steps > 64)
+            return -1;
+    }
+    while (rr[dn] != 0 || bigdec__cmp(rr, d, dn) >= 0) { /* q_est too small */
+        bigdec__add_1(qe, qe, qn, 1);
+        rr[dn] -= bigdec__sub_n(rr, rr, d, dn);
+        if (++steps > 64)
+            return -1;
+    }
+    bigdec__copy(q, qe, qn);
+    bigdec__copy(r, rr, dn);
+    ar->used = mark;
+    return 0;
+}

@@ -1,0 +1,149 @@
+/* bigdec_mpn.c — linear-time limb operations: add, subtract, multiply by one limb, shift.
+ *
+ * Plain C with unsigned __int128 for the 64 x 64 -> 128 products and carries; gcc and
+ * clang turn `(a + b + c)` carry chains into adc and the products into one mul/mulx.
+ * The quadratic parts of bigdec spend their time in addmul_1 (schoolbook multiply) and
+ * div_2by1 (the basecase), so those two are the ones written with care.
+ */
+#include "internal/bigdec_mpn.h"
+
+bigdec__limb bigdec__add_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n) {
+    bigdec__limb c = 0;
+    for (size_t i = 0; i < n; i++) {
+        bigdec__limb s, c1, c2;
+        c1 = __builtin_add_overflow(a[i], b[i], &s);
+        c2 = __builtin_add_overflow(s, c, &r[i]);
+        c = c1 | c2;
+    }
+    return c;
+}
+
+bigdec__limb bigdec__sub_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n) {
+    bigdec__limb c = 0;
+    for (size_t i = 0; i < n; i++) {
+        bigdec__limb s, c1, c2;
+        c1 = __builtin_sub_overflow(a[i], b[i], &s);
+        c2 = __builtin_sub_overflow(s, c, &r[i]);
+        c = c1 | c2;
+    }
+    return c;
+}
+
+bigdec__limb bigdec__add_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b) {
+    for (size_t i = 0; i < n; i++) {
+        bigdec__limb c = __builtin_add_overflow(a[i], b, &r[i]);
+        b = c;
+        if (!c) {
+            if (r != a)
+                bigdec__copy(r + i + 1, a + i + 1, n - i - 1);
+            return 0;
+        }
+    }
+    return b;
+}
+
+bigdec__limb bigdec__sub_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b) {
+    for (size_t i = 0; i < n; i++) {
+        bigdec__limb c = __builtin_sub_overflow(a[i], b, &r[i]);
+        b = c;
+        if (!c) {
+            if (r != a)
+                bigdec__copy(r + i + 1, a + i + 1, n - i - 1);
+            return 0;
+        }
+    }
+    return b;
+}
+
+bigdec__limb bigdec__add(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const bigdec__limb *b, size_t bn) {
+    bigdec__limb c = bigdec__add_n(r, a, b, bn);
+    return an > bn ? bigdec__add_1(r + bn, a + bn, an - bn, c) : c;
+}
+
+bigdec__limb bigdec__sub(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const bigdec__limb *b, size_t bn) {
+    bigdec__limb c = bigdec__sub_n(r, a, b, bn);
+    return an > bn ? bigdec__sub_1(r + bn, a + bn, an - bn, c) : c;
+}
+
+bigdec__limb bigdec__mul_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b) {
+    bigdec__limb c = 0;
+    for (size_t i = 0; i < n; i++) {
+        bigdec__dlimb p = (bigdec__dlimb)a[i] * b + c;
+        r[i] = (bigdec__limb)p;
+        c = (bigdec__limb)(p >> 64);
+    }
+    return c;
+}
+
+/* (2^64-1)^2 + 2 (2^64-1) = 2^128 - 1: the sum below never overflows 128 bits. Two
+ * limbs per iteration give the out-of-order core two independent products to overlap
+ * with the carry chain. */
+bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                              bigdec__limb b) {
+    bigdec__limb c = 0;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        bigdec__dlimb p0 = (bigdec__dlimb)a[i] * b + r[i] + c;
+        bigdec__dlimb p1 = (bigdec__dlimb)a[i + 1] * b + r[i + 1] + (bigdec__limb)(p0 >> 64);
+        r[i] = (bigdec__limb)p0;
+        r[i + 1] = (bigdec__limb)p1;
+        c = (bigdec__limb)(p1 >> 64);
+    }
+    if (i < n) {
+        bigdec__dlimb p = (bigdec__dlimb)a[i] * b + r[i] + c;
+        r[i] = (bigdec__limb)p;
+        c = (bigdec__limb)(p >> 64);
+    }
+    return c;
+}
+
+bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                              bigdec__limb b) {
+    bigdec__limb c = 0;
+    for (size_t i = 0; i < n; i++) {
+        bigdec__dlimb p = (bigdec__dlimb)a[i] * b + c;
+        bigdec__limb lo = (bigdec__limb)p;
+        c = (bigdec__limb)(p >> 64);
+        bigdec__limb ri = r[i];
+        r[i] = ri - lo;
+        c += ri < lo;
+    }
+    return c;
+}
+
+/* r = a << s, 0 <= s < 64, returns the bits shifted out; r may equal a. */
+bigdec__limb bigdec__lshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s) {
+    if (s == 0) {
+        bigdec__copy(r, a, n);
+        return 0;
+    }
+    bigdec__limb out = a[n - 1] >> (64 - s);
+    for (size_t i = n - 1; i > 0; i--)
+        r[i] = (a[i] << s) | (a[i - 1] >> (64 - s));
+    r[0] = a[0] << s;
+    return out;
+}
+
+/* r = a >> s, 0 <= s < 64, returns the bits shifted out (at the top of the limb). */
+bigdec__limb bigdec__rshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s) {
+    if (s == 0) {
+        bigdec__copy(r, a, n);
+        return 0;
+    }
+    bigdec__limb out = a[0] << (64 - s);
+    for (size_t i = 0; i + 1 < n; i++)
+        r[i] = (a[i] >> s) | (a[i + 1] << (64 - s));
+    r[n - 1] = a[n - 1] >> s;
+    return out;
+}
+
+int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n) {
+    while (n-- > 0)
+        if (a[n] != b[n])
+            return a[n] > b[n] ? 1 : -1;
+    return 0;
+}

@@ -1,0 +1,217 @@
+/* bigdec_ntt.c — multiplication of large numbers by number-theoretic transforms.
+ *
+ * The product of two limb arrays is the convolution of their limbs followed by carry
+ * propagation. Its coefficients are below L 2^128 < 2^148 for transforms of length
+ * L <= 2^20, so computing the convolution modulo three primes near 2^63 (product
+ * ~2^189) and recombining by the Chinese remainder theorem (Garner) gives it exactly.
+ * Each prime p = c 2^32 + 1 has 2^32-th roots of unity, so lengths up to 2^32 exist;
+ * the limit here is the coefficient bound: L <= 2^20 (products up to ~10^7 digits);
+ * longer products fall back to Karatsuba.
+ *
+ * Cost: per prime, two forward transforms, a pointwise product and one inverse
+ * transform, (3/2) L log2 L butterflies, each one Montgomery
+ * multiplication (Montgomery 1985; the "subtractive" reduction: hi(t) - hi(m p)) and two
+ * modular adds; O(n log n) against Karatsuba's n^1.585, ahead from a few thousand limbs.
+ * Forward transforms are decimation in frequency (natural order in, bit-reversed out)
+ * and the inverse is decimation in time (bit-reversed in, natural out): no bit-reversal
+ * pass is needed because the pointwise product does not care about order.
+ *
+ * Twiddle factors are tabulated once per prime for the largest length used so far and
+ * kept (a table for length L serves every shorter length); building is under a mutex.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal/bigdec_mpn.h"
+
+#define BIGDEC__NTT_PRIMES 3
+#define BIGDEC__NTT_MAX_LOG 20
+
+typedef struct {
+    uint64_t p;      /* the prime */
+    uint64_t pinv;   /* p^-1 mod 2^64 */
+    uint64_t r2;     /* 2^128 mod p: converts into Montgomery form */
+    uint64_t g;      /* a generator of the multiplicative group */
+    unsigned log;    /* tables hold lengths up to 2^log */
+    uint64_t *w, *wi; /* w[len + j] = root_{2 len}^j (Montgomery form), wi: inverse roots */
+} bigdec__prime;
+
+/* The three largest primes below 2^63 of the form c 2^32 + 1, with a generator each
+ * (tests/test_lib_bigdec.py checks primality, order and generator). */
+static bigdec__prime bigdec__primes[BIGDEC__NTT_PRIMES] = {
+    {UINT64_C(0x7ffffff900000001), 0, 0, 3, 0, NULL, NULL},
+    {UINT64_C(0x7fffffe900000001), 0, 0, 19, 0, NULL, NULL},
+    {UINT64_C(0x7fffffdb00000001), 0, 0, 5, 0, NULL, NULL},
+};
+static pthread_mutex_t bigdec__ntt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* a b R^-1 mod p for a b < p 2^64, result in [0, p) */
+static inline uint64_t bigdec__mont(uint64_t a, uint64_t b, uint64_t p, uint64_t pinv) {
+    bigdec__dlimb t = (bigdec__dlimb)a * b;
+    uint64_t m = (uint64_t)t * pinv;
+    uint64_t h = (uint64_t)(((bigdec__dlimb)m * p) >> 64), th = (uint64_t)(t >> 64);
+    uint64_t r = th - h;
+    return th < h ? r + p : r;
+}
+static inline uint64_t bigdec__addm(uint64_t a, uint64_t b, uint64_t p) {
+    uint64_t s = a + b; /* < 2p < 2^64 */
+    return s >= p ? s - p : s;
+}
+static inline uint64_t bigdec__subm(uint64_t a, uint64_t b, uint64_t p) {
+    uint64_t d = a - b;
+    return a < b ? d + p : d;
+}
+static uint64_t bigdec__powm(uint64_t a, uint64_t e, uint64_t p) { /* plain, for set-up */
+    bigdec__dlimb r = 1, x = a % p;
+    for (; e; e >>= 1, x = x * x % p)
+        if (e & 1)
+            r = r * x % p;
+    return (uint64_t)r;
+}
+
+/* Build (or grow) every prime's tables to length 2^log; 0 on success. */
+static int bigdec__ntt_tables(unsigned log) {
+    int ok = 1;
+    pthread_mutex_lock(&bigdec__ntt_lock);
+    for (int k = 0; k < BIGDEC__NTT_PRIMES && ok; k++) {
+        bigdec__prime *q = &bigdec__primes[k];
+        if (q->log >= log)
+            continue;
+        uint64_t p = q->p, inv = p; /* Newton: p^-1 mod 2^64 */
+        for (int i = 0; i < 5; i++)
+            inv *= 2 - p * inv;
+        size_t L = (size_t)1 << log;
+        uint64_t *w = malloc(L * sizeof *w), *wi = malloc(L * sizeof *wi);
+        if (!w || !wi) {
+            free(w), free(wi);
+            ok = 0;
+            break;
+        }
+        uint64_t r2 = (uint64_t)(((bigdec__dlimb)1 << 64) % p); /* R mod p */
+        r2 = (uint64_t)((bigdec__dlimb)r2 * r2 % p);             /* R^2 mod p */
+        for (size_t len = 1; len < L; len <<= 1) {
+            uint64_t root = bigdec__powm(q->g, (p - 1) / (2 * len), p);
+            uint64_t rinv = bigdec__powm(root, p - 2, p);
+            uint64_t rm = bigdec__mont(root, r2, p, inv), rim = bigdec__mont(rinv, r2, p, inv);
+            uint64_t one = bigdec__mont(1, r2, p, inv);
+            w[len] = wi[len] = one;
+            for (size_t j = 1; j < len; j++) {
+                w[len + j] = bigdec__mont(w[len + j - 1], rm, p, inv);
+                wi[len + j] = bigdec__mont(wi[len + j - 1], rim, p, inv);
+            }
+        }
+        free(q->w), free(q->wi);
+        q->w = w, q->wi = wi, q->pinv = inv, q->r2 = r2, q->log = log;
+    }
+    pthread_mutex_unlock(&bigdec__ntt_lock);
+    return ok ? 0 : -1;
+}
+
+/* forward, decimation in frequency: natural order in, bit-reversed out */
+static void bigdec__ntt_fwd(uint64_t *a, size_t L, const bigdec__prime *q) {
+    const uint64_t p = q->p, pinv = q->pinv;
+    for (size_t len = L / 2; len >= 1; len >>= 1) {
+        const uint64_t *w = q->w + len;
+        for (size_t s = 0; s < L; s += 2 * len)
+            for (size_t j = 0; j < len; j++) {
+                uint64_t x = a[s + j], y = a[s + j + len];
+                a[s + j] = bigdec__addm(x, y, p);
+                a[s + j + len] = bigdec__mont(bigdec__subm(x, y, p), w[j], p, pinv);
+            }
+    }
+}
+
+/* inverse, decimation in time: bit-reversed in, natural order out (times L) */
+static void bigdec__ntt_inv(uint64_t *a, size_t L, const bigdec__prime *q) {
+    const uint64_t p = q->p, pinv = q->pinv;
+    for (size_t len = 1; len < L; len <<= 1) {
+        const uint64_t *w = q->wi + len;
+        for (size_t s = 0; s < L; s += 2 * len)
+            for (size_t j = 0; j < len; j++) {
+                uint64_t x = a[s + j], y = bigdec__mont(a[s + j + len], w[j], p, pinv);
+                a[s + j] = bigdec__addm(x, y, p);
+                a[s + j + len] = bigdec__subm(x, y, p);
+            }
+    }
+}
+
+size_t bigdec__ntt_scratch(size_t an, size_t bn) {
+    size_t L = 1;
+    while (L < an + bn)
+        L <<= 1;
+    return 2 * BIGDEC__NTT_PRIMES * L;
+}
+
+int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
+                    size_t bn, bigdec__arena *ar) {
+    unsigned log = 0;
+    while (((size_t)1 << log) < an + bn)
+        log++;
+    if (log > BIGDEC__NTT_MAX_LOG || bigdec__ntt_tables(log) != 0)
+        return -1;
+    size_t L = (size_t)1 << log, mark = ar->used;
+    uint64_t *buf = bigdec__alloc(ar, 2 * BIGDEC__NTT_PRIMES * L);
+    if (!buf)
+        return -1;
+    for (int k = 0; k < BIGDEC__NTT_PRIMES; k++) {
+        const bigdec__prime *q = &bigdec__primes[k];
+        uint64_t *x = buf + 2 * k * L, *y = x + L;
+        /* into Montgomery form: a_i R mod p (any a_i < 2^64 < p 2^64 / r2) */
+        for (size_t i = 0; i < an; i++)
+            x[i] = bigdec__mont(a[i], q->r2, q->p, q->pinv);
+        memset(x + an, 0, (L - an) * sizeof *x);
+        for (size_t i = 0; i < bn; i++)
+            y[i] = bigdec__mont(b[i], q->r2, q->p, q->pinv);
+        memset(y + bn, 0, (L - bn) * sizeof *y);
+        bigdec__ntt_fwd(x, L, q);
+        bigdec__ntt_fwd(y, L, q);
+        for (size_t i = 0; i < L; i++)
+            x[i] = bigdec__mont(x[i], y[i], q->p, q->pinv);
+        bigdec__ntt_inv(x, L, q);
+        /* x_i = L c_i R mod p; times L^-1 (plain) and R^-1 (the reduction): c_i mod p */
+        uint64_t linv = bigdec__powm(L % q->p, q->p - 2, q->p);
+        for (size_t i = 0; i < an + bn - 1; i++)
+            x[i] = bigdec__mont(x[i], linv, q->p, q->pinv);
+    }
+    /* Garner: c = x1 + p1 (x2' + p2 x3'), with
+     * x2' = (x2 - x1) p1^-1 mod p2, x3' = ((x3 - x1) p1^-1 - x2') p2^-1 mod p3 */
+    const bigdec__prime *q1 = &bigdec__primes[0], *q2 = &bigdec__primes[1],
+                        *q3 = &bigdec__primes[2];
+    const uint64_t p1 = q1->p, p2 = q2->p, p3 = q3->p;
+    /* constants in Montgomery form, so that mont(a, cR) = a c mod p */
+    const uint64_t c12 = bigdec__mont(bigdec__powm(p1 % p2, p2 - 2, p2), q2->r2, p2, q2->pinv);
+    const uint64_t c13 = bigdec__mont(bigdec__powm(p1 % p3, p3 - 2, p3), q3->r2, p3, q3->pinv);
+    const uint64_t c23 = bigdec__mont(bigdec__powm(p2 % p3, p3 - 2, p3), q3->r2, p3, q3->pinv);
+    const bigdec__dlimb p12 = (bigdec__dlimb)p1 * p2;
+    const uint64_t p12lo = (uint64_t)p12, p12hi = (uint64_t)(p12 >> 64);
+    const uint64_t *x1s = buf, *x2s = buf + 2 * L, *x3s = buf + 4 * L;
+    uint64_t c0 = 0, c1 = 0, c2 = 0; /* running carry, 3 limbs */
+    for (size_t i = 0; i < an + bn; i++) {
+        uint64_t v0 = 0, v1 = 0, v2 = 0;
+        if (i < an + bn - 1) {
+            uint64_t x1 = x1s[i], x2 = x2s[i], x3 = x3s[i];
+            uint64_t x1m2 = x1 >= p2 ? x1 - p2 : x1, x1m3 = x1 >= p3 ? x1 - p3 : x1;
+            uint64_t y2 = bigdec__mont(bigdec__subm(x2, x1m2, p2), c12, p2, q2->pinv);
+            uint64_t t = bigdec__mont(bigdec__subm(x3, x1m3, p3), c13, p3, q3->pinv);
+            uint64_t y2m3 = y2 >= p3 ? y2 - p3 : y2;
+            uint64_t y3 = bigdec__mont(bigdec__subm(t, y2m3, p3), c23, p3, q3->pinv);
+            /* v = x1 + y2 p1 + y3 p1 p2 < p1 p2 p3 < 2^189 */
+            /* = (y2 p1 + x1) + y3 p12lo + y3 p12hi 2^64; the first two sums are below
+             * 2^126 + 2^127 and 2^64 + 2^125: no 128-bit overflow */
+            bigdec__dlimb lo = (bigdec__dlimb)y2 * p1 + x1 + (bigdec__dlimb)y3 * p12lo;
+            bigdec__dlimb hi = (bigdec__dlimb)y3 * p12hi + (uint64_t)(lo >> 64);
+            v0 = (uint64_t)lo;
+            v1 = (uint64_t)hi;
+            v2 = (uint64_t)(hi >> 64);
+        }
+        /* (c2, c1, c0) += v, emit c0, shift */
+        bigdec__dlimb s0 = (bigdec__dlimb)c0 + v0;
+        bigdec__dlimb s1 = (bigdec__dlimb)c1 + v1 + (uint64_t)(s0 >> 64);
+        r[i] = (uint64_t)s0;
+        c0 = (uint64_t)s1;
+        c1 = c2 + v2 + (uint64_t)(s1 >> 64);
+        c2 = 0;
+    }
+    ar->used = mark;
+    return 0;
+}

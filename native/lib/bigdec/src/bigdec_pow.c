@@ -1,0 +1,96 @@
+/* bigdec_pow.c — the cache of powers 10^(19 * 2^i) and their inverses.
+ *
+ * Level i+1 is the square of level i, so building up to level L costs about two
+ * multiplications of the top size (the squares shrink geometrically below it), plus
+ * one Newton inverse per level (a few more). The cache lives for the process and grows
+ * on demand: a program that converts many numbers of one size pays for the powers once
+ * (GMP's mpz_get_str recomputes them on every call). Building is serialised by a
+ * mutex; built levels are never modified or moved, so readers need no lock once
+ * bigdec__pow_get has returned (the mutex release orders the writes before).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal/bigdec_conv.h"
+
+static bigdec__pow *bigdec__pows[BIGDEC__POW_LEVELS];
+static pthread_mutex_t bigdec__pow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* bits of 10^(19 * 2^i): 19 * 2^i * log2(10), log2(10) < 3.3219280949 */
+unsigned bigdec__pow_level_for(size_t limbs) {
+    unsigned i = 0;
+    /* limbs of 10^(19 * 2^i) >= floor(19 * 2^i * 3.32192809 / 64) + 1 */
+    while (i + 1 < BIGDEC__POW_LEVELS &&
+           (size_t)((double)(19u << i) * 3.3219280948873622 / 64.0) + 1 < limbs)
+        i++;
+    return i;
+}
+
+static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
+    size_t rawn = prev ? 2 * prev->rawn : 1;
+    bigdec__pow *w = calloc(1, sizeof *w);
+    bigdec__limb *raw = malloc(rawn * sizeof *raw);
+    /* p and y in one block: n <= rawn, y has n + 1 limbs */
+    bigdec__limb *py = malloc((2 * rawn + 1) * sizeof *py);
+    size_t scratch = bigdec__invert_scratch(rawn) + bigdec__mul_scratch(rawn);
+    bigdec__arena ar = {malloc(scratch * sizeof(bigdec__limb)), 0, scratch, 0};
+    if (!w || !raw || !py || !ar.base) {
+        free(w), free(raw), free(py), free(ar.base);
+        return NULL;
+    }
+    if (prev) {
+        bigdec__mul(raw, prev->raw, prev->rawn, prev->raw, prev->rawn, &ar);
+        rawn = bigdec__normlen(raw, rawn);
+        w->digits = 2 * prev->digits;
+    } else {
+        raw[0] = BIGDEC__TEN19;
+        w->digits = BIGDEC__CHUNK_DIGITS;
+    }
+    size_t n = rawn;
+    unsigned s = (unsigned)__builtin_clzll(raw[n - 1]);
+    w->raw = raw;
+    w->rawn = rawn;
+    w->n = n;
+    w->shift = s;
+    w->p = py;
+    w->y = py + n;
+    bigdec__lshift(w->p, raw, n, s);
+    bigdec__invert(w->y, w->p, n, &ar);
+    int bad = ar.overflow;
+    free(ar.base);
+    if (bad) { /* scratch sizing bug: never hand out a wrong power */
+        free(w), free(raw), free(py);
+        return NULL;
+    }
+    return w;
+}
+
+const bigdec__pow *bigdec__pow_get(unsigned level) {
+    if (level >= BIGDEC__POW_LEVELS)
+        return NULL;
+    pthread_mutex_lock(&bigdec__pow_lock);
+    for (unsigned i = 0; i <= level; i++) {
+        if (bigdec__pows[i])
+            continue;
+        bigdec__pow *w = bigdec__pow_build(i ? bigdec__pows[i - 1] : NULL);
+        if (!w)
+            break;
+        bigdec__pows[i] = w;
+    }
+    const bigdec__pow *r = bigdec__pows[level];
+    pthread_mutex_unlock(&bigdec__pow_lock);
+    return r;
+}
+
+void bigdec__pow_release(void) {
+    pthread_mutex_lock(&bigdec__pow_lock);
+    for (unsigned i = 0; i < BIGDEC__POW_LEVELS; i++) {
+        if (bigdec__pows[i]) {
+            free(bigdec__pows[i]->raw);
+            free(bigdec__pows[i]->p);
+            free(bigdec__pows[i]);
+            bigdec__pows[i] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&bigdec__pow_lock);
+}

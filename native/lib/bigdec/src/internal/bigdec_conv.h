@@ -1,0 +1,73 @@
+/* bigdec_conv.h — the conversion's parts: digit emission, basecase, powers, D&C (private).
+ *
+ * Conversion writes digits left to right. A part of a number is converted either with
+ * "variable" width (no leading zeros; only the most significant part of the whole
+ * number) or with a fixed width (exactly `width` digits, zero padded), which is what
+ * every lower part produced by a split at 10^w is.
+ */
+#ifndef BIGDEC_INTERNAL_CONV_H
+#define BIGDEC_INTERNAL_CONV_H
+
+#include "internal/bigdec_mpn.h"
+
+#define BIGDEC__CHUNK_DIGITS 19                  /* 10^19 < 2^64 <= 10^20 */
+#define BIGDEC__TEN19 UINT64_C(10000000000000000000)
+
+/* Numbers up to this many limbs are converted by the basecase (quadratic, but with
+ * small constants); above it by divide and conquer. Measured on Zen 4 (gcc 12 -O2):
+ * the crossover is near 40-60 limbs. */
+#ifndef BIGDEC__DC_THRESHOLD
+#define BIGDEC__DC_THRESHOLD 48
+#endif
+
+/* ---- bigdec_digits.c ---- */
+
+/* Write c < 10^19 as exactly 19 digits (leading zeros kept). */
+void bigdec__chunk_fixed(char *out, uint64_t c);
+/* Write c < 10^19 without leading zeros ("0" for 0); returns the digit count. */
+size_t bigdec__chunk_var(char *out, uint64_t c);
+
+/* ---- bigdec_basecase.c ---- */
+
+/* Convert x (n <= BIGDEC__DC_THRESHOLD limbs, high zeros allowed). width == 0:
+ * variable width, writes nothing for 0; width > 0: exactly `width` digits, x < 10^width,
+ * width a multiple of 19. Returns the digits written. */
+size_t bigdec__basecase(char *out, const bigdec__limb *x, size_t n, size_t width);
+
+/* ---- bigdec_pow.c ---- */
+
+/* 10^(19 * 2^i), prepared for division: p = 10^(19 * 2^i) << shift, normalised (top bit
+ * of p[n-1] set), and its inverse y ~ B^(2n) / p (n + 1 limbs). Immutable once built. */
+typedef struct bigdec__pow {
+    size_t digits;   /* 19 * 2^i */
+    size_t n;        /* limbs of p */
+    unsigned shift;  /* bits p is shifted left by */
+    bigdec__limb *p; /* n limbs */
+    bigdec__limb *y; /* n + 1 limbs */
+    bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
+    size_t rawn;
+} bigdec__pow;
+
+#define BIGDEC__POW_LEVELS 48
+
+/* Make sure levels 0..level exist (building the missing ones under a lock) and return
+ * level `level`; NULL when memory ran out (the cache is left as it was). */
+const bigdec__pow *bigdec__pow_get(unsigned level);
+
+/* The smallest level whose p has at least `limbs` limbs, computed from sizes alone
+ * (19 * 2^i * log2(10) bits) without building anything. */
+unsigned bigdec__pow_level_for(size_t limbs);
+
+void bigdec__pow_release(void);
+
+/* ---- bigdec_dc.c ---- */
+
+/* Convert x (n limbs) in width `width` (0: variable) at out; returns digits written,
+ * or (size_t)-1 on an internal error. Scratch from `ar` (bigdec__dc_scratch(n)). */
+size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar);
+size_t bigdec__dc_scratch(size_t n);
+
+/* The largest level the D&C of an n-limb number uses (to build powers beforehand). */
+unsigned bigdec__dc_top_level(size_t n);
+
+#endif

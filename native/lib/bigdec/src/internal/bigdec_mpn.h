@@ -1,0 +1,144 @@
+/* bigdec_mpn.h — the limb arithmetic bigdec is built on (private).
+ *
+ * Numbers are arrays of 64-bit limbs, least significant first, with an explicit length
+ * (no sign, no allocation inside). Names follow the usual multi-precision vocabulary:
+ * add_n / sub_n (equal lengths, carry out), mul_1 / addmul_1 / submul_1 (times one limb),
+ * mul (any lengths, schoolbook or Karatsuba), divrem (quotient and remainder).
+ *
+ * Scratch memory comes from an arena allocated once per conversion (bigdec__arena), so a
+ * conversion either gets all its memory before it writes a digit or writes nothing.
+ */
+#ifndef BIGDEC_INTERNAL_MPN_H
+#define BIGDEC_INTERNAL_MPN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint64_t bigdec__limb;
+typedef unsigned __int128 bigdec__dlimb;
+#define BIGDEC__LIMB_BITS 64
+
+/* ---- scratch arena: a stack of limbs, released in reverse order of allocation ---- */
+
+typedef struct bigdec__arena {
+    bigdec__limb *base;
+    size_t used, cap; /* in limbs */
+    int overflow;     /* set if a request ever exceeded cap (a sizing bug, tested) */
+} bigdec__arena;
+
+/* Allocate n limbs (uninitialised) from the arena; NULL and overflow = 1 if it is full. */
+static inline bigdec__limb *bigdec__alloc(bigdec__arena *a, size_t n) {
+    if (n > a->cap - a->used) {
+        a->overflow = 1;
+        return NULL;
+    }
+    bigdec__limb *p = a->base + a->used;
+    a->used += n;
+    return p;
+}
+
+/* ---- small helpers ---- */
+
+/* Length without high zero limbs. */
+static inline size_t bigdec__normlen(const bigdec__limb *x, size_t n) {
+    while (n > 0 && x[n - 1] == 0)
+        n--;
+    return n;
+}
+
+static inline void bigdec__zero(bigdec__limb *r, size_t n) { memset(r, 0, n * sizeof *r); }
+static inline void bigdec__copy(bigdec__limb *r, const bigdec__limb *a, size_t n) {
+    memmove(r, a, n * sizeof *r);
+}
+
+/* ---- linear operations (bigdec_mpn.c) ---- */
+
+bigdec__limb bigdec__add_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n);
+bigdec__limb bigdec__sub_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n);
+/* r = a + b (an >= bn), carry out */
+bigdec__limb bigdec__add(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const bigdec__limb *b, size_t bn);
+/* r = a - b (an >= bn), borrow out */
+bigdec__limb bigdec__sub(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const bigdec__limb *b, size_t bn);
+bigdec__limb bigdec__add_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b);
+bigdec__limb bigdec__sub_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b);
+bigdec__limb bigdec__mul_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b);
+bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                              bigdec__limb b);
+bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                              bigdec__limb b);
+bigdec__limb bigdec__lshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
+bigdec__limb bigdec__rshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
+int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
+
+/* ---- multiplication (bigdec_mul.c) ---- */
+
+/* r[0 .. an+bn) = a * b, an >= bn >= 1; r must not overlap a or b. Scratch from `ar`:
+ * at most bigdec__mul_scratch(an) limbs. */
+void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
+                 size_t bn, bigdec__arena *ar);
+size_t bigdec__mul_scratch(size_t an);
+
+/* (bigdec_ntt.c) r = a * b by three-prime NTT; -1 if too long (> 2^20 limbs in all) or
+ * out of memory for the twiddle tables, then r is untouched. Scratch:
+ * bigdec__ntt_scratch(an, bn) limbs. */
+int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
+                    size_t bn, bigdec__arena *ar);
+size_t bigdec__ntt_scratch(size_t an, size_t bn);
+
+/* ---- division (bigdec_div.c) ---- */
+
+/* Quotient and remainder of the two-limb (u1, u0) by normalised d (top bit set),
+ * u1 < d, with v = floor((2^128 - 1) / d) - 2^64 (Möller & Granlund 2011, alg. 4):
+ * one 64 x 64 -> 128 multiply, one low multiply, and adjustments; no `div`. */
+static inline bigdec__limb bigdec__div_2by1(bigdec__limb *rem, bigdec__limb u1,
+                                            bigdec__limb u0, bigdec__limb d, bigdec__limb v) {
+    bigdec__dlimb p = (bigdec__dlimb)v * u1;
+    /* (q1, q0) = v u1 + (u1 + 1, u0), in 64-bit halves: gcc keeps these in registers,
+     * a 128-bit sum it spills */
+    bigdec__limb q0 = (bigdec__limb)p + u0;
+    bigdec__limb q1 = (bigdec__limb)(p >> 64) + u1 + 1 + (q0 < u0);
+    bigdec__limb r = u0 - q1 * d;
+    /* taken about half the time, unpredictably: written as a mask, not an `if`, which
+     * gcc 12 compiles to a branch (a misprediction every other limb, ~2x slower) */
+    bigdec__limb mask = (bigdec__limb)0 - (bigdec__limb)(r > q0);
+    q1 += mask;
+    r += mask & d;
+    if (__builtin_expect(r >= d, 0)) { /* rare: probability ~ 2^-64 * small */
+        q1++;
+        r -= d;
+    }
+    *rem = r;
+    return q1;
+}
+
+/* v for bigdec__div_2by1: floor((2^128 - 1) / d) - 2^64, d normalised. */
+bigdec__limb bigdec__invert_limb(bigdec__limb d);
+
+/* Schoolbook division (Knuth's algorithm D): q[0 .. nn-dn] = n / d, n is overwritten
+ * by the remainder (its low dn limbs). d is normalised (top bit set), dn >= 2,
+ * nn >= dn. O(dn * (nn - dn)). */
+void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
+                           size_t dn);
+
+/* An approximation y (dn + 1 limbs) of B^(2 dn) / d for normalised d, within a few
+ * units (exact below a size threshold): Newton's iteration doubling the precision from
+ * the top half of d. Scratch: bigdec__invert_scratch(dn). */
+void bigdec__invert(bigdec__limb *y, const bigdec__limb *d, size_t dn, bigdec__arena *ar);
+size_t bigdec__invert_scratch(size_t dn);
+
+/* Barrett division with the precomputed y = bigdec__invert(d): q[0 .. nn-dn] = n / d and
+ * r[0 .. dn) = n % d, for normalised d and dn < nn <= 2 dn. The quotient estimated from
+ * y is corrected against the exact remainder, so the result is exact whatever small
+ * error y carries. Returns 0, or -1 if y was far off (then nothing is guaranteed; a
+ * tested internal error). Scratch: bigdec__divrem_pre_scratch(dn). */
+int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, size_t nn,
+                       const bigdec__limb *d, size_t dn, const bigdec__limb *y,
+                       bigdec__arena *ar);
+size_t bigdec__divrem_pre_scratch(size_t dn);
+
+#endif

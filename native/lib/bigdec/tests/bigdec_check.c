@@ -1,0 +1,215 @@
+/* bigdec_check.c — bigdec against GMP's mpz_get_str, and its error statuses.
+ *
+ *   bigdec_check random SEED MINLIMBS MAXLIMBS COUNT
+ *       COUNT numbers with limb counts spread log-uniformly over [MINLIMBS, MAXLIMBS];
+ *       shapes: random limbs, random bits (sparse and dense), all ones, 10^k - 1, 10^k,
+ *       10^k + 1 for k near the size, and a power of ten times a random limb; each
+ *       also with a high zero limb, and through the signed form.
+ *   bigdec_check edge MAXK
+ *       0, single limbs (1, 9, 10, 2^63, 10^19 - 1, 10^19, 2^64 - 1, ...), 10^k - 1,
+ *       10^k, 10^k + 1 for k = 0..MAXK, 2^(64k) - 1 and 2^(64k) for k up to MAXK / 19.
+ *   bigdec_check status
+ *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
+ *
+ * One JSON line per mode ({"ok": true, "checked": N}) or per mismatch; exit 1 on any
+ * mismatch. Sizes are also checked: bigdec_size() is exactly the digit count or one
+ * more, and exactly right for 2^bits - 1.
+ */
+#include <gmp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bigdec.h>
+
+static uint64_t rng_state;
+static uint64_t rng(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static long checked, failed;
+
+/* Compare bigdec (unsigned and signed forms) with GMP for z >= 0, given as limbs with
+ * `extra` high zero limbs appended. */
+static void check(const mpz_t z, int extra, const char *shape) {
+    size_t n = mpz_size(z);
+    uint64_t *limbs = calloc(n + extra + 1, sizeof *limbs);
+    mpz_export(limbs, NULL, -1, sizeof(uint64_t), 0, 0, z);
+    size_t want_len = mpz_sizeinbase(z, 10) + 2;
+    char *want = malloc(want_len + 1);
+    mpz_get_str(want, 10, z);
+    size_t wl = strlen(want);
+
+    size_t cap = bigdec_size(limbs, n + extra);
+    size_t bits = mpz_sgn(z) ? mpz_sizeinbase(z, 2) : 0;
+    /* the size is digits + 1 or digits + 2 (one more digit than needed at most) */
+    int size_ok = cap == wl + 1 || cap == wl + 2;
+    char *got = malloc(cap + 2);
+    memset(got, 'X', cap + 2);
+    size_t len = 12345;
+    bigdec_status st = bigdec_write(got, cap, limbs, n + extra, &len);
+    int ok = size_ok && st == BIGDEC_OK && len == wl && !strcmp(got, want) &&
+             got[cap] == 'X' && got[cap + 1] == 'X'; /* nothing past cap */
+    /* signed: -z */
+    if (ok) {
+        size_t scap = bigdec_size_signed(1, limbs, n + extra);
+        char *sg = malloc(scap + 1);
+        sg[scap] = 'X';
+        size_t slen = 0;
+        st = bigdec_write_signed(sg, scap, 1, limbs, n + extra, &slen);
+        mpz_t neg;
+        mpz_init(neg);
+        mpz_neg(neg, z);
+        char *swant = mpz_get_str(NULL, 10, neg);
+        ok = st == BIGDEC_OK && !strcmp(sg, swant) && slen == strlen(swant) && sg[scap] == 'X';
+        free(swant);
+        mpz_clear(neg);
+        free(sg);
+    }
+    checked++;
+    if (!ok) {
+        failed++;
+        size_t i = 0;
+        while (i < wl && got[i] == want[i])
+            i++;
+        printf("{\"type\":\"mismatch\",\"shape\":\"%s\",\"limbs\":%zu,\"bits\":%zu,"
+               "\"status\":%d,\"size\":%zu,\"want_len\":%zu,\"got_len\":%zu,"
+               "\"first_diff\":%zu,\"want\":\"%.60s\"}\n",
+               shape, n, bits, (int)st, cap, wl, len, i, want + (i > 20 ? i - 20 : 0));
+    }
+    free(limbs), free(want), free(got);
+}
+
+static void random_limbs(mpz_t z, size_t n, int mode) {
+    uint64_t *l = malloc(n * sizeof *l);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = rng();
+        if (mode == 1) /* sparse bits */
+            v &= rng() & rng() & rng();
+        else if (mode == 2) /* dense bits */
+            v |= rng() | rng() | rng();
+        l[i] = v;
+    }
+    if (n)
+        l[n - 1] |= 1; /* keep the size: a nonzero top limb */
+    mpz_import(z, n, -1, sizeof *l, 0, 0, l);
+    free(l);
+}
+
+static int run_random(size_t lo, size_t hi, long count) {
+    mpz_t z, p;
+    mpz_inits(z, p, NULL);
+    for (long c = 0; c < count; c++) {
+        /* log-uniform limb count in [lo, hi] */
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (n < lo) n = lo;
+        if (n > hi) n = hi;
+        int shape = (int)(c % 7);
+        const char *name = "random";
+        if (shape <= 2) {
+            random_limbs(z, n, shape);
+            name = shape == 0 ? "random" : shape == 1 ? "sparse" : "dense";
+        } else if (shape == 3) {
+            mpz_set_ui(z, 1);
+            mpz_mul_2exp(z, z, 64 * n);
+            mpz_sub_ui(z, z, 1);
+            name = "all-ones";
+        } else {
+            double kd = (double)(64 * n) * 0.30102999566398 - (double)(rng() % 40);
+            unsigned long k = kd < 0 ? 0 : (unsigned long)kd;
+            mpz_ui_pow_ui(p, 10, k);
+            if (shape == 4) { mpz_sub_ui(z, p, 1); name = "10^k-1"; }
+            else if (shape == 5) { mpz_set(z, p); name = "10^k"; }
+            else { mpz_mul_ui(z, p, rng() | 1); mpz_add_ui(z, z, rng() & 1); name = "10^k*m"; }
+        }
+        check(z, (int)(c & 1), name);
+    }
+    mpz_clears(z, p, NULL);
+    printf("{\"type\":\"random\",\"checked\":%ld,\"ok\":%s}\n", checked, failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
+static int run_edge(unsigned long maxk) {
+    mpz_t z, p;
+    mpz_inits(z, p, NULL);
+    static const uint64_t singles[] = {0, 1, 2, 9, 10, 11, 99, 100, 999999999, 1000000000,
+        UINT64_C(9999999999999999999), UINT64_C(10000000000000000000),
+        UINT64_C(10000000000000000001), UINT64_C(9223372036854775807),
+        UINT64_C(9223372036854775808), UINT64_C(18446744073709551615),
+        UINT64_C(1844674407370955161), UINT64_C(1000000000000000000)};
+    for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
+        mpz_import(z, 1, -1, 8, 0, 0, &singles[i]);
+        check(z, 0, "single");
+        check(z, 2, "single+zeros");
+    }
+    for (unsigned long k = 0; k <= maxk; k += (k < 2000 ? 1 : k / 200)) {
+        mpz_ui_pow_ui(p, 10, k);
+        mpz_sub_ui(z, p, 1);
+        check(z, 0, "10^k-1");
+        check(p, 0, "10^k");
+        mpz_add_ui(z, p, 1);
+        check(z, 0, "10^k+1");
+    }
+    for (unsigned long k = 1; k <= maxk / 19 + 1; k += (k < 200 ? 1 : k / 50)) {
+        mpz_set_ui(z, 1);
+        mpz_mul_2exp(z, z, 64 * k);
+        check(z, 0, "2^64k");
+        mpz_sub_ui(z, z, 1);
+        check(z, 0, "2^64k-1");
+    }
+    mpz_clears(z, p, NULL);
+    printf("{\"type\":\"edge\",\"checked\":%ld,\"ok\":%s}\n", checked, failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
+static int run_status(void) {
+    int bad = 0;
+    uint64_t x[3] = {UINT64_C(12345678901234567890), 7, 0};
+    char buf[64];
+    size_t len = 99;
+    memset(buf, 'X', sizeof buf);
+    size_t need = bigdec_size(x, 3);
+    bad += need != 22; /* 7 * 2^64 + ...: 67 bits -> floor(67 log10 2) + 1 = 21, + NUL */
+    bad += bigdec_write(buf, need - 1, x, 3, &len) != BIGDEC_ESPACE;
+    bad += bigdec_write(NULL, 64, x, 3, &len) != BIGDEC_EINVAL;
+    bad += bigdec_write(buf, 64, NULL, 3, &len) != BIGDEC_EINVAL;
+    bad += bigdec_write_signed(buf, bigdec_size_signed(1, x, 3) - 1, 1, x, 3, &len) !=
+           BIGDEC_ESPACE;
+    bad += bigdec_size(NULL, 1) != 0;
+    for (size_t i = 0; i < sizeof buf; i++)
+        bad += buf[i] != 'X'; /* nothing written by any failed call */
+    bad += len != 99;
+    bad += bigdec_write(buf, 2, NULL, 0, &len) != BIGDEC_OK || strcmp(buf, "0") || len != 1;
+    bad += bigdec_write_signed(buf, 3, 1, x + 2, 1, &len) != BIGDEC_OK || strcmp(buf, "0");
+    bad += bigdec_digits_max(0) != 1 || bigdec_digits_max(64) != 20 ||
+           bigdec_digits_max(63) != 19 || bigdec_digits_max(1000) != 302;
+    bad += strcmp(bigdec_status_str(BIGDEC_ESPACE), "buffer too small") != 0;
+    printf("{\"type\":\"status\",\"ok\":%s,\"bad\":%d}\n", bad ? "false" : "true", bad);
+    return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 6 && !strcmp(argv[1], "random")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 1 || hi < lo) {
+            fprintf(stderr, "bad limb range\n");
+            return 2;
+        }
+        int rc = run_random(lo, hi, strtol(argv[5], NULL, 0));
+        bigdec_cache_release(); /* and a leak checker sees everything freed */
+        return rc;
+    }
+    if (argc == 3 && !strcmp(argv[1], "edge"))
+        return run_edge(strtoul(argv[2], NULL, 0));
+    if (argc == 2 && !strcmp(argv[1], "status"))
+        return run_status();
+    fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status\n",
+            argv[0]);
+    return 2;
+}

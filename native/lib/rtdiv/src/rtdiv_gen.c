@@ -1,0 +1,109 @@
+/* rtdiv_gen.c — computing the magic numbers, once per divisor.
+ *
+ * The theory (Granlund & Montgomery 1994; Warren, Hacker's Delight ch. 10): for a
+ * divisor d with 2^s < d < 2^(s+1) and m = floor(2^(N+s)/d) + 1, the error of
+ * n*m / 2^(N+s) against n/d is n*e / (d*2^(N+s)) with e = m*d - 2^(N+s) in (0, d];
+ * floor() of both agree for every N-bit n when that error stays below 1/d, i.e. when
+ * e < 2^s. Half the divisors pass ("plain": one multiply, one shift). The others take
+ * one more bit of precision, m' = floor(2^(N+s+1)/d) + 1, which is N+1 bits wide: the
+ * top bit is applied by adding n back ("add": sub, shift, add, shift). Signed types work
+ * on |d| with N-1 magnitude bits plus the one value -2^(N-1), and truncate toward zero by
+ * adding 1 to negative intermediate quotients.
+ *
+ * Divisibility (Granlund & Montgomery §9, Lemire et al. 2019): with d = o * 2^k, o odd,
+ * multiplication by o^-1 mod 2^N maps the multiples j*d onto j*2^k; offsetting the
+ * smallest representable j to 0 and rotating right by k sends the multiples to
+ * 0..jmax-jmin and every other value above that.
+ *
+ * Generation uses hardware division (a few per divisor); the verbs never do.
+ */
+#include <rtdiv.h>
+
+static unsigned rtdiv__log2_u64(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x); }
+
+/* The inverse of odd o modulo 2^64 by Newton's iteration: x = o is right to 3 bits
+ * (o*o = 1 mod 8 for odd o); each step doubles them: 3, 6, 12, 24, 48, 96. */
+static uint64_t rtdiv__inverse_u64(uint64_t o) {
+    uint64_t x = o;
+    for (int i = 0; i < 5; i++)
+        x *= 2 - o * x;
+    return x;
+}
+
+#define RTDIV__GEN(S, T, UT, ST, UW, SW, N, SG)                                          \
+    rtdiv_status rtdiv_##S##_gen(rtdiv_##S *out, T d) {                                  \
+        if (!out)                                                                        \
+            return RTDIV_ENULL;                                                          \
+        if (d == 0)                                                                      \
+            return RTDIV_EZERO;                                                          \
+        rtdiv_##S dv = {0};                                                              \
+        /* a = |d| as unsigned: exact for the minimum too (2^(N-1)) */                  \
+        UT a = (SG && (ST)d < 0) ? (UT)0 - (UT)d : (UT)d;                                \
+        unsigned s = rtdiv__log2_u64(a); /* 2^s <= a < 2^(s+1) */                        \
+        dv.d = (UT)d;                                                                    \
+        dv.neg = (SG && (ST)d < 0) ? (UT)~(UT)0 : 0;                                     \
+        if ((a & (a - 1)) == 0) {                                                        \
+            dv.more = (uint8_t)(RTDIV_MORE_POW2 | s);                                    \
+            dv.magic = dv.magic_bf = 0;                                                  \
+            if (SG) {                                                                    \
+                dv.sh2 = (uint8_t)s;                                                     \
+                dv.bias_bf = (UT)(((UT)1 << s) - 1);                                     \
+            } else { /* ((n - 0) >> sh1) + 0) >> sh2 == n >> s */                        \
+                dv.sh1 = (uint8_t)(s > 0);                                               \
+                dv.sh2 = (uint8_t)(s > 0 ? s - 1 : 0);                                   \
+            }                                                                            \
+        } else if (!SG) {                                                                \
+            /* plain: m = floor(2^(N+s)/a) + 1 when e = a - 2^(N+s) mod a < 2^s */      \
+            UW p = (UW)1 << (N + s);                                                     \
+            UT m0 = (UT)(p / a), r0 = (UT)(p % a);                                       \
+            UT e = a - r0;                                                               \
+            /* add kind: floor(2^(N+s+1)/a) + 1 - 2^N, from m0 and r0 without the */    \
+            /* 2N+1-bit numerator: 2^(N+s+1)/a = 2*m0 + (2*r0 >= a) */                  \
+            UT madd = (UT)(2 * m0 + ((UW)2 * r0 >= a) + 1);                              \
+            if (e < ((UT)1 << s)) {                                                      \
+                dv.magic = m0 + 1;                                                       \
+                dv.more = (uint8_t)s;                                                    \
+            } else {                                                                     \
+                dv.magic = madd;                                                         \
+                dv.more = (uint8_t)(RTDIV_MORE_ADD | s);                                 \
+            }                                                                            \
+            dv.magic_bf = madd;                                                          \
+            dv.sh1 = 1;                                                                  \
+            dv.sh2 = (uint8_t)s;                                                         \
+        } else {                                                                         \
+            /* signed: |n| <= 2^(N-1). plain: m = floor(2^(N-1+s)/a) + 1 < 2^(N-1), */  \
+            /* shift s-1, valid when e < 2^s. add: m = floor(2^(N+s)/a) + 1 in */        \
+            /* (2^(N-1), 2^N), read as the negative m - 2^N, so n is added back. */     \
+            UW p = (UW)1 << (N - 1 + s);                                                 \
+            UT m0 = (UT)(p / a), e = a - (UT)(p % a);                                    \
+            UW p2 = (UW)1 << (N + s);                                                    \
+            UT madd = (UT)(p2 / a + 1);                                                  \
+            if (e < ((UT)1 << s)) {                                                      \
+                dv.magic = m0 + 1;                                                       \
+                dv.more = (uint8_t)(s - 1);                                              \
+            } else {                                                                     \
+                dv.magic = madd;                                                         \
+                dv.more = (uint8_t)(RTDIV_MORE_ADD | s);                                 \
+            }                                                                            \
+            dv.magic_bf = madd;                                                          \
+            dv.sh2 = (uint8_t)s;                                                         \
+            dv.bias_bf = (UT)((UT)1 << s);                                               \
+        }                                                                                \
+        /* divisibility */                                                               \
+        unsigned k = (unsigned)__builtin_ctzll((uint64_t)a);                             \
+        dv.tz = (uint8_t)k;                                                              \
+        dv.inv = (UT)rtdiv__inverse_u64((uint64_t)(a >> k));                             \
+        if (SG) {                                                                        \
+            UT half = (UT)1 << (N - 1);       /* 2^(N-1) = -MIN */                       \
+            UT jneg = half / a;               /* -jmin: multiples down to MIN */         \
+            UT jmax = (half - 1) / a;                                                    \
+            dv.ofs = (UT)(jneg << k);                                                    \
+            dv.lim = jmax + jneg;                                                        \
+        } else {                                                                         \
+            dv.ofs = 0;                                                                  \
+            dv.lim = (UT)~(UT)0 / a;                                                     \
+        }                                                                                \
+        *out = dv;                                                                       \
+        return RTDIV_OK;                                                                 \
+    }
+RTDIV_FOR_EACH_TYPE(RTDIV__GEN)

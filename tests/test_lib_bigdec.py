@@ -1,0 +1,263 @@
+"""Big integer to decimal, native/lib/bigdec (SEEDS.md S5).
+
+- Differential against GMP's mpz_get_str (C driver native/lib/bigdec/tests/bigdec_check.c,
+  linked with -lgmp) on random sizes and shapes, edge values (0, single limbs, 10^k - 1,
+  10^k, 10^k + 1, 2^(64k) - 1, 2^(64k)) and the signed form; gcc and clang builds.
+- Differential against CPython's str(int) through ctypes.
+- The same driver under clang's AddressSanitizer and UndefinedBehaviorSanitizer.
+- Buffer sizes: bigdec_digits_max is exact (checked against integer arithmetic).
+- Statuses: NULL, short buffer; nothing written on error.
+- Machine code: the basecase and digit emission hold no division instruction.
+- The seed's kernel (native/kernels/bigdec): builds with gcc and clang, verifies its
+  output, and its two S5 loops hold two `div` and one `div` respectively.
+Sizes are small by default; CPULAB_FULL=1 runs up to 10^5 limbs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import random
+import subprocess
+import sys
+from decimal import Decimal, getcontext
+from pathlib import Path
+
+import pytest
+
+from cpulab.asm import disassemble, find_functions, instruction_mix
+from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain
+from cpulab.paths import KERNELS, LIBS
+
+DIR = LIBS / "bigdec"
+LIB_SOURCES = tuple(sorted((DIR / "src").glob("*.c")))
+INCLUDES = (DIR / "include", DIR / "src")
+FULL = bool(os.environ.get("CPULAB_FULL"))
+
+
+def _driver(cc: str, opt: str = "O2", cflags: tuple[str, ...] = (), name: str = "bigdec_check"):
+    tc = find_toolchain(cc)
+    if tc is None:
+        pytest.skip(f"{cc} not installed")
+    t = Target(name, (*LIB_SOURCES, DIR / "tests" / "bigdec_check.c"), include_dirs=INCLUDES,
+               cflags=cflags, ldflags=cflags, libs=("gmp", "pthread", "m"))
+    return build_one(t, BuildConfig(tc, opt))
+
+
+def run(exe: Path, *args: str, timeout: int = 900, env: dict | None = None):
+    p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, **(env or {})})
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
+
+
+# ---- against GMP ----
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_status_and_untouched_buffer(cc):
+    rc, lines, _ = run(_driver(cc), "status")
+    assert rc == 0 and lines == [{"type": "status", "ok": True, "bad": 0}]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_edge_values_against_gmp(cc):
+    rc, lines, _ = run(_driver(cc), "edge", "30000" if FULL else "4000")
+    assert rc == 0, lines[:5]
+    assert lines[-1]["ok"] is True and lines[-1]["checked"] > 3000
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_random_against_gmp(cc):
+    exe = _driver(cc)
+    # basecase sizes, then sizes through one to several divide-and-conquer levels
+    for seed, lo, hi, count in [(1, 1, 48, 5000), (2, 40, 2000, 1000 if FULL else 300),
+                                (3, 2000, 20000, 100 if FULL else 12)]:
+        rc, lines, _ = run(exe, "random", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1] == {"type": "random", "checked": count, "ok": True}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL, reason="set CPULAB_FULL=1 for sizes up to 10^5 limbs")
+def test_random_against_gmp_huge():
+    rc, lines, _ = run(_driver("gcc"), "random", "4", "20000", "100000", "12", timeout=3600)
+    assert rc == 0 and lines[-1]["ok"] is True, lines[:5]
+
+
+def test_sanitizers_address_undefined():
+    flags = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+             "-fno-omit-frame-pointer")
+    exe = _driver("clang", "O1", flags, name="bigdec_check_asan")
+    env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+    for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"]):
+        rc, lines, err = run(exe, *args, env=env)
+        assert rc == 0, (args, err[-3000:])
+        assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]
+        assert lines[-1]["ok"] is True
+
+
+# ---- against CPython, through ctypes ----
+
+@pytest.fixture(scope="module")
+def lib():
+    so = build_shared("bigdec", LIB_SOURCES, include_dirs=INCLUDES, libs=("pthread",))
+    lib = ctypes.CDLL(str(so))
+    lib.bigdec_size.restype = ctypes.c_size_t
+    lib.bigdec_size.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    lib.bigdec_size_signed.restype = ctypes.c_size_t
+    lib.bigdec_size_signed.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+    lib.bigdec_digits_max.restype = ctypes.c_uint64
+    lib.bigdec_digits_max.argtypes = (ctypes.c_uint64,)
+    lib.bigdec_write.restype = ctypes.c_int
+    lib.bigdec_write.argtypes = (ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
+                                 ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t))
+    lib.bigdec_write_signed.restype = ctypes.c_int
+    lib.bigdec_write_signed.argtypes = (ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                        ctypes.c_void_p, ctypes.c_size_t,
+                                        ctypes.POINTER(ctypes.c_size_t))
+    return lib
+
+
+def limbs_of(x: int, extra: int = 0):
+    n = (x.bit_length() + 63) // 64 + extra
+    return (ctypes.c_uint64 * max(n, 1)).from_buffer_copy(x.to_bytes(8 * max(n, 1), "little")), n
+
+
+def to_str(lib, x: int) -> str:
+    mag, neg = abs(x), x < 0
+    arr, n = limbs_of(mag, extra=random.randint(0, 1))
+    size = lib.bigdec_size_signed(int(neg), arr, n)
+    buf = ctypes.create_string_buffer(size)
+    length = ctypes.c_size_t()
+    st = lib.bigdec_write_signed(buf, size, int(neg), arr, n, ctypes.byref(length))
+    assert st == 0
+    assert length.value == len(buf.value)
+    return buf.value.decode()
+
+
+def test_random_against_cpython(lib):
+    sys.set_int_max_str_digits(0)
+    rnd = random.Random(5)
+    hi = 30000 if FULL else 3000
+    for i in range(600 if FULL else 300):
+        limbs = max(1, int(hi ** rnd.random()))
+        x = rnd.getrandbits(64 * limbs)
+        if i % 5 == 1:
+            x = 10 ** max(0, int(limbs * 19.27) - rnd.randint(0, 30)) - rnd.randint(0, 1)
+        if i % 3 == 0:
+            x = -x
+        assert to_str(lib, x) == str(x), (i, limbs)
+
+
+def test_edge_values_against_cpython(lib):
+    sys.set_int_max_str_digits(0)
+    values = [0, 1, 9, 10, 2**63, 2**64 - 1, 10**19 - 1, 10**19, 10**19 + 1]
+    values += [10**k + d for k in range(0, 1300, 7) for d in (-1, 0, 1)]
+    values += [2 ** (64 * k) - 1 for k in range(1, 120)]
+    for v in values:
+        assert to_str(lib, v) == str(v)
+        assert to_str(lib, -v) == str(-v)
+
+
+def test_digits_max_is_exact(lib):
+    getcontext().prec = 60
+    log2 = Decimal(2).log10()
+
+    def exact(bits: int) -> int:  # floor(bits log10 2) + 1, with a 60-digit log10(2)
+        return int(bits * log2) + 1 if bits else 1
+
+    rnd = random.Random(3)
+    # every small bit length, the denominators of log10(2)'s continued fraction (where
+    # bits log10 2 comes closest to an integer) and their neighbours, and random ones
+    cf_denominators = [3, 10, 93, 196, 485, 2136, 13301, 28738, 42039, 70777, 254370,
+                       325147, 6757309, 14089765, 20847074, 34936839, 55783913]
+    probe = list(range(0, 20000)) + [d * m + e for d in cf_denominators
+                                     for m in (1, 2, 3, 1000) for e in (-1, 0, 1)]
+    probe += [rnd.randrange(1 << 50) for _ in range(20000)]
+    for b in probe:
+        assert lib.bigdec_digits_max(b) == exact(b), b
+    # and it is the digit count of the largest number of that length
+    for b in range(1, 3000, 7):
+        assert lib.bigdec_digits_max(b) == len(str(2**b - 1))
+
+
+# ---- machine code ----
+
+def test_no_division_instruction_in_the_conversion():
+    so = build_shared("bigdec", LIB_SOURCES, include_dirs=INCLUDES, libs=("pthread",))
+    fns = find_functions(so, ["bigdec__basecase", "bigdec__chunk_fixed", "bigdec__chunk_var"])
+    assert {f.name for f in fns} == {"bigdec__basecase", "bigdec__chunk_fixed",
+                                     "bigdec__chunk_var"}
+    for f in fns:
+        mix = instruction_mix(f)
+        assert mix["div"] == 0, f.name
+        assert mix["mul"] > 0 or f.name == "bigdec__chunk_var", f.name
+
+
+# ---- the seed's kernel ----
+
+KDIR = KERNELS / "bigdec"
+
+
+def _kernel(cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) -> Path:
+    tc = find_toolchain(cc)
+    if tc is None:
+        pytest.skip(f"{cc} not installed")
+    t = Target("bigdec_kernel" + ("_broken" if defines else ""),
+               (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c", *LIB_SOURCES),
+               include_dirs=INCLUDES, libs=("gmp", "pthread"), defines=defines)
+    return build_one(t, BuildConfig(tc, opt))
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_kernel_runs_and_verifies(cc):
+    exe = _kernel(cc)
+    rc, lines, err = run(exe, "--iters", "3", "--reps", "1", "--no-pmu")
+    assert rc == 0, (lines, err)
+    cases = [c["name"] for c in lines[0]["cases"]]
+    assert cases == ["seed_twodiv", "seed_fused", "bigdec", "gmp"]
+    reps = [x for x in lines if x["type"] == "rep"]
+    assert [r["case"] for r in reps] == cases and all(r["unit"] == "conversion" for r in reps)
+    for bits in ("64", "5000", "200000"):
+        rc, lines, err = run(exe, "--iters", "1", "--reps", "1", "--no-pmu",
+                             "--param", f"bits={bits}", "--case", "bigdec", "--case", "gmp")
+        assert rc == 0, (bits, lines, err)
+
+
+def test_kernel_catches_wrong_digits():
+    exe = _kernel("gcc", defines=("BIGDEC_BENCH_BREAK",))
+    rc, lines, _ = run(exe, "--iters", "2", "--reps", "1", "--case", "bigdec")
+    assert rc == 1 and lines[-1]["type"] == "error" and "bigdec" in lines[-1]["message"]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_kernel_rejects_a_bad_size(cc):
+    rc, lines, _ = run(_kernel(cc), "--iters", "1", "--param", "bits=0")
+    assert rc != 0 and lines[-1]["type"] == "error"
+
+
+def _div64(fn) -> int:
+    """64-bit divisions in a function: clang also emits a 32-bit `div` beside each one,
+    taken when both operands fit 32 bits (a tuning for CPUs with a slow 64-bit divide);
+    that is one division with two code paths, so only the 64-bit form is counted."""
+    n = 0
+    for insn in disassemble(fn):
+        if insn.mnemonic in ("div", "idiv"):
+            op = insn.op_str
+            wide = "qword" in op or (op.startswith("r") and not op.endswith(("d", "w", "b")))
+            n += wide
+    return n
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("opt", ["O2", "O3"])
+def test_seed_loops_division_count(cc, opt):
+    """S5: the loop that reads the base through a pointer after each char store divides
+    twice per digit; computing the remainder into a temporary first lets one `div` do."""
+    exe = _kernel(cc, opt)
+    fns = {f.name: f for f in find_functions(exe, ["big2str_*_loop", "big2str_*_top"])}
+    assert _div64(fns["big2str_twodiv_loop"]) == 2
+    assert _div64(fns["big2str_fused_loop"]) == 1
+    assert _div64(fns["big2str_twodiv_top"]) == 2
+    assert _div64(fns["big2str_fused_top"]) == 1

@@ -1,0 +1,230 @@
+"""The runtime constant divider, native/lib/rtdiv (SEEDS.md S4).
+
+All checks run in the C driver native/lib/rtdiv/tests/rtdiv_check.c, which compares
+every verb (div, div_bf, rem, rem_bf, divisible) with the CPU's own division:
+- exhaustively over all 2^32 numerators of u32 and s32 for a few divisors (many more
+  with CPULAB_FULL=1; ~1.5 s per divisor on 2 cores);
+- on edge and random divisors and numerators for all four types;
+- every batch path the CPU supports (portable, AVX2, AVX-512) against the scalar verbs,
+  for array lengths around each vector width, in place and not;
+- error statuses (divisor 0, NULL) leave everything unchanged.
+A build with RTDIV_CHECK_INJECT corrupts one result: the driver must catch it, which
+shows that the checks can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cpulab.asm import find_functions, instruction_mix
+from cpulab.build import BuildConfig, Target, build_one, find_toolchain
+from cpulab.paths import KERNELS, LIBS
+
+DIR = LIBS / "rtdiv"
+SOURCES = (*sorted((DIR / "src").glob("*.c")), DIR / "tests" / "rtdiv_check.c")
+FULL = bool(os.environ.get("CPULAB_FULL"))
+
+U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF"]
+S32_DIVISORS = ["-7", "-2147483648"]
+U32_FULL = [str(d) for d in range(2, 17)] + [
+    "25", "100", "125", "641", "1000", "6700417", "1000000000", "0x7FFFFFFF", "0x80000000",
+    "0x80000001", "0xFFFFFFFE", "2863311531", "3435973837", "123456789"]
+S32_FULL = [str(d) for d in range(-16, 17) if d not in (0, -7)] + [
+    "641", "-641", "1000000000", "-1000000000", "2147483647", "-2147483647"]
+
+
+def _driver(cc: str, opt: str, *defines: str) -> Path:
+    tc = find_toolchain(cc)
+    if tc is None:
+        pytest.skip(f"{cc} not installed")
+    # -march=native lets the exhaustive mode vectorise its fast pass (~10x); the verbs
+    # are the same C either way.
+    t = Target(f"rtdiv_check{'_inject' if defines else ''}", SOURCES,
+               include_dirs=(DIR / "include", DIR / "src"), cflags=("-march=native",),
+               libs=("pthread",), defines=defines)
+    return build_one(t, BuildConfig(tc, opt))
+
+
+def run(exe: Path, *args: str, timeout: int = 600) -> tuple[int, list[dict]]:
+    p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def fast() -> Path:
+    """The exhaustive driver: clang vectorises its loop (gcc 12 does not unswitch it)."""
+    return _driver("clang", "O3")
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("opt", ["O0", "O2"])
+def test_random_and_edge_all_types(cc, opt):
+    exe = _driver(cc, opt)
+    ndiv, nnum = (20000, 4000) if FULL else (1500, 1500)
+    rc, lines = run(exe, "random", "20240607", str(ndiv), str(nnum))
+    assert rc == 0, lines
+    assert {x["int"] for x in lines} == {"u32", "u64", "s32", "s64"}
+    for x in lines:
+        assert x["ok"] is True, x
+        assert x["checked"] > ndiv * nnum // 2
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_batch_paths_match_scalar(cc):
+    exe = _driver(cc, "O2")
+    rc, lines = run(exe, "batch", "7")
+    assert rc == 0, lines
+    supported = {x["isa"] for x in lines if x["supported"]}
+    assert "portable" in supported
+    for x in lines:
+        if x["supported"]:
+            assert x["ok"] is True and x["checked"] > 100000, x
+    # on a CPU that has them, the vector paths must have run (not been skipped)
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    if " avx2 " in flags:
+        assert "avx2" in supported
+    if " avx512f " in flags and " avx512dq " in flags:
+        assert "avx512" in supported
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_status_and_unchanged_on_error(cc):
+    rc, lines = run(_driver(cc, "O2"), "status")
+    assert rc == 0 and lines[0]["ok"] is True, lines
+
+
+def test_exhaustive_u32(fast):
+    rc, lines = run(fast, "exhaustive", "u32", *U32_DIVISORS)
+    assert rc == 0, lines
+    assert [x["d"] for x in lines] == U32_DIVISORS
+    assert all(x["ok"] and x["checked"] == 2**32 for x in lines), lines
+
+
+def test_exhaustive_s32(fast):
+    rc, lines = run(fast, "exhaustive", "s32", *S32_DIVISORS)
+    assert rc == 0, lines
+    assert all(x["ok"] and x["checked"] == 2**32 for x in lines), lines
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL, reason="set CPULAB_FULL=1 for the long exhaustive list")
+@pytest.mark.parametrize("kind,divisors", [("u32", U32_FULL), ("s32", S32_FULL)])
+def test_exhaustive_full(fast, kind, divisors):
+    rc, lines = run(fast, "exhaustive", kind, *divisors, timeout=3600)
+    assert rc == 0, [x for x in lines if not x.get("ok", True)]
+    assert len(lines) == len(divisors)
+
+
+def test_checker_catches_a_wrong_result():
+    """The injected error (numerator 123456789 off by one) is found, named, and fails."""
+    exe = _driver("clang", "O3", "RTDIV_CHECK_INJECT=1")
+    rc, lines = run(exe, "exhaustive", "u32", "641")
+    assert rc == 1
+    bad = [x for x in lines if x["type"] == "mismatch"]
+    assert bad and bad[0]["n"] == "123456789" and bad[0]["verb"] == "div"
+    assert bad[0]["want"] == str(123456789 // 641)
+    rc, lines = run(exe, "random", "1", "5", "5")
+    assert rc == 1
+    assert any(x["type"] == "mismatch" and x["n"] == "123456789" for x in lines)
+
+
+def test_unknown_mode_is_a_usage_error(fast):
+    p = subprocess.run([str(fast), "nonsense"], capture_output=True, text=True)
+    assert p.returncode == 2 and "usage" in p.stderr
+
+
+# ---- the benchmark kernels of native/kernels/divide (SEEDS.md S4) ----
+
+KDIR = KERNELS / "divide"
+TYPES = ["u32", "u64", "s32", "s64"]
+
+
+def _kernel(name: str, cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) -> Path:
+    tc = find_toolchain(cc)
+    if tc is None:
+        pytest.skip(f"{cc} not installed")
+    if name == "divide_bench":
+        srcs = (KDIR / "divide_bench.c", *sorted((DIR / "src").glob("*.c")))
+    else:
+        srcs = (KDIR / "quo_bench.c", KDIR / "quo_seed.c")
+    t = Target(name + "".join("_" + d.replace("=", "") for d in defines), srcs,
+               include_dirs=(DIR / "include", DIR / "src"), defines=defines)
+    return build_one(t, BuildConfig(tc, opt))
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("const", ["7", "1", "1000000000"])
+def test_divide_kernel_runs_and_verifies(cc, const):
+    exe = _kernel("divide_bench", cc, defines=(f"DIVIDE_CONST={const}",))
+    for t in TYPES:
+        for op in ("div", "rem"):
+            rc, lines = run(exe, "--iters", "40", "--reps", "1", "--no-pmu",
+                            "--param", f"type={t}", "--param", f"op={op}")
+            assert rc == 0, (t, op, lines[-1])
+            names = [c["name"] for c in lines[0]["cases"]]
+            assert {"tput_hw", "tput_const", "tput_rtdiv", "tput_rtdiv_bf", "tput_rtdiv_batch",
+                    "tput_libdivide", "lat_hw", "lat_const", "lat_rtdiv",
+                    "lat_rtdiv_bf"} <= set(names)
+            assert ("tput_fastmod" in names) == (op == "rem" and t != "s64")
+            # libdivide has no branchfree unsigned divider for 1
+            assert ("tput_libdivide_bf" in names) == (const != "1" or t.startswith("s"))
+            assert len([x for x in lines if x["type"] == "rep"]) == len(names)
+
+
+def test_divide_kernel_batch_paths():
+    exe = _kernel("divide_bench", "gcc")
+    for isa in ("portable", "avx2", "avx512"):
+        if not _isa_available(isa):
+            continue
+        rc, lines = run(exe, "--iters", "20", "--reps", "1", "--param", f"isa={isa}",
+                        "--param", "type=s32", "--case", "tput_rtdiv_batch")
+        assert rc == 0, (isa, lines[-1])
+
+
+def _isa_available(isa: str) -> bool:
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return {"portable": True, "avx2": " avx2 " in flags,
+            "avx512": " avx512f " in flags and " avx512dq " in flags}[isa]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_divide_kernel_catches_a_wrong_quotient(cc):
+    exe = _kernel("divide_bench", cc, defines=("DIVIDE_BREAK",))
+    rc, lines = run(exe, "--iters", "200", "--reps", "1", "--param", "type=u32",
+                    "--case", "tput_rtdiv")
+    assert rc == 1 and lines[-1]["type"] == "error" and "tput_rtdiv" in lines[-1]["message"]
+
+
+def test_divide_kernel_rejects_bad_params():
+    exe = _kernel("divide_bench", "gcc")
+    for bad in ("type=u16", "op=mod", "n=1000", "bits=70", "isa=neon"):
+        rc, lines = run(exe, "--iters", "1", "--param", bad)
+        assert rc == 2 and lines[-1]["type"] == "error", bad
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_quo_kernel_runs_and_verifies(cc):
+    exe = _kernel("quo_bench", cc)
+    for pct in ("0", "50", "100"):
+        rc, lines = run(exe, "--iters", "20", "--reps", "1", "--no-pmu",
+                        "--param", f"exact_pct={pct}")
+        assert rc == 0, lines[-1]
+        assert [c["name"] for c in lines[0]["cases"]] == [
+            "tput_mul", "tput_mod", "tput_inverse", "lat_mul", "lat_mod", "lat_inverse"]
+    rc, lines = run(_kernel("quo_bench", cc, defines=("QUO_BREAK",)), "--iters", "2")
+    assert rc == 1 and lines[-1]["type"] == "error"
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_quo_has_no_division_instruction(cc):
+    """S4: with b = 10^9 known, every variant divides by multiplying (no `div`)."""
+    fns = {f.name: instruction_mix(f) for f in find_functions(
+        _kernel("quo_bench", cc), ["quo_mul_check", "quo_mod_check", "quo_inverse_check"])}
+    assert len(fns) == 3
+    for name, mix in fns.items():
+        assert mix["div"] == 0 and mix["mul"] >= 1, name
