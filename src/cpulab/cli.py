@@ -1,0 +1,316 @@
+"""`cpulab`: the command line. Parses, calls the layers below, prints; errors from every
+layer are turned into one line and an exit status here, in one place."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from cpulab import experiments
+from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
+from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
+from cpulab.context import PROFILES, Reporter
+from cpulab.lab import LabError, Selection, run_experiment
+from cpulab.store import Store, StoreError, default_path
+
+# Piped or redirected output is read later, in an editor or a wider window: don't wrap
+# the tables at 80 columns then.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
+err = Console(stderr=True, highlight=False)
+
+
+class UsageError(Exception):
+    """The command line is at fault (exit status 2)."""
+
+
+def _list_arg(text: str) -> list[str]:
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def _opt_arg(text: str) -> list[str]:
+    opts = [w.removeprefix("-") for w in _list_arg(text)]
+    bad = [o for o in opts if o not in ("O0", "O1", "O2", "O3", "Os", "Oz", "Og", "Ofast")]
+    if bad:
+        raise argparse.ArgumentTypeError(f"not an optimisation level: {', '.join(bad)} "
+                                         "(use O1,O2,O3,...)")
+    return opts
+
+
+def _dump(obj) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+# ---- env --------------------------------------------------------------------------------
+
+def cmd_env(args) -> int:
+    from cpulab.machine import fingerprint, fingerprint_key
+    from cpulab.report.machine import render_fingerprint
+
+    fp = fingerprint()
+    if args.json:
+        _dump({"key": fingerprint_key(fp), **fp})
+    else:
+        render_fingerprint(fp, fingerprint_key(fp), out)
+    return 0
+
+
+# ---- list -------------------------------------------------------------------------------
+
+def cmd_list(args) -> int:
+    rows = [{"name": e.name, "seed_row": e.seed_row, "title": e.title, "summary": e.summary,
+             "compilers": list(e.compilers), "opts": list(e.opts), "pgo": list(e.pgo_opts),
+             "variants": list(e.targets())} for e in experiments.all_experiments()]
+    if args.json:
+        _dump(rows)
+        return 0
+    from rich.table import Table
+
+    t = Table(header_style="bold")
+    for c in ("experiment", "seed", "what it measures", "variants", "default builds"):
+        t.add_column(c)
+    for r in rows:
+        builds = f"{'/'.join(r['compilers'])} x {'/'.join('-' + o for o in r['opts'])}"
+        if r["pgo"]:
+            builds += f", +pgo at {'/'.join('-' + o for o in r['pgo'])}"
+        t.add_row(r["name"], r["seed_row"], r["title"], ", ".join(r["variants"]), builds)
+    out.print(t)
+    return 0
+
+
+# ---- run --------------------------------------------------------------------------------
+
+class _Progress(Reporter):
+    """A rich progress bar on stderr (plain phase lines when stderr is not a terminal)."""
+
+    def __init__(self, name: str):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.name = name
+        self.live = err.is_terminal
+        self.bar = Progress("[bold]{task.description}", BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=err, transient=True)
+        self.task = self.bar.add_task(name, total=None)
+
+    def __enter__(self):
+        if self.live:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.live:
+            self.bar.stop()
+
+    def phase(self, text: str) -> None:
+        self.bar.update(self.task, description=f"{self.name}: {text}")
+        if not self.live:
+            err.print(f"[dim]{self.name}: {text}[/]")
+
+    def total(self, n: int) -> None:
+        self.bar.update(self.task, total=n, completed=0)
+
+    def advance(self, n: int = 1) -> None:
+        self.bar.advance(self.task, n)
+
+
+def cmd_run(args) -> int:
+    names = experiments.names() if args.all else args.experiments
+    if not names:
+        raise UsageError("name an experiment (see `cpulab list`) or give --all")
+    unknown = [n for n in names if n not in experiments.names()]
+    if unknown:
+        raise UsageError(f"unknown experiment {', '.join(unknown)}; known: "
+                         f"{', '.join(experiments.names())}")
+    profile = "quick" if args.quick else "default"
+    sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
+    records = []
+    with Store(args.db) as store:
+        for name in names:
+            exp = experiments.get(name)
+            try:
+                with _Progress(name) as progress:
+                    rec = run_experiment(exp, profile, sel, reporter=progress)
+            except KeyboardInterrupt:
+                err.print(f"[yellow]interrupted during {name}: it was not stored; "
+                          f"{len(records)} finished run(s) are in {store.path}[/]")
+                return 130
+            store.add(rec)
+            records.append(rec)
+            if not args.json:
+                render_record(rec, exp, str(store.path))
+    if args.json:
+        _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
+    failed = [r.experiment for r in records if r.status == "failed"]
+    return 1 if failed else 0
+
+
+def render_record(rec, exp, where: str | None) -> None:
+    from cpulab.report import render_record as render
+
+    render(rec, out, table_metrics=exp.table_metrics if exp else None, where=where)
+
+
+# ---- runs / show ------------------------------------------------------------------------
+
+def cmd_runs(args) -> int:
+    from cpulab.report import render_runs
+
+    with Store(args.db) as store:
+        rows = list(store.runs(args.experiment, args.limit))
+        if args.json:
+            _dump({"db": str(store.path), "runs": rows})
+        elif not rows:
+            out.print(f"no runs stored in {store.path} yet: `cpulab run --all` makes some")
+        else:
+            render_runs(rows, out)
+            out.print(f"[dim]{store.path}; `cpulab show ID` prints one run[/]")
+    return 0
+
+
+def cmd_show(args) -> int:
+    with Store(args.db) as store:
+        rec = store.get(args.id)
+    if args.json:
+        _dump(rec.as_dict())
+    else:
+        exp = experiments.get(rec.experiment) if rec.experiment in experiments.names() else None
+        render_record(rec, exp, None)
+    return 0
+
+
+# ---- asm --------------------------------------------------------------------------------
+
+def cmd_asm(args) -> int:
+    from cpulab.report.asm import render_listing, render_mix
+
+    if args.experiment not in experiments.names():
+        raise UsageError(f"unknown experiment {args.experiment}; known: "
+                         f"{', '.join(experiments.names())}")
+    exp = experiments.get(args.experiment)
+    targets = exp.targets()
+    if args.variant not in targets:
+        raise UsageError(f"{exp.name} has no variant {args.variant!r}; variants: "
+                         f"{', '.join(targets)}")
+    tc = find_toolchain(args.cc)
+    if tc is None:
+        raise UsageError(f"--cc {args.cc}: compiler not found")
+    cfg = BuildConfig(tc, args.opt, pgo=args.pgo)
+    exe = build_one(targets[args.variant], cfg)
+    symbols = args.symbol or exp.hot_symbols(args.variant)
+    if not symbols:
+        raise UsageError(f"{exp.name} names no hot functions for {args.variant}; give --symbol")
+    fns = find_functions(exe, symbols)
+    if not fns:
+        raise UsageError(f"no function matching {', '.join(symbols)} in {exe}")
+    mixes = {f.name: instruction_mix(f) for f in fns}
+    if args.json:
+        _dump({"experiment": exp.name, "variant": args.variant, "build": cfg.as_dict(),
+               "binary": str(exe), "source": "asm",
+               "functions": [{"name": f.name, "address": f.address, "size": f.size,
+                              "mix": mixes[f.name],
+                              **({"listing": [str(i) for i in disassemble(f)]}
+                                 if args.listing else {})} for f in fns]})
+        return 0
+    if args.listing:
+        for f in fns:
+            render_listing(f.name, [str(i) for i in disassemble(f)], out)
+    render_mix(f"{exp.name} {args.variant}, {cfg.label}: instruction mix (static, from the "
+               "machine code)", mixes, out)
+    return 0
+
+
+# ---- the parser -------------------------------------------------------------------------
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cpulab",
+        description="A laboratory for low-level performance: the seed articles' experiments, "
+                    "measured side by side on this machine.")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    e = sub.add_parser("env", help="this machine's fingerprint: CPU, caches, TSC, PMU, "
+                       "compilers")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=cmd_env)
+
+    li = sub.add_parser("list", help="the experiments, their seed rows and variants")
+    li.add_argument("--json", action="store_true", help="print JSON")
+    li.set_defaults(func=cmd_list)
+
+    r = sub.add_parser(
+        "run", help="build, measure and judge experiments; store the results",
+        description="Build each experiment's variants across its compiler x flags matrix, "
+                    "measure them interleaved, compute the verdicts, print a report and "
+                    "store the run.")
+    r.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
+    r.add_argument("--all", action="store_true", help="every experiment")
+    r.add_argument("--quick", action="store_true",
+                   help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
+                        f"{PROFILES['quick'].reps} reps x {PROFILES['quick'].target_ms} ms); "
+                        "for tests and a first look")
+    r.add_argument("--cc", type=_list_arg, metavar="LIST",
+                   help="compilers, comma-separated: gcc, clang, clang-19, a path "
+                        "(default: the experiment's)")
+    r.add_argument("--opt", type=_opt_arg, metavar="LIST",
+                   help="optimisation levels, comma-separated: O1,O2,O3 (default: the "
+                        "experiment's)")
+    r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
+    r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    r.add_argument("--json", action="store_true", help="print the runs as JSON")
+    r.set_defaults(func=cmd_run)
+
+    rs = sub.add_parser("runs", help="the runs stored in the results database")
+    rs.add_argument("--experiment", metavar="NAME", help="only this experiment's runs")
+    rs.add_argument("--limit", type=int, default=50, help="newest N runs (default 50)")
+    rs.add_argument("--db", metavar="PATH", help="results database")
+    rs.add_argument("--json", action="store_true", help="print JSON")
+    rs.set_defaults(func=cmd_runs)
+
+    s = sub.add_parser("show", help="print one stored run again")
+    s.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
+    s.add_argument("--db", metavar="PATH", help="results database")
+    s.add_argument("--json", action="store_true", help="print the run's record as JSON")
+    s.set_defaults(func=cmd_show)
+
+    a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
+    a.add_argument("experiment", metavar="EXPERIMENT")
+    a.add_argument("variant", metavar="VARIANT")
+    a.add_argument("--cc", default="gcc", help="compiler (default gcc)")
+    a.add_argument("--opt", default="O2", type=lambda s: _opt_arg(s)[0],
+                   help="optimisation level (default O2)")
+    a.add_argument("--pgo", action="store_true", help="the profile-guided build")
+    a.add_argument("--symbol", action="append", metavar="GLOB",
+                   help="functions to show instead of the experiment's hot ones (repeatable)")
+    a.add_argument("--listing", action="store_true", help="print the disassembly too")
+    a.add_argument("--json", action="store_true", help="print JSON")
+    a.set_defaults(func=cmd_asm)
+
+    from cpulab.opprof.cli import add_parser as add_opprof
+
+    add_opprof(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as e:
+        err.print(f"cpulab {args.cmd}: {e}", markup=False)
+        return 2
+    except (LabError, StoreError, BuildError, DisasmError) as e:
+        err.print(f"cpulab {args.cmd}: {e}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        err.print("cpulab: interrupted", markup=False)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""What an experiment is given to work with: the profile, the build matrix, a runner.
+
+The context is the one place where experiments reach the layers below (build, measure);
+it also carries progress reporting and notes (what was skipped and why), so that an
+experiment module stays a declaration of what to build, run and conclude.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from cpulab.build import Artifact, BuildConfig, Target, build
+from cpulab.measure import valgrind
+from cpulab.measure.metrics import Metric, case_metrics
+from cpulab.measure.runner import ProcessRunner, Runner
+from cpulab.measure.schedule import Outcome, Program, run_interleaved
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    rounds: int  # processes per program, interleaved across programs
+    reps: int  # repetitions inside each process (--reps)
+    target_ms: int  # duration of one timed call (--target-ms)
+    timeout_s: float  # per process
+
+    @property
+    def quick(self) -> bool:
+        return self.name == "quick"
+
+    def harness_args(self) -> list[str]:
+        return ["--reps", str(self.reps), "--target-ms", str(self.target_ms)]
+
+
+PROFILES = {
+    # quick: for tests and CI; figures are real but with few repetitions.
+    "quick": Profile("quick", rounds=2, reps=3, target_ms=5, timeout_s=60),
+    "default": Profile("default", rounds=5, reps=5, target_ms=40, timeout_s=300),
+}
+
+
+class Reporter:
+    """Progress sink; the CLI supplies a rich progress bar, tests a silent one."""
+
+    def phase(self, text: str) -> None: ...
+    def total(self, n: int) -> None: ...
+    def advance(self, n: int = 1) -> None: ...
+
+
+@dataclass
+class Context:
+    profile: Profile
+    configs: list[BuildConfig]
+    runner: Runner = field(default_factory=ProcessRunner)
+    reporter: Reporter = field(default_factory=Reporter)
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Something the reader must know: a skipped tool, a refused kernel feature."""
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def build(self, pairs: Iterable[tuple[Target, BuildConfig]]) -> list[Artifact]:
+        pairs = list(pairs)
+        self.reporter.phase(f"building {len(pairs)} binaries")
+        arts = build(pairs, progress=lambda done, total: None)
+        for a in arts:
+            if a.error:
+                self.note(f"build failed: {a.target.name} with {a.config.label}: "
+                          f"{a.error.splitlines()[0] if a.error else ''}")
+        return arts
+
+    def measure(self, programs: Sequence[Program], rounds: int | None = None) -> dict[str, Outcome]:
+        self.reporter.phase(f"measuring {len(programs)} programs")
+        return run_interleaved(
+            programs, self.runner, rounds or self.profile.rounds, self.profile.timeout_s,
+            progress=self.reporter.advance,
+        )
+
+    def callgrind(
+        self, jobs: dict[str, Callable[[int], Sequence[str]]], iters: tuple[int, int],
+        units_per_iter: float, unit: str, collect: str | None = None,
+    ) -> dict[str, dict[str, Metric] | str]:
+        """Exact per-unit counts for each job (key -> argv for an iteration count), or the
+        reason they could not be had. Valgrind runs one process per core: its ~50x
+        slowdown makes it the longest part of a quick run."""
+        why = valgrind.available()
+        if why:
+            return {k: why for k in jobs}
+        self.reporter.phase(f"counting instructions of {len(jobs)} programs (callgrind)")
+
+        def one(argv_for: Callable[[int], Sequence[str]]) -> dict[str, Metric] | str:
+            try:
+                return valgrind.per_unit_counts(
+                    self.runner, argv_for, iters, units_per_iter, unit,
+                    timeout=self.profile.timeout_s * 4, collect=collect)
+            except valgrind.ValgrindError as e:
+                return str(e)
+            finally:
+                self.reporter.advance()
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            futures = {k: pool.submit(one, f) for k, f in jobs.items()}
+            return {k: f.result() for k, f in futures.items()}
+
+
+def cases_from_outcome(
+    outcome: Outcome, variant_of: Callable[[str], str], build_info: dict | None, params: dict,
+    case_names: Sequence[str] = (),
+) -> list:
+    """One Case per harness case in the output, or one failed Case per expected name."""
+    from cpulab.experiments.base import Case
+
+    if outcome.error or outcome.output is None:
+        names = case_names or ["?"]
+        return [Case(variant_of(n), build_info, dict(params), error=outcome.error or "no output")
+                for n in names]
+    cases = []
+    for name in outcome.output.cases():
+        metrics, unavailable = case_metrics(outcome.output, name)
+        cases.append(Case(variant_of(name), build_info, dict(params), metrics, unavailable))
+    return cases

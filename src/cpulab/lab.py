@@ -1,0 +1,81 @@
+"""Running experiments end to end: matrix -> context -> run -> verdicts -> record -> store.
+
+This is the only place that ties the layers together for `cpulab run`; it prints
+nothing itself (the CLI passes a reporter) and never lets one experiment's failure stop
+the others: an experiment that raises becomes a `failed` record with the error.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cpulab.build import BuildConfig, find_toolchain, matrix
+from cpulab.context import PROFILES, Context, Reporter
+from cpulab.experiments import Experiment
+from cpulab.machine import fingerprint, fingerprint_key
+from cpulab.measure.runner import ProcessRunner, Runner
+from cpulab.record import RunRecord, lab_revision
+
+
+class LabError(RuntimeError):
+    """A request the lab cannot carry out (unknown compiler, empty matrix)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user asked for on the command line (None: the experiment's default)."""
+
+    compilers: Sequence[str] | None = None
+    opts: Sequence[str] | None = None
+    pgo: bool = True
+
+
+def configs_for(exp: Experiment, sel: Selection, note: Callable[[str], None]) -> list[BuildConfig]:
+    """The experiment's build matrix, narrowed by the selection; missing compilers noted."""
+    tcs = []
+    for spec in sel.compilers or exp.compilers:
+        tc = find_toolchain(spec)
+        if tc is None:
+            note(f"compiler {spec!r} not found: its builds are skipped (run `make setup`)")
+        elif tc not in tcs:
+            tcs.append(tc)
+    opts = list(sel.opts or exp.opts)
+    pgo = [o for o in exp.pgo_opts if o in opts] if sel.pgo else []
+    return matrix(tcs, opts, pgo)
+
+
+def run_experiment(
+    exp: Experiment, profile: str, sel: Selection = Selection(),
+    runner: Runner | None = None, reporter: Reporter | None = None,
+) -> RunRecord:
+    """Run one experiment; returns its record (status `failed` if it raised)."""
+    ctx = Context(PROFILES[profile], [], runner or ProcessRunner(), reporter or Reporter())
+    ctx.configs = configs_for(exp, sel, ctx.note)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.monotonic()
+    fp = fingerprint()
+    status, cases, verdicts, evidence = "complete", [], [], {}
+    if not ctx.configs:
+        raise LabError(f"{exp.name}: no compiler of {list(sel.compilers or exp.compilers)} "
+                       "is installed; nothing to build")
+    try:
+        cases = exp.run(ctx)
+        evidence = exp.evidence(ctx, cases)
+        verdicts = exp.verdicts(cases, evidence)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # an experiment's bug must not take the other experiments down
+        status = "failed"
+        ctx.note(f"experiment failed: {type(e).__name__}: {e}")
+        ctx.note("".join(traceback.format_exception(e)[-3:]).strip())
+    return RunRecord(
+        experiment=exp.name, seed_row=exp.seed_row, title=exp.title, profile=profile,
+        started=started, duration_s=round(time.monotonic() - t0, 3), machine=fp,
+        machine_key=fingerprint_key(fp), lab_revision=lab_revision(),
+        builds=[c.as_dict() for c in ctx.configs], cases=cases, verdicts=verdicts,
+        seed_tables=exp.seed_tables(), evidence=evidence, notes=ctx.notes, status=status,
+    )

@@ -1,0 +1,87 @@
+"""The result record of one experiment run: what is stored, exported and reported.
+
+Versioned (`schema`), and carrying its context (machine fingerprint, lab revision,
+compilers and flags), so that a record read back years later still says what it measured
+and on what. Format history:
+  1: first version.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+
+from cpulab.experiments.base import Case, SeedTable, Verdict
+from cpulab.paths import ROOT
+
+SCHEMA = 1
+
+# A run is complete, or was cut short by Ctrl-C (what finished is kept), or failed whole.
+STATUSES = ("complete", "interrupted", "failed")
+
+
+@dataclass
+class RunRecord:
+    experiment: str
+    seed_row: str
+    title: str
+    profile: str
+    started: str  # ISO 8601, UTC
+    duration_s: float
+    machine: dict  # the fingerprint
+    machine_key: str
+    lab_revision: str
+    builds: list[dict]
+    cases: list[Case]
+    verdicts: list[Verdict]
+    seed_tables: list[SeedTable] = field(default_factory=list)
+    evidence: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    status: str = "complete"
+    id: int | None = None  # set by the store
+
+    def as_dict(self) -> dict:
+        return {
+            "schema": SCHEMA, "id": self.id, "experiment": self.experiment,
+            "seed_row": self.seed_row, "title": self.title, "profile": self.profile,
+            "started": self.started, "duration_s": self.duration_s, "status": self.status,
+            "lab_revision": self.lab_revision, "machine_key": self.machine_key,
+            "machine": self.machine, "builds": self.builds,
+            "cases": [c.as_dict() for c in self.cases],
+            "verdicts": [v.as_dict() for v in self.verdicts],
+            "seed_tables": [t.as_dict() for t in self.seed_tables],
+            "evidence": self.evidence, "notes": self.notes,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RunRecord:
+        if d.get("schema") != SCHEMA:
+            raise ValueError(f"record schema {d.get('schema')!r}; this cpulab reads {SCHEMA}")
+        return cls(
+            experiment=d["experiment"], seed_row=d["seed_row"], title=d["title"],
+            profile=d["profile"], started=d["started"], duration_s=d["duration_s"],
+            machine=d["machine"], machine_key=d["machine_key"],
+            lab_revision=d["lab_revision"], builds=d["builds"],
+            cases=[Case.from_dict(c) for c in d["cases"]],
+            verdicts=[Verdict(**v) for v in d["verdicts"]],
+            seed_tables=[SeedTable(**t) for t in d.get("seed_tables", [])],
+            evidence=d.get("evidence", {}), notes=d.get("notes", []),
+            status=d.get("status", "complete"), id=d.get("id"),
+        )
+
+
+def lab_revision() -> str:
+    """The checkout's commit, with `+dirty` when the work tree differs from it."""
+    def git(*args: str) -> str | None:
+        try:
+            p = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
+                               text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return p.stdout.strip() if p.returncode == 0 else None
+
+    rev = git("rev-parse", "--short=12", "HEAD")
+    if rev is None:
+        return "unknown (not a git checkout)"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return rev + ("+dirty" if dirty else "")
