@@ -300,10 +300,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except UsageError as e:
-        err.print(f"cpulab {args.cmd}: {e}", markup=False)
+        print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
     except (LabError, StoreError, BuildError, DisasmError) as e:
-        err.print(f"cpulab {args.cmd}: {e}", markup=False)
+        print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         err.print("cpulab: interrupted", markup=False)

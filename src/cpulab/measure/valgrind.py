@@ -39,6 +39,8 @@ def _callgrind_totals(runner: Runner, argv: Sequence[str], timeout: float,
         )
         if res.failure:
             raise ValgrindError(f"callgrind {' '.join(argv[:1])}: {res.failure}")
+        if not out.exists():
+            raise ValgrindError(f"callgrind {' '.join(argv[:1])}: wrote no profile")
         events: list[str] = []
         for line in out.read_text().splitlines():
             if line.startswith("events:"):

@@ -1,0 +1,163 @@
+"""Experiment `threading` (S1): verdicts from fake cases, reliability under failing
+kernels (a scripted runner), and one real end-to-end `cpulab run threading --quick`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from cpulab import cli
+from cpulab.experiments import get
+from cpulab.experiments.base import Case
+from cpulab.lab import Selection, run_experiment
+from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
+from cpulab.store import Store
+
+EXP = get("threading")
+TECHNIQUES = ["direct", "indirect", "switch", "repl-switch", "call", "subroutine"]
+
+
+def _build(cc="gcc-12", opt="O2", pgo=False) -> dict:
+    return {"compiler": cc, "compiler_version": "x", "flags": f"-{opt}", "pgo": pgo}
+
+
+def _case(variant, build, ticks, sites, misses=None, model_rate=None) -> Case:
+    m = {"tsc": Metric.of([ticks * f for f in (0.99, 1.0, 1.01, 1.0, 0.995, 1.005)],
+                          "ticks/dispatch", "tsc"),
+         "indirect-sites": Metric.exact(sites, "sites", "asm")}
+    unavailable = {}
+    if misses is None:
+        unavailable["branch-misses"] = {"source": "pmu", "reason": "no PMU here"}
+    else:
+        m["branch-misses"] = Metric.of([misses] * 3, "misses/dispatch", "pmu")
+    if model_rate is not None:
+        m["indirect-miss-rate (model)"] = Metric.exact(model_rate, "%", "model")
+    return Case(variant, build, {}, m, unavailable)
+
+
+def _verdicts(cases):
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+
+
+def test_replicated_faster_is_confirmed():
+    b = _build()
+    v = _verdicts([_case("switch", b, 2.3, 1), _case("repl-switch", b, 1.1, 7)])["(a)"]
+    assert v.verdict == "confirmed"
+    assert "2.09" in v.evidence and v.seed
+
+
+def test_replicated_slower_is_refuted():
+    b = _build()
+    v = _verdicts([_case("switch", b, 1.0, 1), _case("repl-switch", b, 1.5, 7)])["(a)"]
+    assert v.verdict == "refuted"
+
+
+def test_builds_that_did_not_replicate_are_not_compared():
+    b = _build()
+    v = _verdicts([_case("switch", b, 2.0, 1), _case("repl-switch", b, 1.0, 1)])["(a)"]
+    assert v.verdict == "unmeasurable" and "skipped" in v.evidence
+
+
+def test_pgo_little_change_confirmed_and_large_refuted():
+    plain, pgo = _build(opt="O1"), _build(opt="O1", pgo=True)
+    near = [_case("direct", plain, 1.20, 7), _case("direct", pgo, 1.18, 7)]
+    assert _verdicts(near)["(b)"].verdict == "confirmed"
+    far = [_case("direct", plain, 1.2, 7), _case("direct", pgo, 2.4, 7)]
+    assert _verdicts(far)["(b)"].verdict == "refuted"
+    assert _verdicts([_case("direct", plain, 1.2, 7)])["(b)"].verdict == "unmeasurable"
+
+
+def test_prediction_claim_needs_the_pmu():
+    b = _build(opt="O1")
+    v = _verdicts([_case("switch", b, 1.2, 1, model_rate=100.0)])["(c)"]
+    assert v.verdict == "unmeasurable"
+    assert "no PMU here" in v.evidence and "100.0%" in v.evidence and "model" in v.evidence
+    good = _verdicts([_case("switch", b, 1.2, 1, misses=0.0001)])["(c)"]
+    assert good.verdict == "confirmed"
+    bad = _verdicts([_case("switch", b, 1.2, 1, misses=0.06)])["(c)"]
+    assert bad.verdict == "refuted"
+
+
+# ---- reliability: a scripted runner stands in for the kernels -------------------------
+
+META = {"type": "meta", "schema": 1, "counters": {
+    "cycles": {"available": False, "source": "pmu", "reason": "no PMU (scripted)"},
+    "task-clock": {"available": True, "source": "sw", "unit": "ns"}}}
+
+
+def _harness_output(technique: str, ns: float) -> str:
+    lines = [json.dumps(META)]
+    for rep in range(3):
+        lines.append(json.dumps({"type": "rep", "case": technique, "rep": rep, "iters": 100,
+                                 "units": 1000, "unit": "dispatch", "ns": ns * 1000,
+                                 "tsc": 2.6 * ns * 1000, "counters": {"task-clock": 1}}))
+    return "\n".join(lines) + "\n"
+
+
+class ScriptedRunner:
+    """switch crashes, call hangs, indirect prints garbage; valgrind is 'missing' output."""
+
+    def run(self, argv: Sequence[str], timeout: float, env=None, cwd=None) -> RunResult:
+        if argv[0] == "valgrind":
+            return RunResult(tuple(argv), 1, "", "valgrind: scripted failure")
+        technique = argv[0].rsplit("threading-", 1)[1]
+        if technique == "switch":
+            return RunResult(tuple(argv), -11, "", "")
+        if technique == "call":
+            return RunResult(tuple(argv), -9, "", "", timed_out=True)
+        if technique == "indirect":
+            return RunResult(tuple(argv), 0, "{not json\n", "")
+        return RunResult(tuple(argv), 0, _harness_output(technique, 1.0), "")
+
+
+def test_failing_kernels_become_failed_cases_and_the_rest_is_kept(tmp_path):
+    rec = run_experiment(EXP, "quick", Selection(["gcc"], ["O1"], pgo=False),
+                         runner=ScriptedRunner())
+    assert rec.status == "complete"
+    by = {c.variant: c for c in rec.cases}
+    assert set(by) == set(TECHNIQUES)
+    assert by["switch"].error == "killed by SIGSEGV"
+    assert by["call"].error == "timed out"
+    assert by["indirect"].error.startswith("malformed output")
+    ok = by["direct"]
+    assert ok.error is None and ok.value("time") == pytest.approx(1.0)
+    assert ok.unavailable["cycles"]["reason"] == "no PMU (scripted)"
+    assert "cycles" not in ok.metrics  # absent, never 0
+    assert "scripted failure" in ok.unavailable["callgrind"]["reason"]
+    assert ok.value("indirect-sites") is not None  # the asm is real
+    assert len(rec.verdicts) == 3
+    with Store(tmp_path / "r.db") as s:
+        rid = s.add(rec)
+        assert s.get(rid).cases[1].error == rec.cases[1].error
+
+
+# ---- end to end: the real kernels, quick profile --------------------------------------
+
+def test_run_threading_quick_json(tmp_path, capsys):
+    db = tmp_path / "results.db"
+    rc = cli.main(["run", "threading", "--quick", "--json", "--db", str(db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    assert (run["experiment"], run["seed_row"], run["status"]) == ("threading", "S1", "complete")
+    builds = {(b["compiler"].split("-")[0], b["flags"], b["pgo"]) for b in run["builds"]}
+    assert builds == {(cc, f"-O{o}", False) for cc in ("gcc", "clang") for o in (1, 2, 3)} | {
+        (cc, "-O1", True) for cc in ("gcc", "clang")}
+    assert len(run["cases"]) == len(TECHNIQUES) * len(builds)
+    for c in run["cases"]:
+        assert "error" not in c, c
+        assert c["variant"] in TECHNIQUES
+        for name in ("time", "tsc", "instructions (callgrind)", "indirect-sites"):
+            m = c["metrics"][name]
+            assert m["median"] >= 0 and m["unit"] and m["source"] and m["n"] >= 1
+        for counter in ("cycles", "branch-misses"):  # PMU or a reason, never both
+            assert (counter in c["metrics"]) != (counter in c["unavailable"])
+    verdicts = [v["verdict"] for v in run["verdicts"]]
+    assert len(verdicts) == 3
+    assert all(v in ("confirmed", "refuted", "inconclusive", "unmeasurable") for v in verdicts)
+    assert all(v["evidence"] for v in run["verdicts"])
+    with Store(db) as s:
+        assert [r["id"] for r in s.runs()] == [run["id"]]

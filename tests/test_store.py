@@ -1,0 +1,97 @@
+"""The results database: round trip, listing, refusal of foreign schemas, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from cpulab.experiments.base import Case, SeedTable, Verdict
+from cpulab.measure.metrics import Metric
+from cpulab.record import SCHEMA, RunRecord
+from cpulab.store import Store, StoreError
+
+
+def _record(experiment="threading", **kw) -> RunRecord:
+    cases = [
+        Case("direct", {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O1",
+                        "pgo": False}, {},
+             {"time": Metric.of([1.0, 1.1, 0.9], "ns/dispatch", "clock"),
+              "instructions (callgrind)": Metric.exact(4.0, "instructions/dispatch",
+                                                       "callgrind")},
+             {"cycles": {"source": "pmu", "reason": "no PMU"}}),
+        Case("switch", None, {"n": 3}, error="killed by SIGSEGV"),
+    ]
+    return RunRecord(
+        experiment=experiment, seed_row="S1", title="t", profile="quick",
+        started="2026-11-23T10:00:00+00:00", duration_s=1.5,
+        machine={"cpu": {"vendor": "AuthenticAMD"}}, machine_key="abc",
+        lab_revision="deadbeef", builds=[], cases=cases,
+        verdicts=[Verdict("claim", "unmeasurable", "no PMU", seed="6.9 cycles")],
+        seed_tables=[SeedTable("seed", ["a"], [["1"]])], notes=["a note"], **kw)
+
+
+def test_round_trip(tmp_path):
+    with Store(tmp_path / "r.db") as s:
+        rid = s.add(_record())
+        back = s.get(rid)
+    assert back.as_dict() == {**_record().as_dict(), "id": rid}
+    assert back.cases[0].metrics["time"].values == (1.0, 1.1, 0.9)
+    assert back.cases[0].unavailable["cycles"]["reason"] == "no PMU"  # absent, not 0
+    assert "cycles" not in back.cases[0].metrics
+
+
+def test_listing_newest_first_and_filtered(tmp_path):
+    with Store(tmp_path / "r.db") as s:
+        a = s.add(_record())
+        b = s.add(_record("mulpre"))
+        rows = list(s.runs())
+        assert [r["id"] for r in rows] == [b, a]
+        assert rows[1]["cases"] == 2 and rows[1]["verdicts"] == ["unmeasurable"]
+        assert [r["id"] for r in s.runs("threading")] == [a]
+
+
+def test_cases_and_verdicts_are_queryable_with_sql(tmp_path):
+    with Store(tmp_path / "r.db") as s:
+        s.add(_record())
+    db = sqlite3.connect(tmp_path / "r.db")
+    rows = db.execute("SELECT variant, compiler, flags, error FROM cases").fetchall()
+    assert rows == [("direct", "gcc-12", "-O1", None), ("switch", None, None,
+                                                       "killed by SIGSEGV")]
+    (metrics,) = db.execute("SELECT metrics FROM cases WHERE variant='direct'").fetchone()
+    assert json.loads(metrics)["time"]["source"] == "clock"
+
+
+def test_unknown_id_is_a_clear_error(tmp_path):
+    with Store(tmp_path / "r.db") as s, pytest.raises(StoreError, match="no run with id 7"):
+        s.get(7)
+
+
+def test_foreign_schema_is_refused(tmp_path):
+    path = tmp_path / "r.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value='999' WHERE key='schema'")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="schema 999"):
+        Store(path)
+
+
+def test_a_failed_insert_leaves_nothing_behind(tmp_path):
+    rec = _record()
+    rec.verdicts.append(Verdict("x", "confirmed", "y"))
+    rec.verdicts[-1].claim = None  # NOT NULL: the last statement of the transaction fails
+    with Store(tmp_path / "r.db") as s:
+        with pytest.raises(StoreError):
+            s.add(rec)
+        assert list(s.runs()) == []
+        assert s._db.execute("SELECT count(*) FROM cases").fetchone() == (0,)
+
+
+def test_record_schema_is_checked():
+    d = _record().as_dict()
+    assert d["schema"] == SCHEMA
+    with pytest.raises(ValueError, match="schema"):
+        RunRecord.from_dict({**d, "schema": SCHEMA + 1})
