@@ -159,5 +159,9 @@ def test_run_threading_quick_json(tmp_path, capsys):
     assert len(verdicts) == 3
     assert all(v in ("confirmed", "refuted", "inconclusive", "unmeasurable") for v in verdicts)
     assert all(v["evidence"] for v in run["verdicts"])
+    (model,) = run["evidence"]["tables"]
+    assert [r[:2] for r in model["rows"]][::2] == [["one shared jump", "last-target 4096x4"],
+                                                  ["one jump per handler",
+                                                   "last-target 4096x4"]]
     with Store(db) as s:
         assert [r["id"] for r in s.runs()] == [run["id"]]

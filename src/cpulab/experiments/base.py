@@ -123,5 +123,6 @@ class Experiment(ABC):
         """Pure: the verdict for each claim, computed from the cases and evidence."""
 
     def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        """Extra evidence from the machine code (instruction mixes); default none."""
+        """Extra evidence (instruction mixes, models); default none. Under the key
+        "tables", a list of {"title", "columns", "rows"} that the report prints."""
         return {}

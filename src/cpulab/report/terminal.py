@@ -50,8 +50,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
     for c in rec.cases:
         for k, why in c.unavailable.items():
             units.setdefault(k, f"[{why.get('source', '?')}]")
-    t = Table(title=f"{rec.experiment} on this machine (median ± MAD)", title_justify="left",
-              show_lines=False, header_style="bold")
+    t = Table(header_style="bold")
     t.add_column("variant")
     t.add_column("build")
     has_params = any(c.params for c in rec.cases)
@@ -93,19 +92,20 @@ def render_record(rec: RunRecord, console: Console, table_metrics=None,
         head += f"\n[bold red]status: {rec.status}[/]"
     console.print(Panel(head, expand=False))
     for st in rec.seed_tables:
-        t = Table(title=f"the seed: {st.title}", title_justify="left", header_style="bold")
-        for col in st.columns:
-            t.add_column(col)
-        for r in st.rows:
-            t.add_row(*r)
-        console.print(t)
+        _heading(console, f"the seed: {st.title}")
+        console.print(_plain_table(st.columns, st.rows))
     if rec.cases:
         table, notes = cases_table(rec, table_metrics)
+        _heading(console, f"{rec.experiment} on this machine (median ± MAD)")
         console.print(table)
         for n in notes:
             console.print(f"  [dim]{escape(n)}[/]")
+    for et in rec.evidence.get("tables", []):
+        _heading(console, f"evidence: {et['title']}")
+        console.print(_plain_table(et["columns"], et["rows"]))
     if rec.verdicts:
-        v = Table(title="verdicts", title_justify="left", header_style="bold", show_lines=True)
+        _heading(console, "verdicts")
+        v = Table(header_style="bold", show_lines=True)
         v.add_column("claim", ratio=2)
         v.add_column("verdict")
         v.add_column("evidence", ratio=3)
@@ -117,6 +117,20 @@ def render_record(rec: RunRecord, console: Console, table_metrics=None,
         console.print(Group(*(Text(f"note: {n}", style="yellow") for n in rec.notes)))
     if where:
         console.print(f"[dim]stored in {escape(where)}[/]")
+
+
+def _heading(console: Console, text: str) -> None:
+    """Table titles as their own line: a rich title longer than its table would wrap."""
+    console.print(Text(text, style="bold"))
+
+
+def _plain_table(columns: list[str], rows: list[list]) -> Table:
+    t = Table(header_style="bold")
+    for col in columns:
+        t.add_column(Text(col))
+    for r in rows:
+        t.add_row(*(Text(str(x)) for x in r))
+    return t
 
 
 def render_runs(rows: list[dict], console: Console) -> None:

@@ -1,0 +1,54 @@
+"""The terminal report: what a reader must see (units, sources, n/a with reasons, the
+seed's table, evidence, verdicts), rendered from a fixed record into a fixed width."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cpulab.experiments.base import Case, SeedTable, Verdict
+from cpulab.measure.metrics import Metric
+from cpulab.record import RunRecord
+from cpulab.report import render_record, render_runs
+
+
+def _record() -> RunRecord:
+    build = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O1", "pgo": True}
+    cases = [
+        Case("direct", build, {}, {"tsc": Metric.of([1.2, 1.25, 1.22], "ticks/dispatch", "tsc"),
+                                   "sites": Metric.exact(7, "sites", "asm")},
+             {"cycles": {"source": "pmu", "reason": "perf_event_open(cycles): ENOENT"}}),
+        Case("switch", build, {}, error="killed by SIGSEGV\ncore dumped"),
+    ]
+    return RunRecord(
+        experiment="threading", seed_row="S1", title="dispatch", profile="quick",
+        started="2026-11-23T10:00:00+00:00", duration_s=3.25, machine={}, machine_key="k",
+        lab_revision="abc123", builds=[build], cases=cases,
+        verdicts=[Verdict("(a) [claim] with brackets", "refuted", "ratio 0.9x", "seed: 6.9")],
+        seed_tables=[SeedTable("Ertl on Ivy Bridge", ["CPU", "cycles"], [["IVB", "689 M"]])],
+        evidence={"tables": [{"title": "model", "columns": ["p", "rate"],
+                              "rows": [["ittage", "0.00%"]]}]},
+        notes=["compiler 'clang' not found"], status="complete", id=9)
+
+
+def test_the_report_says_everything_a_reader_needs():
+    con = Console(record=True, width=140, color_system=None)
+    render_record(_record(), con, table_metrics=("tsc", "cycles", "sites"), where="/x/r.db")
+    text = con.export_text()
+    for needle in ("threading (S1): dispatch", "run #9", "the seed: Ertl on Ivy Bridge",
+                   "689 M", "ticks/dispatch [tsc]", "1.22 ±", "sites [asm]", "7",
+                   "cycles", "[pmu]", "n/a", "cycles: n/a, perf_event_open(cycles): ENOENT",
+                   "failed", "killed by SIGSEGV", "evidence: model", "ittage",
+                   "(a) [claim] with brackets", "refuted", "seed: 6.9",
+                   "note: compiler 'clang' not found", "stored in /x/r.db", "-O1 +pgo"):
+        assert needle in text, needle
+    assert "core dumped" not in text  # one line per failure in the table's notes
+
+
+def test_runs_table_counts_verdicts():
+    con = Console(record=True, width=140, color_system=None)
+    render_runs([{"id": 3, "experiment": "threading", "seed_row": "S1", "started": "t",
+                  "profile": "quick", "status": "complete", "cases": 48,
+                  "verdicts": ["confirmed", "refuted", "confirmed"], "lab_revision": "abc"}],
+                con)
+    text = con.export_text()
+    assert "2 confirmed, 1 refuted" in text and "48" in text
