@@ -13,6 +13,7 @@ from rich.console import Console
 from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
+from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.store import Store, StoreError, default_path
@@ -182,6 +183,23 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from cpulab.comparison import compare, differences
+    from cpulab.report import render_comparison
+
+    with Store(args.db) as store:
+        old, new = store.get(args.old), store.get(args.new)
+    rows = compare(old, new, args.metric)
+    diffs = differences(old, new)
+    if args.json:
+        _dump({"experiment": new.experiment, "old": old.id, "new": new.id,
+               "metric": args.metric, "differences": diffs,
+               "cases": [r.__dict__ for r in rows]})
+    else:
+        render_comparison(old, new, args.metric, rows, diffs, out)
+    return 0
+
+
 # ---- asm --------------------------------------------------------------------------------
 
 def cmd_asm(args) -> int:
@@ -276,6 +294,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the run's record as JSON")
     s.set_defaults(func=cmd_show)
 
+    c = sub.add_parser("compare", help="two stored runs of one experiment, case by case "
+                       "(other machine, compiler or commit)")
+    c.add_argument("old", type=int, metavar="OLD_ID")
+    c.add_argument("new", type=int, metavar="NEW_ID")
+    c.add_argument("--metric", default="tsc",
+                   help="metric to compare (default tsc; e.g. time, cycles, "
+                        "'instructions (callgrind)')")
+    c.add_argument("--db", metavar="PATH", help="results database")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=cmd_compare)
+
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
     a.add_argument("experiment", metavar="EXPERIMENT")
     a.add_argument("variant", metavar="VARIANT")
@@ -302,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
-    except (LabError, StoreError, BuildError, DisasmError) as e:
+    except (LabError, StoreError, BuildError, DisasmError, ComparisonError) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -3,6 +3,6 @@
 The report reads records; it never runs or measures anything.
 """
 
-from cpulab.report.terminal import render_record, render_runs
+from cpulab.report.terminal import render_comparison, render_record, render_runs
 
-__all__ = ["render_record", "render_runs"]
+__all__ = ["render_comparison", "render_record", "render_runs"]

@@ -146,3 +146,19 @@ def render_runs(rows: list[dict], console: Console) -> None:
                   r["status"], str(r["cases"]),
                   ", ".join(f"{n} {k}" for k, n in counts.items()) or "-", r["lab_revision"])
     console.print(t)
+
+
+def render_comparison(old: RunRecord, new: RunRecord, metric: str, rows, diffs: list[str],
+                      console: Console) -> None:
+    _heading(console, f"{new.experiment}: run #{new.id} vs run #{old.id}, {metric} "
+                      "(ratio new/old of medians, 95% interval)")
+    for d in diffs:
+        console.print(Text(f"differs: {d}", style="yellow"))
+    t = Table(header_style="bold")
+    for col in ("variant", "build", "params", f"#{old.id}", f"#{new.id}", "new/old"):
+        t.add_column(col, justify="right" if col.startswith(("#", "new")) else "left")
+    for r in rows:
+        style = "green" if r.value < 0.97 else "red" if r.value > 1.03 else ""
+        t.add_row(r.variant, r.build, r.params, _fmt(r.old), _fmt(r.new),
+                  Text(r.ratio, style=style))
+    console.print(t)

@@ -1,0 +1,79 @@
+"""Two stored runs of one experiment, case by case: the S16 feature (the same experiment
+on another machine, compiler or commit).
+
+Cases are matched by (variant, build, params); each pair gets the ratio new/old of a
+metric's medians with a bootstrap interval over the stored per-repetition figures. What
+makes two runs hard to compare (other CPU, microcode, kernel, compiler version, profile)
+is listed, not hidden: comparing machines is the point, but the reader must know.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from cpulab.experiments.base import Case
+from cpulab.experiments.compare import format_ratio, median_ratio
+from cpulab.record import RunRecord
+
+
+class ComparisonError(ValueError):
+    """The two runs cannot be compared (different experiments, or no common case)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    variant: str
+    build: str
+    params: str
+    old: float
+    new: float
+    ratio: str  # new/old, "1.234x [1.2, 1.3]"
+    value: float
+
+
+def _key(c: Case) -> tuple[str, str, str]:
+    return c.variant, c.build_label, json.dumps(c.params, sort_keys=True)
+
+
+def differences(old: RunRecord, new: RunRecord) -> list[str]:
+    """What differs between the two runs' contexts, one line each."""
+    out = []
+    if old.machine_key != new.machine_key:
+        a, b = old.machine.get("cpu", {}), new.machine.get("cpu", {})
+        out.append(f"machine: {a.get('model_name')} (microcode {a.get('microcode')}, kernel "
+                   f"{old.machine.get('kernel', {}).get('release')}) vs {b.get('model_name')} "
+                   f"(microcode {b.get('microcode')}, kernel "
+                   f"{new.machine.get('kernel', {}).get('release')})")
+    va = {b["compiler"]: b["compiler_version"] for b in old.builds}
+    vb = {b["compiler"]: b["compiler_version"] for b in new.builds}
+    for cc in sorted(set(va) & set(vb)):
+        if va[cc] != vb[cc]:
+            out.append(f"compiler {cc}: {va[cc]} vs {vb[cc]}")
+    if old.profile != new.profile:
+        out.append(f"profile: {old.profile} vs {new.profile}")
+    if old.lab_revision != new.lab_revision:
+        out.append(f"lab revision: {old.lab_revision} vs {new.lab_revision}")
+    return out
+
+
+def compare(old: RunRecord, new: RunRecord, metric: str) -> list[Row]:
+    if old.experiment != new.experiment:
+        raise ComparisonError(f"run #{old.id} is {old.experiment}, run #{new.id} is "
+                              f"{new.experiment}: only runs of one experiment compare")
+    before = {_key(c): c for c in old.cases if not c.error}
+    rows = []
+    for c in new.cases:
+        prev = before.get(_key(c))
+        if c.error or prev is None:
+            continue
+        r = median_ratio(c, prev, metric)
+        if r is None:
+            continue
+        rows.append(Row(c.variant, c.build_label, _key(c)[2] if c.params else "",
+                        prev.metrics[metric].median, c.metrics[metric].median,
+                        format_ratio(r), r.value))
+    if not rows:
+        raise ComparisonError(f"no case of run #{new.id} has `{metric}` in a case of run "
+                              f"#{old.id} with the same variant, build and parameters")
+    return rows
