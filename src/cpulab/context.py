@@ -102,9 +102,13 @@ class Context:
             finally:
                 self.reporter.advance()
 
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+        try:
             futures = {k: pool.submit(one, f) for k, f in jobs.items()}
             return {k: f.result() for k, f in futures.items()}
+        finally:
+            # On Ctrl-C, drop the queued runs instead of finishing them all first.
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def cases_from_outcome(

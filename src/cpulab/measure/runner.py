@@ -62,13 +62,21 @@ class ProcessRunner:
             out, err = proc.communicate(timeout=timeout)
             return RunResult(tuple(argv), proc.returncode, out, err)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
             out, err = proc.communicate()
             return RunResult(tuple(argv), proc.returncode, out, err, timed_out=True)
         except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
             proc.communicate()
             raise
+
+
+def _kill_group(pid: int) -> None:
+    """Kill the child's whole process group; it may have exited on its own already."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 class FakeRunner:
