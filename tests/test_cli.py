@@ -74,3 +74,10 @@ def test_asm_shows_the_shared_and_the_replicated_dispatch(capsys):
     assert repl["mix"]["jmp-indirect"] >= 6
     assert sum("jmp" in line and "ptr" in line or "jmp r" in line
                for line in repl["listing"]) >= 6
+
+
+def test_every_experiment_module_loads():
+    from cpulab import experiments
+
+    assert experiments.import_errors() == {}
+    assert "threading" in experiments.names()

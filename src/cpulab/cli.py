@@ -326,6 +326,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.cmd in ("list", "run"):
+        for module, why in experiments.import_errors().items():
+            print(f"cpulab: experiment module {module} cannot be loaded, skipped: {why}",
+                  file=sys.stderr)
     try:
         return args.func(args)
     except UsageError as e:

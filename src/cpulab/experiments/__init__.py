@@ -13,13 +13,20 @@ from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
 _NOT_EXPERIMENTS = {"base", "compare"}
 
 
+_import_errors: dict[str, str] = {}
+
+
 @functools.cache
 def _registry() -> dict[str, str]:
     found = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_") or info.name in _NOT_EXPERIMENTS:
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except Exception as e:  # one broken module must not take the others down
+            _import_errors[info.name] = f"{type(e).__name__}: {e}"
+            continue
         exp = getattr(module, "EXPERIMENT", None)
         if isinstance(exp, Experiment):
             found.append((_row_number(exp.seed_row), exp.name, module.__name__))
@@ -29,6 +36,12 @@ def _registry() -> dict[str, str]:
 def _row_number(row: str) -> int:
     digits = "".join(ch for ch in row.split(",")[0] if ch.isdigit())
     return int(digits) if digits else 999
+
+
+def import_errors() -> dict[str, str]:
+    """module -> why it could not be imported (its experiment is then missing)."""
+    _registry()
+    return dict(_import_errors)
 
 
 def names() -> list[str]:
@@ -46,4 +59,5 @@ def all_experiments() -> list[Experiment]:
     return [get(n) for n in _registry()]
 
 
-__all__ = ["Case", "Experiment", "SeedTable", "Verdict", "all_experiments", "get", "names"]
+__all__ = ["Case", "Experiment", "SeedTable", "Verdict", "all_experiments", "get",
+           "import_errors", "names"]
