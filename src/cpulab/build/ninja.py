@@ -47,7 +47,8 @@ def _key(target: Target, config: BuildConfig) -> str:
     h = hashlib.sha256()
     parts = [
         config.toolchain.banner, config.toolchain.cc, *config.flags, f"pgo={config.pgo}",
-        *target.defines, *target.cflags, *target.ldflags, *target.libs,
+        *target.defines, *target.cflags_for(config.toolchain.family), *target.ldflags,
+        *target.libs,
         f"shared={target.shared}", *target.pgo_args, *BASE_CFLAGS, target.name,
     ]
     for p in parts:
@@ -68,7 +69,8 @@ def _compile_cmd(target: Target, config: BuildConfig, out: str, extra: Iterable[
     cxx = any(str(s).endswith((".cc", ".cpp")) for s in target.sources)
     driver = tc.cxx if cxx else tc.cc
     flags = [
-        *(BASE_CXXFLAGS if cxx else BASE_CFLAGS), *config.flags, *extra, *target.cflags,
+        *(BASE_CXXFLAGS if cxx else BASE_CFLAGS), *config.flags, *extra,
+        *target.cflags_for(tc.family),
         f"-I{HARNESS_DIR}", *(f"-I{d}" for d in target.include_dirs),
         *(f"-D{d}" for d in target.defines),
     ]

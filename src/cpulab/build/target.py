@@ -25,7 +25,14 @@ class Target:
     deps: tuple[Path, ...] = ()
     shared: bool = False
     pgo_args: tuple[str, ...] = ()
+    # (family, flags) pairs: flags only one compiler family accepts (clang's -mllvm ...)
+    family_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
     meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def cflags_for(self, family: str) -> tuple[str, ...]:
+        """`cflags` plus the flags for this compiler family ("gcc", "clang")."""
+        return self.cflags + tuple(f for fam, flags in self.family_cflags if fam == family
+                                   for f in flags)
 
     def dep_files(self) -> list[Path]:
         """All files hashed for the cache key: sources, deps, and siblings in their folders."""

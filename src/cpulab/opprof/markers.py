@@ -2,10 +2,11 @@
 
 Interpreters write each instruction's code after a recognisable marker: CPython
 `TARGET(LOAD_FAST)`, Lua `vmcase(OP_ADD)`, Ruby `DEFINE_INSN` + name in insns.def,
-`case OP_ADD:` in a switch, and `op_add:` labels whose address a computed-goto table
-takes (`&&op_add`). A marker opens a region that runs to the line before the next
-marker in the same brace block, or to the block's closing brace; lines of the block
-outside every region are the interpreter's own (dispatch/other).
+this project's VM `VM_INSN(ADD)` in its insns.def, `case OP_ADD:` in a switch, and
+`op_add:` labels whose address a computed-goto table takes (`&&op_add`). A marker opens
+a region that runs to the line before the next marker in the same brace block, or to
+the block's closing brace; lines of the block outside every region are the
+interpreter's own (dispatch/other).
 
 The text is scanned with comments, string and character literals and preprocessor
 lines blanked out first, so that `#define vmcase(l) case l:` or a comment quoting a
@@ -32,6 +33,7 @@ DEFAULT_PATTERNS: dict[str, str] = {
     "vmcase(NAME)": r"\bvmcase\(\s*(\w+)\s*\)",
     "DEFINE_INSN name": r"\bDEFINE_INSN\s+(\w+)",
     "case OP_NAME:": r"\bcase\s+(\w*OP_\w+)\s*:",
+    "VM_INSN(NAME)": r"\bVM_INSN\(\s*(\w+)\s*\)",
 }
 LABEL_PATTERN = "NAME: (a label whose address is taken, &&NAME)"
 _LABEL = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*:(?!:)", re.M)
