@@ -1,0 +1,250 @@
+"""The kernel-cost experiments `pagefault` (S12) and `alloc` (S7, C side).
+
+The kernels run with fixed iteration counts and are checked by what they must do, never
+by how long it takes: page faults per page from the harness's software counter are ~1
+where a fault is taken and ~0 where the memory was pre-faulted; a fresh 1 MiB mapping
+faults once per page in every allocation variant, a 64-byte object never. The verdict
+functions are tested on fake cases, and each experiment runs end to end in its quick
+profile with every variant and verdict present.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cpulab import cli
+from cpulab.build import BuildConfig, build, build_one, find_toolchain
+from cpulab.experiments import alloc, pagefault
+from cpulab.experiments.base import Case
+from cpulab.measure.metrics import Metric
+
+GCC = find_toolchain("gcc")
+needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
+
+
+def run(exe: Path, *args: str) -> tuple[int, list[dict]]:
+    p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def faults_per_unit(lines: list[dict]) -> dict[str, float]:
+    """case -> the largest page-faults / units over its repetitions (sw counter)."""
+    out: dict[str, float] = {}
+    for r in lines:
+        if r["type"] == "rep":
+            f = r["counters"]["page-faults"] / r["units"]
+            out[r["case"]] = max(out.get(r["case"], 0.0), f)
+    return out
+
+
+# ---- pagefault kernel ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pagefault_exe() -> Path:
+    if GCC is None:
+        pytest.skip("gcc not installed")
+    return build_one(pagefault.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+
+
+@pytest.fixture(scope="module")
+def pagefault_faults(pagefault_exe) -> dict[str, float]:
+    cases = [c for c in pagefault.CASES if c != "thp-write"]
+    rc, lines = run(pagefault_exe, "--iters", "256", "--reps", "2",
+                    *[a for c in cases for a in ("--case", c)])
+    assert rc == 0, lines[-1]
+    assert "page-faults" in lines[0]["counters"]
+    if not lines[0]["counters"]["page-faults"]["available"]:
+        pytest.skip("no software page-fault counter: "
+                    + lines[0]["counters"]["page-faults"]["reason"])
+    return faults_per_unit(lines)
+
+
+@pytest.mark.parametrize("case", ["anon-write", "zero-read", "zero-cow", "file-read"])
+def test_one_fault_per_page_where_a_fault_is_taken(pagefault_faults, case):
+    # Fault-around, huge pages or a read-then-write double fault would move this off 1.
+    assert 0.95 <= pagefault_faults[case] <= 1.1, pagefault_faults
+
+
+@pytest.mark.parametrize("case", ["populate-map", "populate-write", "populate-read",
+                                  "mapped-write", "mapped-read", "syscall", "memset-page"])
+def test_no_fault_where_prefaulted(pagefault_faults, case):
+    assert pagefault_faults[case] <= 0.05, pagefault_faults
+
+
+def test_thp_faults_once_per_huge_page_or_says_why_not(pagefault_exe):
+    rc, lines = run(pagefault_exe, "--iters", "4", "--reps", "1", "--case", "thp-write",
+                    *pagefault._params("thp-write"))
+    if pagefault.thp_refused() or rc != 0:
+        assert rc == 1 and "huge pages" in lines[-1]["message"], lines[-1]
+        return
+    (case,) = lines[0]["cases"]
+    per_huge = case["units_per_iter"]
+    assert per_huge >= 2
+    assert 0.9 / per_huge <= faults_per_unit(lines)["thp-write"] <= 1.5 / per_huge
+
+
+def test_pagefault_rejects_a_bad_huge_size(pagefault_exe):
+    rc, lines = run(pagefault_exe, "--param", "huge=1000", "--list")
+    assert rc == 2
+    assert "multiple of the page size" in lines[-1]["message"]
+
+
+def test_thp_refused_reads_sysfs(tmp_path):
+    assert pagefault.thp_refused(tmp_path) is not None  # no `enabled` file
+    (tmp_path / "enabled").write_text("always madvise [never]\n")
+    assert "[never]" in pagefault.thp_refused(tmp_path)
+    (tmp_path / "enabled").write_text("always [madvise] never\n")
+    assert pagefault.thp_refused(tmp_path) is None
+
+
+# ---- alloc kernel ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def alloc_exe() -> Path:
+    if GCC is None:
+        pytest.skip("gcc not installed")
+    return build_one(alloc.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+
+
+def test_fresh_mapping_faults_once_per_page(alloc_exe):
+    rc, lines = run(alloc_exe, "--iters", "4", "--reps", "2", "--param", "size=1048576",
+                    "--param", "mmap_threshold=131072")
+    assert rc == 0, lines[-1]
+    faults = faults_per_unit(lines)
+    assert set(faults) == set(alloc.VARIANTS)
+    pages = 1048576 // 4096
+    for variant, f in faults.items():
+        # every variant writes each page once, and none twice (no read-then-write fault)
+        assert pages <= f <= pages + 4, (variant, f)
+
+
+def test_seed_size_reuses_the_heap(alloc_exe):
+    rc, lines = run(alloc_exe, "--iters", "1000", "--reps", "2")
+    assert rc == 0, lines[-1]
+    assert lines[0]["params"] == {"size": 64, "mmap_threshold": 0}
+    assert all(f < 0.01 for f in faults_per_unit(lines).values())
+
+
+@pytest.mark.parametrize("param,message", [("size=0", "want 1 .. 4 GiB"),
+                                           ("mmap_threshold=99999999999", "at most 32 MiB")])
+def test_alloc_rejects_bad_params(alloc_exe, param, message):
+    rc, lines = run(alloc_exe, "--param", param, "--list")
+    assert rc == 2
+    assert message in lines[-1]["message"]
+
+
+@needs_gcc
+def test_seed_size_functions_initialise_in_line():
+    # At 64 bytes memset/memcpy are inlined (stores or rep stos/movs), never called:
+    # the only calls left are malloc/calloc, free and the error path.
+    (art,) = build([(alloc.EXPERIMENT.target(), BuildConfig(GCC, "O2"))])
+    assert art.ok, art.error
+    zeroing = alloc.EXPERIMENT._zeroing(art)
+    assert not isinstance(zeroing, str), zeroing
+    for variant in ("malloc-memset", "malloc-memcpy"):
+        mix = zeroing[variant]
+        assert mix["rep-stos"] + mix["rep-movs"] + mix["vector-moves"] > 0, (variant, mix)
+    assert zeroing["malloc-only"]["vector-moves"] == 0
+    assert zeroing["malloc-only"]["rep-stos"] == 0
+
+
+def test_zeroing_mix_counts_string_and_vector_stores():
+    mix = alloc.zeroing_mix(["call", "rep stosq", "movups", "movups", "rep movsb", "ret"])
+    assert mix == {"rep-stos": 1, "rep-movs": 1, "vector-moves": 2, "calls": 1}
+
+
+def test_heap_plan_adds_fresh_mappings_only_above_the_threshold():
+    plan = alloc.heap_plan((64, 256 * 1024))
+    assert plan == [(64, "glibc"), (256 * 1024, "glibc"), (256 * 1024, "fresh-mmap")]
+
+
+# ---- verdicts on fake cases ------------------------------------------------------------
+
+BUILD = {"compiler": "gcc-12", "flags": "-O2", "pgo": False}
+
+
+def case(variant: str, ticks: list[float], params: dict | None = None,
+         **exact: float) -> Case:
+    c = Case(variant, BUILD, params or {})
+    c.metrics["tsc"] = Metric.of(ticks, "ticks/page", "tsc")
+    for k, v in exact.items():
+        c.metrics[k.replace("_", "-")] = Metric.exact(v, "faults/page", "sw")
+    return c
+
+
+def spread(v: float) -> list[float]:
+    return [v * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)]
+
+
+def test_pagefault_zero_page_loop_verdict():
+    cases = [case("zero-read", spread(1800), page_faults=1.0),
+             case("mapped-read", spread(10), page_faults=0.0)]
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(a)")]
+    assert v.verdict == "confirmed"
+    assert "99.4%" in v.evidence and "80.7%" in v.seed
+    cases[1] = case("mapped-read", spread(1500))
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(a)")]
+    assert v.verdict == "refuted"
+
+
+@pytest.mark.parametrize("populate,kind", [(1400, "refuted"), (300, "confirmed"),
+                                           (900, "inconclusive")])
+def test_pagefault_trap_share_verdict(populate, kind):
+    pop = case("populate-read", spread(populate))
+    if kind == "inconclusive":  # an interval that straddles one half
+        pop = case("populate-read", [300, 1700, 900, 400, 1500])
+    cases = [case("zero-read", spread(1800)), pop]
+    cases[0].unavailable["cycles"] = {"source": "pmu", "reason": "no PMU here"}
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(b)")]
+    assert v.verdict == kind, v.evidence
+    assert "estimate" in v.evidence and "no PMU here" in v.evidence
+
+
+def test_pagefault_verdicts_without_cases_are_unmeasurable():
+    failed = Case("zero-read", BUILD, error="refused")
+    assert {v.verdict for v in pagefault.EXPERIMENT.verdicts([failed], {})} == {
+        "unmeasurable"}
+
+
+def test_alloc_verdicts():
+    p64 = {"size": 64, "heap": "glibc"}
+    big = {"size": 1 << 20, "heap": "fresh-mmap"}
+    cases = [case("malloc-memset", spread(26), p64), case("malloc-memcpy", spread(17), p64),
+             case("malloc-only", spread(30), p64),
+             case("malloc-memset", spread(900), big), case("calloc", spread(600), big)]
+    a, b, c = alloc.EXPERIMENT.verdicts(cases, {})
+    assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "refuted", "confirmed")
+    assert "1.529x" in a.evidence and "17.2" in a.seed
+    only_small = alloc.EXPERIMENT.verdicts(cases[:3], {})
+    assert only_small[2].verdict == "unmeasurable"
+
+
+# ---- end to end ------------------------------------------------------------------------
+
+@needs_gcc
+@pytest.mark.parametrize("exp", [pagefault.EXPERIMENT, alloc.EXPERIMENT], ids=lambda e: e.name)
+def test_quick_run_end_to_end(exp, tmp_path, capsys):
+    rc = cli.main(["run", exp.name, "--quick", "--json", "--cc", "gcc",
+                   "--db", str(tmp_path / "lab.db")])
+    (rec,) = json.loads(capsys.readouterr().out)["runs"]
+    assert rc == 0 and rec["status"] == "complete", rec["notes"]
+    got = {(c["variant"], json.dumps(c["params"], sort_keys=True)) for c in rec["cases"]}
+    if exp is pagefault.EXPERIMENT:
+        want = {(v, "{}") for v in pagefault.CASES}
+    else:
+        want = {(v, json.dumps({"heap": h, "size": s}, sort_keys=True))
+                for s, h in alloc.heap_plan(alloc.QUICK_SIZES) for v in alloc.VARIANTS}
+    assert got == want
+    for c in rec["cases"]:
+        refused = c["variant"] == "thp-write" and "huge pages" in (c.get("error") or "")
+        assert refused or not c.get("error"), c
+        if not c.get("error"):
+            assert c["metrics"]["time"]["unit"].startswith("ns/")
+            assert c["metrics"]["page-faults"]["source"] == "sw"
+    assert len(rec["verdicts"]) == len(exp.verdicts([], {}))
+    assert all(v["verdict"] in ("confirmed", "refuted", "inconclusive") for v in
+               rec["verdicts"]), rec["verdicts"]
