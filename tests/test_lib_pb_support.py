@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import math
 import random
 import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +22,18 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 
 from cpulab.build import build_shared
-from cpulab.paths import LIBS, ROOT, build_dir
+from cpulab.experiments.protobuf_payloads import (  # noqa: F401  (re-exported to the tests)
+    BENCH_TYPES,
+    SYSTEM_PROTO,
+    debian_proto_files,
+    descriptor_set,
+    generate_cpp,
+    make_bench_data,
+)
+from cpulab.paths import LIBS, ROOT
 
 PB_DIR = LIBS / "pb"
 DATA = ROOT / "tests" / "data" / "protobuf"
-SYSTEM_PROTO = Path("/usr/include")
 
 # pb_status
 OK, TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, UTF8, GROUP, DEPTH = range(9)
@@ -88,7 +93,8 @@ def build_lib(build: str = "musttail", sanitize: bool = False) -> Path:
 
 class PbError(RuntimeError):
     def __init__(self, status: int, what: str):
-        super().__init__(f"{what}: {STATUS_NAMES[status] if status < len(STATUS_NAMES) else status}")
+        name = STATUS_NAMES[status] if status < len(STATUS_NAMES) else status
+        super().__init__(f"{what}: {name}")
         self.status = status
 
 
@@ -158,27 +164,6 @@ def lib(build: str = "musttail") -> Lib:
 
 
 # ---- schemas ---------------------------------------------------------------------
-
-def descriptor_set(files: tuple[str, ...], include: tuple[Path, ...]) -> bytes:
-    """protoc --include_imports --descriptor_set_out, cached by input content."""
-    h = hashlib.sha256()
-    for f in files:
-        for inc in include:
-            p = inc / f
-            if p.exists():
-                h.update(f.encode() + p.read_bytes())
-                break
-    h.update(subprocess.run(["protoc", "--version"], capture_output=True, text=True).stdout.encode())
-    out = build_dir() / "pb-data" / f"{h.hexdigest()[:20]}.pb"
-    if not out.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".tmp")
-        cmd = ["protoc", *(f"-I{i}" for i in include), "--include_imports",
-               f"--descriptor_set_out={tmp}", *files]
-        subprocess.run(cmd, check=True, capture_output=True)
-        tmp.replace(out)
-    return out.read_bytes()
-
 
 @functools.cache
 def allkinds_set() -> bytes:
@@ -317,7 +302,10 @@ def _rand_int(rng: random.Random, edges: list[int], lo: int, hi: int) -> int:
 def _rand_float(rng: random.Random, single: bool) -> float:
     if rng.random() < 0.4:
         return rng.choice(FLOAT_EDGES if single else DOUBLE_EDGES)
-    v = rng.uniform(-1e6, 1e6) if rng.random() < 0.5 else rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30)
+    if rng.random() < 0.5:
+        v = rng.uniform(-1e6, 1e6)
+    else:
+        v = rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30)
     return struct.unpack("<f", struct.pack("<f", v))[0] if single else v
 
 
@@ -523,85 +511,6 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 # (the protobuf experiment builds and runs the same things)
 
 KERNEL_DIR = ROOT / "native" / "kernels" / "protobuf"
-BENCH_TYPES = {
-    "debian-protos": "google.protobuf.FileDescriptorSet",
-    "descriptor": "google.protobuf.FileDescriptorSet",
-    "varints": "cpulab.bench.Varints",
-    "strings": "cpulab.bench.Strings",
-    "packed": "cpulab.bench.Packed",
-}
-
-
-def debian_proto_files() -> list[str]:
-    """Every .proto Debian's protobuf packages install under /usr/include."""
-    return sorted(str(p.relative_to(SYSTEM_PROTO)) for p in (SYSTEM_PROTO / "google").rglob("*.proto"))
-
-
-def _synthetic(kind: str, classes: dict, target: int, seed: int = 14) -> bytes:
-    rng = random.Random(seed)
-    if kind == "varints":
-        m = classes["cpulab.bench.Varints"]()
-        while m.ByteSize() < target:
-            for _ in range(64):
-                r = m.rows.add(id=len(m.rows), a=rng.randint(0, 100), b=rng.randint(0, 3000),
-                               c=rng.randint(-50, 50), d=rng.random() < 0.5,
-                               e=rng.randint(-60, 60), f=rng.randint(0, 200),
-                               g=rng.randint(0, 127))
-                clh = r  # noqa: F841
-    elif kind == "strings":
-        m = classes["cpulab.bench.Strings"]()
-        words = ["alpha", "beta", "gamma", "delta", "epsilon", "net", "disk", "user", "id",
-                 "cache", "region", "eu-west-1", "us-east-2", "primary", "replica"]
-        while m.ByteSize() < target:
-            for _ in range(16):
-                e = m.entries.add(name=".".join(rng.choices(words, k=rng.randint(1, 4))),
-                                  value=" ".join(rng.choices(words, k=rng.randint(1, 9))),
-                                  digest=rng.randbytes(rng.choice([0, 16, 32])))
-                e.tags.extend(rng.choices(words, k=rng.randint(0, 4)))
-    elif kind == "packed":
-        m = classes["cpulab.bench.Packed"]()
-        while m.ByteSize() < target:
-            m.small.extend(rng.randint(0, 120) for _ in range(256))
-            m.signed.extend(rng.randint(-10**6, 10**6) for _ in range(64))
-            m.large.extend(rng.getrandbits(rng.choice([8, 20, 40, 63])) for _ in range(64))
-            m.reals.extend(rng.uniform(-1e3, 1e3) for _ in range(64))
-            m.words.extend(rng.getrandbits(32) for _ in range(64))
-            m.flags.extend(rng.random() < 0.3 for _ in range(128))
-    else:
-        raise ValueError(kind)
-    return m.SerializeToString()
-
-
-def make_bench_data(target: int = 12_000) -> Path:
-    """The benchmark's schema and payloads in build/pb-bench/<hash>/; the manifest's path.
-
-    Payloads: debian-protos (a FileDescriptorSet of every .proto in Debian's protobuf
-    packages), descriptor (that of descriptor.proto alone), and three synthetic messages
-    of about `target` bytes (bench.proto), all serialized by Google's encoder."""
-    schema = descriptor_set(("google/protobuf/descriptor.proto", "bench.proto"),
-                            (SYSTEM_PROTO, DATA))
-    debian = descriptor_set(tuple(debian_proto_files()), (SYSTEM_PROTO,))
-    desc = descriptor_proto_set()
-    classes = google_classes(schema)
-    blobs = {"debian-protos": debian, "descriptor": desc}
-    for kind in ("varints", "strings", "packed"):
-        blobs[kind] = _synthetic(kind, classes, target)
-    h = hashlib.sha256(schema)
-    for k, v in blobs.items():
-        h.update(k.encode() + v)
-    out = build_dir() / "pb-bench" / h.hexdigest()[:16]
-    manifest = out / "manifest"
-    if not manifest.exists():
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "schema.pb").write_bytes(schema)
-        lines = ["schema schema.pb"]
-        for k, v in blobs.items():
-            (out / f"{k}.bin").write_bytes(v)
-            lines.append(f"payload {k} {BENCH_TYPES[k]} {k}.bin")
-        tmp = out / "manifest.tmp"
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(manifest)
-    return manifest
 
 
 # pb builds measured by the kernel: label -> (compiler, defines)
@@ -632,26 +541,7 @@ def build_cpp_peer(label: str) -> Path:
     protoc's default parser or its table-driven tail-call parser, plus the adapter."""
     cc, cpp_opt, flavour = CPP_PEERS[label]
     pkg = "pbpeer_" + label.split("-")[1]
-    sources = {
-        f"{pkg}_descriptor.proto": (SYSTEM_PROTO / "google/protobuf/descriptor.proto").read_text()
-        .replace("package google.protobuf;", f"package {pkg};"),
-        f"{pkg}_bench.proto": (DATA / "bench.proto").read_text()
-        .replace("package cpulab.bench;", f"package {pkg};"),
-    }
-    proto_version = subprocess.run(["protoc", "--version"], capture_output=True, text=True).stdout
-    h = hashlib.sha256((proto_version + label + repr(CPP_PEERS[label])).encode())
-    for name, text in sorted(sources.items()):
-        h.update(name.encode() + text.encode())
-    gen = build_dir() / "pb-peer" / f"{label}-{h.hexdigest()[:16]}"
-    if not (gen / "done").exists():
-        gen.mkdir(parents=True, exist_ok=True)
-        for name, text in sources.items():
-            (gen / name).write_text(text)
-        cmd = ["protoc", f"-I{gen}", f"--cpp_out={gen}"]
-        if cpp_opt:
-            cmd.append(f"--cpp_opt={cpp_opt}")
-        subprocess.run(cmd + sorted(sources), check=True, capture_output=True)
-        (gen / "done").write_text(" ".join(cmd) + "\n")
+    gen = generate_cpp(pkg, cpp_opt)
     srcs = sorted(gen.glob("*.pb.cc")) + [KERNEL_DIR / "cpp_adapter.cc"]
     return build_shared(f"pbpeer_{label.split('-')[1]}", srcs, cc=cc, opt="O2",
                         libs=["protobuf"], include_dirs=[gen, KERNEL_DIR],

@@ -1,0 +1,261 @@
+"""The `protobuf` experiment: verdicts from fake cases, the machine-code evidence of the
+real builds, the upb timer program, and one quick run end to end. No timing is judged."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cpulab import cli
+from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
+from cpulab.experiments import protobuf_payloads as payloads
+from cpulab.experiments.base import VERDICTS, Case
+from cpulab.experiments.protobuf import (
+    EXPERIMENT,
+    TAIL_CALL_OPT,
+    _beats_cpp,
+    _beats_switch,
+    _beats_upb,
+    _frameless,
+    _per_message,
+    _two_gbs,
+    fast_path_frames,
+    generated_parsers,
+)
+from cpulab.measure.kernel_output import parse
+from cpulab.measure.metrics import Metric
+
+CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
+GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
+PAYLOADS = {"descriptor": 7670, "varints": 12000}
+
+
+def fake(variant: str, payload: str, ns_per_byte: float, build: dict | None = CLANG) -> Case:
+    """A case whose repetitions spread 1% around `ns_per_byte` (tight intervals)."""
+    values = [ns_per_byte * f for f in (0.99, 1.0, 1.01, 0.995, 1.005, 1.0)]
+    time = Metric.of(values, "ns/byte", "clock")
+    metrics = {"time": time, **_per_message(time, PAYLOADS[payload])}
+    return Case(variant, build, {"payload": payload, "bytes": PAYLOADS[payload]}, metrics)
+
+
+def matrix(ours: float, switch: float, cpp: float, upb: float) -> list[Case]:
+    """Every payload with our fast/switch decoders and the peers at the given ns/byte."""
+    out = []
+    for p in PAYLOADS:
+        for arena in ("fresh", "reused"):
+            out += [fake(f"pb-tailcall fast copy {arena}", p, ours),
+                    fake(f"pb-tailcall switch copy {arena}", p, switch),
+                    fake(f"pb-trampoline fast copy {arena}", p, ours * 1.2, GCC),
+                    fake(f"pb-trampoline switch copy {arena}", p, switch, GCC),
+                    fake(f"cpp-default parse copy {arena}", p, cpp * 2, GCC),
+                    fake(f"cpp-tailcall parse copy {arena}", p, cpp)]
+        out.append(fake("upb-python FromString python fresh", p, upb, None))
+    return out
+
+
+# ---- derived figures ---------------------------------------------------------------------
+
+def test_per_message_figures():
+    m = _per_message(Metric.of([0.5, 0.25], "ns/byte", "clock"), 1000)
+    assert m["throughput"].values == (2.0, 4.0)  # bytes per ns = 10^9 bytes per second
+    assert m["throughput"].unit == "GB/s (10^9 B/s)" and m["throughput"].source == "clock"
+    assert m["ns/message"].values == (500.0, 250.0) and m["ns/message"].unit == "ns/message"
+
+
+# ---- verdicts from fake cases --------------------------------------------------------------
+
+def test_two_gbs_follows_the_fresh_copy_tailcall_case():
+    assert _two_gbs(matrix(0.25, 1, 1, 1)).verdict == "confirmed"  # 4 GB/s
+    v = _two_gbs(matrix(1.0, 2, 2, 2))  # 1 GB/s
+    assert v.verdict == "refuted" and "1.000 GB/s" in v.evidence and "0.500x" in v.evidence
+    assert v.seed and "2 GB/s" in v.seed
+    # a fast reused arena does not make the claim for the fresh one
+    fresh_slow = [fake("pb-tailcall fast copy fresh", "descriptor", 1.0),
+                  fake("pb-tailcall fast copy reused", "descriptor", 0.25)]
+    v = _two_gbs(fresh_slow)
+    assert v.verdict == "refuted" and "reused arena 4.000 GB/s" in v.evidence
+    only_gcc = [c for c in matrix(0.25, 1, 1, 1) if not c.variant.startswith("pb-tailcall")]
+    assert _two_gbs(only_gcc).verdict == "unmeasurable"
+
+
+def test_beats_cpp_against_the_best_cpp_configuration():
+    v = _beats_cpp(matrix(0.25, 1, 1, 1), {})
+    assert v.verdict == "confirmed"  # 4x the faster C++ flavour everywhere
+    assert "4.000x" in v.evidence and "cpp-tailcall" in v.evidence
+    # 1.6x the slow default parser but only 0.8x the table-driven one: refuted
+    assert _beats_cpp(matrix(1.25, 2, 1, 4), {}).verdict == "refuted"
+    # one payload below target is enough to refute "every payload"
+    cases = matrix(0.25, 1, 1, 1)
+    cases = [c for c in cases if not (c.params["payload"] == "varints" and
+                                      c.variant.startswith("cpp-tailcall"))]
+    cases += [fake(f"cpp-tailcall parse copy {a}", "varints", 0.26) for a in ("fresh", "reused")]
+    v = _beats_cpp(cases, {})
+    assert v.verdict == "refuted" and "varints" in v.evidence
+
+
+def test_beats_cpp_reports_what_the_cpp_parsers_were():
+    parsers = {"protoc": "libprotoc 3.21.12",
+               "cpp-tailcall.clang-19.O2": {"table-driven": 32, "switch": 0},
+               "libprotobuf": {"unavailable": "no symbol table"}}
+    ev = _beats_cpp(matrix(0.25, 1, 1, 1), parsers).evidence
+    assert "libprotoc 3.21.12" in ev and "32 messages table-driven, 0 switch" in ev
+    assert "no symbol table" in ev
+
+
+def test_beats_upb_needs_every_payload():
+    assert _beats_upb(matrix(0.25, 1, 1, 1)).verdict == "confirmed"
+    assert _beats_upb(matrix(0.25, 1, 1, 0.4)).verdict == "refuted"  # 1.6x < 2x
+    no_upb = [c for c in matrix(0.25, 1, 1, 1)
+              if not (c.variant.startswith("upb") and c.params["payload"] == "varints")]
+    v = _beats_upb(no_upb)
+    assert v.verdict == "inconclusive" and "not measured: varints" in v.evidence
+    assert _beats_upb([]).verdict == "unmeasurable"
+
+
+def test_beats_switch_pairs_the_same_build():
+    assert _beats_switch(matrix(0.25, 1, 1, 1)).verdict == "confirmed"  # 4x
+    v = _beats_switch(matrix(0.25, 0.3, 1, 1))  # 1.2x
+    assert v.verdict == "refuted" and "1.200x" in v.evidence
+    assert "trampoline builds' fast/switch" in v.evidence  # shown, not judged
+    # a noisy ratio whose interval straddles the target is inconclusive
+    wide = [c for c in matrix(0.25, 1, 1, 1) if "switch" not in c.variant]
+    for p in PAYLOADS:
+        for a in ("fresh", "reused"):
+            t = Metric.of([0.3, 0.5, 0.7, 0.35, 0.45, 0.6], "ns/byte", "clock")
+            wide.append(Case(f"pb-tailcall switch copy {a}", CLANG,
+                             {"payload": p, "bytes": PAYLOADS[p]}, {"time": t}))
+    assert _beats_switch(wide).verdict == "inconclusive"
+
+
+def frames(framed: list[str], ret: list[str] = ()) -> dict:
+    single = ["pb_fast_varint32_singular_tag1", "pb_fast_fixed64_oneof_tag2"]
+    return {"tailcall clang-19 -O2": {
+        "source": "asm", "functions": 4, "single-field": single,
+        "framed": framed, "instructions": dict.fromkeys(single, 20), "ret": list(ret)}}
+
+
+def test_frameless_verdict():
+    assert _frameless(frames(["pb_fast_message_singular_tag1"])).verdict == "confirmed"
+    v = _frameless(frames(["pb_fast_varint32_singular_tag1"]))
+    assert v.verdict == "refuted" and "pb_fast_varint32_singular_tag1" in v.evidence
+    assert _frameless(frames([], ["pb_fast_fixed64_oneof_tag2"])).verdict == "refuted"
+    assert _frameless({"trampoline gcc-12 -O2": {}}).verdict == "unmeasurable"
+    assert _frameless({"tailcall clang-19 -O2": {"error": "x"}}).verdict == "unmeasurable"
+
+
+# ---- machine code and generated code (deterministic) --------------------------------------
+
+def test_fast_path_frames_of_the_real_builds():
+    clang, gcc = find_toolchain("clang"), find_toolchain("gcc")
+    if clang is None or gcc is None:
+        pytest.skip("needs clang and gcc")
+    tail = fast_path_frames(build_one(EXPERIMENT.pb_target(True), BuildConfig(clang, "O2")))
+    assert len(tail["single-field"]) == 36 and "pb_fast_varint32_singular_tag1" in \
+        tail["single-field"]
+    assert not set(tail["framed"]) & set(tail["single-field"]) and not tail["ret"]
+    assert "pb_fast_message_singular_tag1" in tail["framed"]  # calls the sub-decoder
+    tramp = fast_path_frames(build_one(EXPERIMENT.pb_target(False), BuildConfig(gcc, "O2")))
+    assert set(tramp["ret"]) == set(tramp["single-field"])  # each returns to the loop
+
+
+def test_tailcall_target_refuses_a_compiler_without_musttail():
+    gcc = find_toolchain("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    with pytest.raises(BuildError, match="PB_TAILCALL=2"):
+        build_one(EXPERIMENT.pb_target(True), BuildConfig(gcc, "O2"))
+
+
+def test_protoc_generates_the_table_driven_parser_on_request():
+    """Debian's protoc 3.21 honours the option: every message gets TcParser::ParseLoop."""
+    tail = generated_parsers(payloads.generate_cpp("pbpeer_tailcall_test", TAIL_CALL_OPT))
+    default = generated_parsers(payloads.generate_cpp("pbpeer_default_test", None))
+    assert tail["table-driven"] > 30 and tail["switch"] == 0
+    assert default["table-driven"] == 0 and default["switch"] == tail["table-driven"]
+
+
+def test_generate_cpp_rejects_a_bad_package():
+    with pytest.raises(ValueError, match="not a proto identifier"):
+        payloads.generate_cpp("pb-peer", None)
+
+
+# ---- the payloads and the upb timer --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def manifest():
+    return payloads.make_bench_data()
+
+
+def test_manifest_lists_every_payload(manifest, tmp_path):
+    schema, files = payloads.read_manifest(manifest)
+    assert schema.exists() and list(files) == list(payloads.BENCH_TYPES)
+    assert files["descriptor"][0] == "google.protobuf.FileDescriptorSet"
+    bad = tmp_path / "manifest"
+    bad.write_text("schema s.pb\nnonsense\n")
+    with pytest.raises(ValueError, match=":2: expected"):
+        payloads.read_manifest(bad)
+
+
+def upb(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cpulab.experiments.protobuf_upb", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_upb_timer_speaks_the_harness_format(manifest):
+    r = upb("--manifest", str(manifest), "--payloads", "descriptor,packed", "--iters", "3",
+            "--reps", "2")
+    assert r.returncode == 0, r.stderr
+    out = parse(r.stdout)
+    size = (manifest.parent / "descriptor.bin").stat().st_size
+    assert out.cases() == ["descriptor/upb-python/FromString/python/fresh",
+                           "packed/upb-python/FromString/python/fresh"]
+    assert len(out.reps) == 4 and out.meta["params"]["implementation"] == "upb"
+    rep = out.reps[0]
+    assert rep.iters == 3 and rep.units == 3 * size and rep.unit == "byte" and rep.tsc is None
+    assert "perf_counter_ns" in out.meta["tsc_reason"] and out.meta["counters"] == {}
+
+
+def test_upb_timer_rejects_an_unknown_payload(manifest):
+    r = upb("--manifest", str(manifest), "--payloads", "nope", "--iters", "1")
+    assert r.returncode == 2
+    err = json.loads(r.stdout.splitlines()[-1])
+    assert err["type"] == "error" and "nope" in err["message"]
+
+
+# ---- one quick run, end to end --------------------------------------------------------------
+
+def test_quick_run_end_to_end(tmp_path, capsys):
+    if find_toolchain("clang") is None or find_toolchain("gcc") is None:
+        pytest.skip("needs clang and gcc")
+    rc = cli.main(["run", "protobuf", "--quick", "--json", "--db", str(tmp_path / "r.db")])
+    assert rc == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["status"] == "complete", run["notes"]
+    errors = [(c["variant"], c.get("error")) for c in run["cases"] if c.get("error")]
+    assert not errors
+    seen = {(c["params"]["payload"], c["variant"], (c["build"] or {}).get("compiler", "-")[:3])
+            for c in run["cases"]}
+    for p in payloads.BENCH_TYPES:
+        for arena in ("fresh", "reused"):
+            for dec in ("fast", "switch"):
+                for mode in ("copy", "alias"):
+                    assert (p, f"pb-tailcall {dec} {mode} {arena}", "cla") in seen
+                    assert (p, f"pb-trampoline {dec} {mode} {arena}", "gcc") in seen
+                    assert (p, f"pb-trampoline {dec} {mode} {arena}", "cla") in seen
+            assert (p, f"cpp-default parse copy {arena}", "gcc") in seen
+            assert (p, f"cpp-tailcall parse copy {arena}", "cla") in seen
+        assert (p, "upb-python FromString python fresh", "-") in seen
+    for c in run["cases"]:
+        gbs = c["metrics"]["throughput"]
+        assert gbs["unit"] == "GB/s (10^9 B/s)" and gbs["source"] == "clock"
+        assert c["metrics"]["ns/message"]["source"] == "clock"
+        if c["variant"].startswith("upb"):
+            assert "tsc" in c["unavailable"] and "tsc" not in c["metrics"]
+    assert len(run["verdicts"]) == 5
+    for v in run["verdicts"]:
+        assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
+    assert run["verdicts"][4]["verdict"] != "unmeasurable"  # the asm evidence was read
+    assert any(k.startswith("tailcall clang") for k in run["evidence"]["fast-path frames"])
