@@ -1,0 +1,374 @@
+"""Experiment `divide` (SEEDS.md S4): dividing by a divisor known only at run time as fast
+as by a compile-time constant, and the seed's quo() pattern.
+
+native/kernels/divide/divide_bench.c, built once per divisor (DIVIDE_CONST), divides the
+same numerators by that divisor eight ways: the hardware `div`, the compiler's constant
+division, native/lib/rtdiv (branchy, branchfree, and the AVX2/AVX-512 batch), Debian's
+libdivide (branchy, branchfree) and Lemire's fastmod remainder; each in a throughput loop
+(independent divisions) and a dependent chain (latency), for u32, u64, s32 and s64 and
+for quotient and remainder. One program per (build, divisor, type, op), all interleaved.
+quo_bench.c times the seed's quo() (`c = a / b; c * b == a` against `a % b == 0`, b =
+10^9) and the machine code of both is counted (asm): the seed's claim is about code.
+Per case: ns and TSC ticks per division or call (clock, tsc), cycles where the PMU
+counts them (pmu), and the `div` instructions of the loop (asm).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cpulab.asm import disassemble, find_functions, instruction_mix
+from cpulab.asm.disasm import DisasmError
+from cpulab.build import Artifact, Target
+from cpulab.context import Context, cases_from_outcome
+from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.measure.metrics import Metric
+from cpulab.measure.schedule import Program
+from cpulab.measure.stats import Ratio
+from cpulab.paths import KERNELS, LIBS
+
+TYPES = ("u32", "u64", "s32", "s64")
+OPS = ("div", "rem")
+METHODS = ("hw", "const", "rtdiv", "rtdiv_bf", "rtdiv_batch", "libdivide", "libdivide_bf",
+           "fastmod")
+OURS = ("rtdiv", "rtdiv_bf", "rtdiv_batch")
+LIBDIVIDE = ("libdivide", "libdivide_bf")
+QUO = ("mul", "mod", "inverse")
+# 7 needs the 65-bit magic ("add" path) for u64; 10^9 is the seed's divisor. The quick
+# profile keeps the first.
+DIVISORS = (7, 1_000_000_000)
+QUO_DIVISOR = 1_000_000_000
+QUO_MAGIC = "0x112e0be826d694b3"  # the seed's multiplier for a signed 64-bit / 10^9
+CONST_BOUND = 1.15  # the target: ours within 1.15x of the compile-time constant
+TIE = 0.03  # "at least as fast": at most 3% slower counts as a tie on a shared VM
+DIR = KERNELS / "divide"
+RTDIV = LIBS / "rtdiv"
+_DIVS, _SIZE = "div-instructions", "code-size"
+
+
+class Divide(Experiment):
+    name = "divide"
+    seed_row = "S4"
+    title = "Division by a run-time divisor versus `div`, constants and libdivide; quo()"
+    summary = (
+        "A `div` costs tens of cycles on the seed's Ivy Bridge; a compiler divides by a "
+        "constant with a multiply and shifts. rtdiv does the same for a divisor known only "
+        "at run time (generate once, then multiply). Measures hardware `div`, the "
+        "constant, rtdiv, libdivide and fastmod for four integer types in throughput and "
+        "latency, and the seed's quo(): whether `a % b == 0` adds instructions over "
+        "`c * b == a` when b = 10^9 is a constant."
+    )
+    compilers = ("gcc", "clang")
+    opts = ("O2",)
+    table_metrics = ("time", "tsc", "cycles", _DIVS, _SIZE)
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [SeedTable(
+            "S4: CRuby time.c quo(), b = 1000000000 known at compile time",
+            ["code", "what the compiler made of it"],
+            [["c = a / b; if (c * b == a) return c;",
+              f"multiply by the magic number {QUO_MAGIC} and shifts (no div)"],
+             ["if (a % b == 0) return a / b;", "only more instructions"],
+             ["a divisor known at run time", "the post muses on magic numbers made at run "
+              "time (\"JIT-like\"); no figure"]],
+        )]
+
+    def divide_target(self, divisor: int) -> Target:
+        return Target(f"divide-bench-{divisor}",
+                      (DIR / "divide_bench.c", *sorted((RTDIV / "src").glob("*.c"))),
+                      defines=(f"DIVIDE_CONST={divisor}",),
+                      include_dirs=(RTDIV / "include", RTDIV / "src"),
+                      meta={"divisor": divisor})
+
+    def quo_target(self) -> Target:
+        return Target("quo-bench", (DIR / "quo_bench.c", DIR / "quo_seed.c"))
+
+    def targets(self) -> dict[str, Target]:
+        out = dict.fromkeys(METHODS, self.divide_target(DIVISORS[0]))
+        out.update({f"quo_{v}": self.quo_target() for v in QUO})
+        return out
+
+    def hot_symbols(self, variant: str) -> list[str]:
+        if variant.startswith("quo_"):
+            return [f"{variant}_check"]
+        syms = [f"{loop}_{op}_{variant}_{t}" for loop in ("tput", "lat") for op in "QR"
+                for t in TYPES]
+        if variant == "rtdiv_batch":
+            syms += ["rtdiv_*_div_batch", "rtdiv_*_rem_batch", "rtdiv__*_div",
+                     "rtdiv__*_rem"]
+        return syms
+
+    # ---- running ---------------------------------------------------------------------
+
+    def run(self, ctx: Context) -> list[Case]:
+        divisors = DIVISORS[:1] if ctx.profile.quick else DIVISORS
+        targets = [self.divide_target(d) for d in divisors] + [self.quo_target()]
+        arts = ctx.build((t, cfg) for cfg in ctx.configs for t in targets)
+        # Many short programs (4 types x 2 ops per divisor): each timed call is a quarter
+        # of the profile's, so that the default profile stays within minutes; a division
+        # takes nanoseconds, so even 10 ms calls hold millions of them.
+        args = ["--reps", str(ctx.profile.reps),
+                "--target-ms", str(max(2, ctx.profile.target_ms // 4))]
+        jobs: list[tuple[Artifact, dict, str]] = []
+        for a in arts:
+            if not a.ok:
+                continue
+            if a.target.name == "quo-bench":
+                jobs.append((a, {"divisor": QUO_DIVISOR, "exact_pct": 50},
+                             _key(a, "quo")))
+                continue
+            for t in TYPES:
+                for op in OPS:
+                    params = {"divisor": a.target.meta["divisor"], "type": t, "op": op}
+                    jobs.append((a, params, _key(a, f"{t}-{op}")))
+        programs = [Program(key, [str(a.path), *args, *_param_args(a, params)])
+                    for a, params, key in jobs]
+        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        outcomes = ctx.measure(programs)
+
+        code = {_key(a, ""): _loop_code(a) for a in arts if a.ok}
+        cases: list[Case] = []
+        for a in arts:
+            if not a.ok:
+                cases.append(Case(a.target.name, a.config.as_dict(),
+                                  error=f"build failed: {a.error}"))
+        for a, params, key in jobs:
+            for case in cases_from_outcome(outcomes[key], lambda n: n, a.config.as_dict(),
+                                           params):
+                cases.append(_with_code(case, code[_key(a, "")], params))
+        return cases
+
+    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+        """quo()'s two forms as each compiler compiled them (cached builds)."""
+        rows = []
+        for a in ctx.build((self.quo_target(), cfg) for cfg in ctx.configs):
+            code = _loop_code(a) if a.ok else f"build failed: {a.error}"
+            if isinstance(code, str):
+                ctx.note(f"divide: no machine code for quo() with {a.config.label}: {code}")
+                continue
+            for v in ("mul", "mod"):
+                divs, size, listing = code[f"quo_{v}_check"]
+                rows.append([a.config.label, f"quo_{v}_check", str(divs), str(size),
+                             "; ".join(listing)])
+        if not rows:
+            return {}
+        return {"tables": [{
+            "title": "quo(): the code of both forms (source asm; b = 10^9)",
+            "columns": ["build", "function", "div", "instructions", "code"], "rows": rows}]}
+
+    # ---- verdicts (pure) -------------------------------------------------------------
+
+    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+        ok = [c for c in cases if not c.error]
+        return [_within_constant(ok), _beats_libdivide(ok), _beats_hardware(ok),
+                _quo_mod_adds_instructions(ok, evidence)]
+
+
+def _key(a: Artifact, what: str) -> str:
+    return f"{a.target.name}|{a.config.label}|{what}"
+
+
+def _param_args(a: Artifact, params: dict) -> list[str]:
+    if a.target.name == "quo-bench":
+        return ["--param", f"exact_pct={params['exact_pct']}"]
+    return ["--param", f"type={params['type']}", "--param", f"op={params['op']}"]
+
+
+def _loop_code(a: Artifact) -> dict[str, tuple[int, int, list[str]]] | str:
+    """function -> (div instructions, instructions, listing) for the timed loops (divide)
+    or the quo() functions; or why the code could not be read."""
+    patterns = ["quo_*_check"] if a.target.name == "quo-bench" else ["tput_*", "lat_*"]
+    try:
+        fns = find_functions(a.path, patterns)
+    except DisasmError as e:
+        return str(e)
+    if not fns:
+        return f"no function matching {', '.join(patterns)} in {a.path}"
+    out = {}
+    for f in fns:
+        mix = instruction_mix(f)
+        listing = ([f"{i.mnemonic} {i.op_str}".strip() for i in disassemble(f)]
+                   if f.name.startswith("quo_") else [])
+        out[f.name] = (mix["div"], mix["instructions"], listing)
+    return out
+
+
+def _with_code(case: Case, code: dict[str, tuple[int, int, list[str]]] | str,
+               params: dict) -> Case:
+    """Harness case `<loop>_<method>` as variant `method` (quo: `quo_<form>`), with the
+    loop in the params and the loop's (or quo function's) machine-code figures."""
+    loop, method = case.variant.split("_", 1)
+    if "type" in params:
+        fn = f"{loop}_{'R' if params['op'] == 'rem' else 'Q'}_{method}_{params['type']}"
+        case.variant = method
+    else:
+        fn = f"quo_{method}_check"
+        case.variant = f"quo_{method}"
+    case.params = {**params, "loop": loop}
+    if isinstance(code, str) or fn not in code:
+        why = code if isinstance(code, str) else f"{fn} not found in the binary"
+        case.unavailable[_DIVS] = {"source": "asm", "reason": why}
+        return case
+    divs, size, _ = code[fn]
+    case.metrics[_DIVS] = Metric.exact(divs, "instructions", "asm")
+    case.metrics[_SIZE] = Metric.exact(size, "instructions", "asm")
+    return case
+
+
+# ---- comparisons -----------------------------------------------------------------------
+
+Group = tuple[str, int, str, str, str]  # build label, divisor, type, op, loop
+
+
+def _groups(cases: list[Case]) -> dict[Group, dict[str, Case]]:
+    """(build, divisor, type, op, loop) -> method -> case, for the divide_bench cases."""
+    out: dict[Group, dict[str, Case]] = {}
+    for c in cases:
+        p = c.params
+        if "type" not in p:
+            continue
+        g = (c.build_label, p["divisor"], p["type"], p["op"], p["loop"])
+        out.setdefault(g, {})[c.variant] = c
+    return out
+
+
+def _best(methods: dict[str, Case], names: tuple[str, ...], metric: str) -> Case | None:
+    """The fastest (lowest median) of the named methods that were measured."""
+    present = [methods[n] for n in names if n in methods and methods[n].value(metric)]
+    return min(present, key=lambda c: c.value(metric)) if present else None  # type: ignore
+
+
+def _compare(cases: list[Case], num: tuple[str, ...], den: tuple[str, ...], loop: str
+             ) -> list[tuple[Group, Case, Case, Ratio]]:
+    """For each group of `loop`: the best of `num` over the best of `den`."""
+    rows = []
+    for g, methods in _groups(cases).items():
+        if g[4] != loop:
+            continue
+        metric = cycle_metric(*methods.values())
+        a, b = _best(methods, num, metric), _best(methods, den, metric)
+        if a is None or b is None:
+            continue
+        r = median_ratio(a, b, metric)
+        if r is not None:
+            rows.append((g, a, b, r))
+    return rows
+
+
+def _label(g: Group) -> str:
+    return f"{g[0]} {g[2]} {g[3]} by {g[1]}"
+
+
+def _bounded(rows: list[tuple[Group, Case, Case, Ratio]], judge: Callable[[Ratio], str]
+             ) -> tuple[str, list[str]]:
+    """(verdict, evidence rows): confirmed if every row passes, refuted if one fails."""
+    judged = [(judge(r), g, a, b, r) for g, a, b, r in rows]
+    fails = [j for j in judged if j[0] == "fail"]
+    open_ = [j for j in judged if j[0] == "open"]
+    kind = "refuted" if fails else "inconclusive" if open_ else "confirmed"
+    shown = fails or open_ or judged
+    worst = sorted(shown, key=lambda j: -j[4].value)
+    text = [f"{_label(g)}: {a.variant}/{b.variant} {format_ratio(r)}"
+            for _, g, a, b, r in worst[:6]]
+    if len(worst) > 6:
+        text.append(f"... {len(worst) - 6} more")
+    return kind, text
+
+
+def _within_constant(cases: list[Case]) -> Verdict:
+    claim = (f"(a) rtdiv (its best form) divides within {CONST_BOUND}x of the compiler's "
+             "compile-time constant for every type, in throughput")
+    seed = "no figure: the seed muses on run-time magic numbers (\"JIT-like\")"
+    rows = _compare(cases, OURS, ("const",), "tput")
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no throughput case with both rtdiv and the "
+                       "constant", seed)
+    kind, text = _bounded(rows, lambda r: "pass" if r.high <= CONST_BOUND
+                          else "fail" if r.low > CONST_BOUND else "open")
+    head = {"confirmed": f"all {len(rows)} type/op/build groups within {CONST_BOUND}x",
+            "refuted": f"beyond {CONST_BOUND}x (whole interval) in",
+            "inconclusive": f"interval straddles {CONST_BOUND}x in"}[kind]
+    return Verdict(claim, kind, f"{head}: " + "; ".join(text) + _spread(rows), seed)
+
+
+def _beats_libdivide(cases: list[Case]) -> Verdict:
+    claim = ("(b) rtdiv (its best form) is at least as fast as libdivide (its best form) "
+             f"for every type, in throughput (a tie: at most {TIE:.0%} slower)")
+    seed = "no figure (libdivide is the peer the library is measured against)"
+    rows = _compare(cases, OURS, LIBDIVIDE, "tput")
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no throughput case with both rtdiv and "
+                       "libdivide", seed)
+    kind, text = _bounded(rows, lambda r: "pass" if r.high <= 1 + TIE
+                          else "fail" if r.low > 1 + TIE else "open")
+    head = {"confirmed": f"as fast or faster in all {len(rows)} groups",
+            "refuted": "slower than libdivide (whole interval) in",
+            "inconclusive": f"interval straddles {1 + TIE:.2f}x in"}[kind]
+    return Verdict(claim, kind, f"{head}: " + "; ".join(text) + _spread(rows), seed)
+
+
+def _beats_hardware(cases: list[Case]) -> Verdict:
+    claim = ("(c) on this CPU, rtdiv is faster than the hardware `div` for every type "
+             "(throughput; latency shown beside)")
+    seed = ("Ivy Bridge (Agner Fog, in S3): DIV r64 latency 29-94 cycles, reciprocal "
+            "throughput 22-76; recent CPUs divide far faster")
+    rows = _compare(cases, ("hw",), OURS, "tput")
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no throughput case with both the hardware "
+                       "division and rtdiv", seed)
+    fails = [x for x in rows if x[3].high < 1]
+    passes = [x for x in rows if x[3].low > 1]
+    kind = "refuted" if fails else "confirmed" if len(passes) == len(rows) else "inconclusive"
+    lat = {g[:4]: (a, b, r) for g, a, b, r in _compare(cases, ("hw",), OURS, "lat")}
+    text = []
+    for g, _, b, r in sorted(rows, key=lambda x: x[3].value)[:6]:
+        line = f"{_label(g)}: hw/{b.variant} {format_ratio(r)}"
+        if g[:4] in lat:
+            la, lb, lr = lat[g[:4]]
+            metric = cycle_metric(la, lb)
+            line += (f" (lat hw/{lb.variant} {format_ratio(lr)}, hw {la.value(metric):.2f} "
+                     f"{la.metrics[metric].unit})")
+        text.append(line)
+    head = (f"rtdiv faster in {len(passes)} of {len(rows)} groups, slower in {len(fails)} "
+            "(above 1: the hardware division is slower); the closest")
+    return Verdict(claim, kind, head + ": " + "; ".join(text) + _spread(rows), seed)
+
+
+def _spread(rows: list[tuple[Group, Case, Case, Ratio]]) -> str:
+    vals = [r.value for _, _, _, r in rows]
+    return f" (all {len(vals)} groups: {min(vals):.3f}x .. {max(vals):.3f}x)"
+
+
+def _quo_mod_adds_instructions(cases: list[Case], evidence: dict) -> Verdict:
+    claim = ("(d) in quo() with b = 10^9 a constant, `a % b == 0` only adds instructions "
+             "over `c = a / b; c * b == a` (neither divides)")
+    seed = (f"c * b == a compiles to a multiply by {QUO_MAGIC} and shifts; a % b == 0 "
+            "only added instructions")
+    code = {(r[0], r[1]): r[4] for t in evidence.get("tables", []) for r in t["rows"]
+            if len(r) == 5}
+    rows, judged = [], []
+    for label in dict.fromkeys(c.build_label for c in cases if c.variant == "quo_mul"):
+        mul = next((c for c in cases if c.variant == "quo_mul" and c.build_label == label
+                    and c.params.get("loop") == "tput"), None)
+        mod = next((c for c in cases if c.variant == "quo_mod" and c.build_label == label
+                    and c.params.get("loop") == "tput"), None)
+        if mul is None or mod is None or mul.value(_SIZE) is None or mod.value(_SIZE) is None:
+            continue
+        n_mul, n_mod = int(mul.value(_SIZE)), int(mod.value(_SIZE))  # type: ignore[arg-type]
+        divs = int((mul.value(_DIVS) or 0) + (mod.value(_DIVS) or 0))
+        judged.append("confirmed" if n_mod > n_mul and divs == 0 else "refuted")
+        r = median_ratio(mod, mul, cycle_metric(mod, mul))
+        magic = code.get((label, "quo_mul_check"))
+        rows.append(f"{label}: {n_mul} instructions (c * b == a) vs {n_mod} (a % b == 0), "
+                    f"{divs} div; time mod/mul {format_ratio(r) if r else 'n/a'}"
+                    + ("" if magic is None else
+                       f"; magic {QUO_MAGIC} {'present' if QUO_MAGIC in magic else 'absent'}"))
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no build's quo() code could be read", seed)
+    kind = ("confirmed" if all(j == "confirmed" for j in judged)
+            else "refuted" if all(j == "refuted" for j in judged) else "inconclusive")
+    return Verdict(claim, kind, "; ".join(rows), seed)
+
+
+EXPERIMENT = Divide()

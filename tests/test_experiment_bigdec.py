@@ -1,0 +1,148 @@
+"""Experiment `bigdec` (S5): verdicts and the growth fit from fake cases, the CPython
+peer program (its number is the kernel's, its output the harness's), and one real
+end-to-end `cpulab run bigdec --quick`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cpulab import cli
+from cpulab.experiments import get
+from cpulab.experiments.base import Case
+from cpulab.experiments.bigdec import digits_max, growth_fits
+from cpulab.experiments.bigdec_cpython import kernel_number
+from cpulab.measure.kernel_output import parse
+from cpulab.measure.metrics import Metric
+
+EXP = get("bigdec")
+
+
+def _build(cc="gcc-12") -> dict:
+    return {"compiler": cc, "compiler_version": "x", "flags": "-O2", "pgo": False}
+
+
+def _case(variant, bits, ns, divs=None, cc="gcc-12") -> Case:
+    m = {"time": Metric.of([ns * f for f in (0.99, 1.0, 1.01, 1.0, 0.995, 1.005)],
+                           "ns/conversion", "clock")}
+    if divs is not None:
+        m["divs/digit"] = Metric.exact(divs, "div/digit", "asm")
+    build = None if variant == "cpython" else _build(cc)
+    return Case(variant, build, {"bits": bits, "digits": digits_max(bits)}, m)
+
+
+def _sweep(bigdec, gmp, sizes=(64, 1024, 4096, 16384, 65536, 262144, 1048576, 3321928)):
+    """bigdec and gmp at each size, times from functions of the size in bits."""
+    return [c for b in sizes for c in (_case("bigdec", b, bigdec(b)), _case("gmp", b, gmp(b)))]
+
+
+def _verdicts(cases):
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+
+
+def test_digits_max_is_exact_for_the_swept_sizes():
+    for bits in (1, 63, 64, 65, 1000, 1024, 4096, 10000):
+        assert digits_max(bits) == len(str((1 << bits) - 1))
+    # 10^999999 lies between 2^3321924 and 2^3321925: every number from 2^3321927 to
+    # 2^3321928 - 1 (the sweep's largest size) has 10^6 digits
+    assert digits_max(3321928) == digits_max(3321927) == digits_max(3321925) == 1_000_000
+    assert digits_max(3321924) == 999_999
+
+
+def test_fused_loop_claim():
+    faster = [_case("seed_twodiv", 1000, 3000.0, divs=2), _case("seed_fused", 1000, 1500.0, 1)]
+    v = _verdicts(faster)["(a)"]
+    assert v.verdict == "confirmed" and "2.000x" in v.evidence
+    assert "2 vs 1 div per digit" in v.evidence and "8.686" in v.seed
+    same = [_case("seed_twodiv", 1000, 1500.0, divs=1), _case("seed_fused", 1000, 1500.0, 1)]
+    assert _verdicts(same)["(a)"].verdict == "refuted"
+    assert _verdicts([])["(a)"].verdict == "unmeasurable"
+
+
+def test_small_sizes_against_gmp():
+    fast = _sweep(lambda b: b * 1.0, lambda b: b * 2.0)
+    assert _verdicts(fast)["(b)"].verdict == "confirmed"
+    close = _sweep(lambda b: b * 1.0, lambda b: b * 1.1)
+    v = _verdicts(close)["(b)"]
+    assert v.verdict == "refuted" and "1.100x" in v.evidence
+
+
+def test_large_size_against_gmp_and_the_quick_profile():
+    near = _sweep(lambda b: b * 1.5, lambda b: b * 1.0)
+    v = _verdicts(near)["(c)"]
+    assert v.verdict == "confirmed" and "1,000,000 digits" in v.evidence
+    far = _sweep(lambda b: b * 3.0, lambda b: b * 1.0)
+    assert _verdicts(far)["(c)"].verdict == "refuted"
+    quick = _sweep(lambda b: b * 1.5, lambda b: b * 1.0, sizes=(64, 4096, 262144))
+    v = _verdicts(quick)["(c)"]
+    assert v.verdict == "unmeasurable" and "78,914 digits" in v.evidence
+    assert "1.500x" in v.evidence
+
+
+def test_growth_exponent_fit():
+    cases = _sweep(lambda b: 1e-3 * b**1.5, lambda b: 1e-3 * b**1.3)
+    cases += [_case("cpython", b, 1e-6 * b**2) for b in (16384, 65536, 262144)]
+    fits = growth_fits(cases)
+    k, se, n, lo, hi = fits[("bigdec", "gcc-12 -O2")]
+    assert abs(k - 1.5) < 0.01 and n == 5 and (lo, hi) == (16384, 3321928)
+    assert abs(fits[("gmp", "gcc-12 -O2")][0] - 1.3) < 0.01
+    assert abs(fits[("cpython", "-")][0] - 2.0) < 0.01
+    assert _verdicts(cases)["(d)"].verdict == "confirmed"
+    quadratic = _sweep(lambda b: 1e-6 * b**2, lambda b: b)
+    assert _verdicts(quadratic)["(d)"].verdict == "refuted"
+    too_few = _sweep(lambda b: b, lambda b: b, sizes=(64, 16384, 65536))
+    assert _verdicts(too_few)["(d)"].verdict == "unmeasurable"
+
+
+def test_cpython_peer_converts_the_kernels_number():
+    # splitmix64 from 0: the first output is 0xe220a8397b1dcdaf (Vigna's reference)
+    assert kernel_number(64, seed=0) == 0xE220A8397B1DCDAF | (1 << 63)
+    x = kernel_number(1000)
+    assert x.bit_length() == 1000
+    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec_cpython", "--bits",
+                        "1000", "--reps", "2", "--iters", "3"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = parse(p.stdout)
+    assert out.cases() == ["cpython"] and len(out.reps) == 2
+    assert out.meta["params"]["digits"] == len(str(x)) == 301
+    assert all(r.units == 3 and r.tsc is None for r in out.reps)
+
+
+@pytest.mark.parametrize("bad", [["--bits", "0"], ["--bits", "64", "--reps", "0"]])
+def test_cpython_peer_rejects_bad_input(bad):
+    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec_cpython", *bad],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and json.loads(p.stdout)["type"] == "error"
+
+
+def test_end_to_end_quick(tmp_path, capsys):
+    rc = cli.main(["run", "bigdec", "--quick", "--json", "--db", str(tmp_path / "r.db")])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    assert run["status"] == "complete"
+    compilers = {b["compiler"] for b in run["builds"]}
+    cases = [c for c in run["cases"] if not c.get("error")]
+    seen = {(c["variant"], c["params"]["bits"], (c["build"] or {}).get("compiler"))
+            for c in cases}
+    for cc in compilers:
+        assert {(v, 1000, cc) for v in ("seed_twodiv", "seed_fused", "bigdec", "gmp")} <= seen
+        for bits in (64, 256, 1024, 4096, 16384, 65536, 262144):
+            assert {("bigdec", bits, cc), ("gmp", bits, cc)} <= seen
+    assert {("cpython", b, None) for b in (64, 4096, 262144)} <= seen
+    divs = {(c["variant"], c["build"]["compiler"]): c["metrics"]["divs/digit"]["median"]
+            for c in cases if "divs/digit" in c["metrics"]}
+    for cc in compilers:  # S5: two divisions per digit, one after the fix, none in bigdec
+        assert (divs[("seed_twodiv", cc)], divs[("seed_fused", cc)], divs[("bigdec", cc)]) \
+            == (2, 1, 0)
+    assert all(c["metrics"]["time"]["source"] == "clock" for c in cases)
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    by = {v["claim"][:3]: v["verdict"] for v in run["verdicts"]}
+    assert by["(c)"] == "unmeasurable"  # the quick profile stops before 10^6 digits
+    assert all(by[k] != "unmeasurable" for k in ("(a)", "(b)", "(d)"))
+    growth = {(g["method"], g["build"]) for g in run["evidence"]["growth"]}
+    assert ("cpython", "-") in growth and len(growth) == 2 * len(compilers) + 1

@@ -1,0 +1,130 @@
+"""Experiment `divide` (S4): verdicts from fake cases, and one real end-to-end
+`cpulab run divide --quick` (every method x type x op x loop, quo(), `div` counts)."""
+
+from __future__ import annotations
+
+import json
+
+from cpulab import cli
+from cpulab.experiments import get
+from cpulab.experiments.base import Case
+from cpulab.measure.metrics import Metric
+
+EXP = get("divide")
+TYPES = ["u32", "u64", "s32", "s64"]
+
+
+def _build(cc="gcc-12") -> dict:
+    return {"compiler": cc, "compiler_version": "x", "flags": "-O2", "pgo": False}
+
+
+def _series(v: float) -> list[float]:
+    return [v * f for f in (0.99, 1.0, 1.01, 1.0, 0.995, 1.005)]
+
+
+def _case(method, t, ns, loop="tput", op="div", cc="gcc-12") -> Case:
+    m = {"tsc": Metric.of(_series(ns), "ticks/division", "tsc")}
+    return Case(method, _build(cc), {"divisor": 7, "type": t, "op": op, "loop": loop}, m)
+
+
+def _types(times: dict[str, float], **per_type) -> list[Case]:
+    """Every method of `times` for every type (per_type overrides one type's figures)."""
+    out = []
+    for t in TYPES:
+        for method, ns in {**times, **per_type.get(t, {})}.items():
+            out.append(_case(method, t, ns))
+    return out
+
+
+def _quo(mul_size, mod_size, mod_divs=0, cc="gcc-12") -> list[Case]:
+    out = []
+    for v, size, divs in (("mul", mul_size, 0), ("mod", mod_size, mod_divs)):
+        out.append(Case(f"quo_{v}", _build(cc), {"divisor": 10**9, "loop": "tput"}, {
+            "tsc": Metric.of(_series(3.0), "ticks/call", "tsc"),
+            "code-size": Metric.exact(size, "instructions", "asm"),
+            "div-instructions": Metric.exact(divs, "instructions", "asm")}))
+    return out
+
+
+def _verdicts(cases, evidence=None):
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or {})}
+
+
+BASE = {"hw": 10.0, "const": 2.0, "rtdiv": 2.1, "rtdiv_bf": 2.6, "libdivide": 2.5,
+        "libdivide_bf": 2.2}
+
+
+def test_within_the_constant_uses_our_best_form():
+    v = _verdicts(_types(BASE))["(a)"]
+    assert v.verdict == "confirmed" and "all 4" in v.evidence
+    slow = _verdicts(_types(BASE, s64={"rtdiv": 3.0, "rtdiv_bf": 3.1}))["(a)"]
+    assert slow.verdict == "refuted" and "s64" in slow.evidence and "1.500x" in slow.evidence
+
+
+def test_libdivide_comparison_allows_a_tie_only():
+    assert _verdicts(_types(BASE))["(b)"].verdict == "confirmed"
+    tie = {**BASE, "libdivide_bf": 2.06}  # rtdiv 2% slower: a tie
+    assert _verdicts(_types(tie))["(b)"].verdict == "confirmed"
+    lost = _verdicts(_types(BASE, u32={"libdivide_bf": 1.5}))["(b)"]
+    assert lost.verdict == "refuted" and "u32" in lost.evidence
+
+
+def test_hardware_division_against_ours():
+    lat = [_case(m, t, ns, loop="lat") for t in TYPES
+           for m, ns in (("hw", 12.0), ("rtdiv", 6.0))]
+    v = _verdicts(_types(BASE) + lat)["(c)"]
+    assert v.verdict == "confirmed" and "4 of 4" in v.evidence
+    assert "lat hw/rtdiv 2.000x" in v.evidence and "12.00 ticks/division" in v.evidence
+    fast_hw = _verdicts(_types(BASE, u64={"hw": 1.5}))["(c)"]
+    assert fast_hw.verdict == "refuted"
+
+
+def test_verdicts_without_their_cases_are_unmeasurable():
+    v = _verdicts([_case("hw", "u64", 10.0)])
+    assert all(x.verdict == "unmeasurable" for x in v.values())
+
+
+def test_quo_claim_is_decided_by_instruction_counts():
+    ev = {"tables": [{"rows": [["gcc-12 -O2", "quo_mul_check", "0", "12",
+                                "movabs rax, 0x112e0be826d694b3; imul rdi"]]}]}
+    v = _verdicts(_quo(12, 16), ev)["(d)"]
+    assert v.verdict == "confirmed"
+    assert "12 instructions" in v.evidence and "0x112e0be826d694b3 present" in v.evidence
+    assert _verdicts(_quo(12, 12))["(d)"].verdict == "refuted"
+    assert _verdicts(_quo(12, 16, mod_divs=1))["(d)"].verdict == "refuted"
+
+
+def test_asm_variants_name_their_loops():
+    assert {"hw", "const", "rtdiv", "libdivide", "fastmod", "quo_mul", "quo_mod"} \
+        <= set(EXP.targets())
+    assert "tput_Q_hw_u64" in EXP.hot_symbols("hw")
+    assert EXP.hot_symbols("quo_mod") == ["quo_mod_check"]
+
+
+def test_end_to_end_quick(tmp_path, capsys):
+    rc = cli.main(["run", "divide", "--quick", "--json", "--db", str(tmp_path / "r.db")])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    assert run["status"] == "complete"
+    compilers = {b["compiler"] for b in run["builds"]}
+    cases = [c for c in run["cases"] if not c.get("error")]
+    seen = {(c["variant"], c["params"].get("type"), c["params"].get("op"),
+             c["params"]["loop"], c["build"]["compiler"]) for c in cases}
+    for cc in compilers:
+        for t in TYPES:
+            for op in ("div", "rem"):
+                for m in ("hw", "const", "rtdiv", "rtdiv_bf", "libdivide", "libdivide_bf"):
+                    assert {(m, t, op, "tput", cc), (m, t, op, "lat", cc)} <= seen
+                assert ("rtdiv_batch", t, op, "tput", cc) in seen
+            assert (("fastmod", t, "rem", "tput", cc) in seen) == (t != "s64")
+        for v in ("quo_mul", "quo_mod", "quo_inverse"):
+            assert (v, None, None, "tput", cc) in seen
+    for c in cases:
+        divs = c["metrics"]["div-instructions"]["median"]
+        if c["variant"] == "hw" and c["params"]["loop"] == "tput":
+            assert divs >= 1, c
+        if c["variant"] in ("const", "rtdiv", "rtdiv_bf", "quo_mul", "quo_mod"):
+            assert divs == 0, c
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    assert all(v["verdict"] != "unmeasurable" for v in run["verdicts"])

@@ -1,0 +1,118 @@
+"""Experiment `overflow` (S3): verdicts from fake cases, and one real end-to-end
+`cpulab run overflow --quick` (builds, every check x loop measured, the `div` counts)."""
+
+from __future__ import annotations
+
+import json
+
+from cpulab import cli
+from cpulab.experiments import get
+from cpulab.experiments.base import Case
+from cpulab.measure.metrics import Metric
+
+EXP = get("overflow")
+CHECKS = ["div_forced", "div", "mul_first_forced", "mul_first", "builtin", "u128"]
+LOOPS = ["lat", "tput", "alloc"]
+
+
+def _build(cc="gcc-12") -> dict:
+    return {"compiler": cc, "compiler_version": "x", "flags": "-O2", "pgo": False}
+
+
+def _case(check, loop, ticks, divs, cc="gcc-12") -> Case:
+    m = {"tsc": Metric.of([ticks * f for f in (0.99, 1.0, 1.01, 1.0, 0.995, 1.005)],
+                          "ticks/check", "tsc"),
+         "div-instructions": Metric.exact(divs, "instructions", "asm")}
+    return Case(check, _build(cc), {"loop": loop}, m)
+
+
+def _all(ticks: dict[tuple[str, str], float], divs: dict[str, int], cc="gcc-12"):
+    return [_case(c, lp, ticks.get((c, lp), 10.0), divs.get(c, 0), cc)
+            for lp in LOOPS for c in CHECKS]
+
+
+def _verdicts(cases, evidence=None):
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or {})}
+
+
+def test_division_rewritten_by_the_compiler_is_refuted_and_shows_the_code():
+    cases = _all({}, {"div_forced": 1, "mul_first_forced": 1})
+    ev = {"tables": [{"rows": [["gcc-12 -O2", "size_check_div", "0", "9", "mul rdi; jo x"]]}]}
+    v = _verdicts(cases, ev)["(a)"]
+    assert v.verdict == "refuted"
+    assert "mul rdi; jo x" in v.evidence and "forced form: 1" in v.evidence
+
+
+def test_division_kept_is_confirmed_and_mixed_builds_inconclusive():
+    kept = _all({}, {"div": 1, "div_forced": 1})
+    assert _verdicts(kept)["(a)"].verdict == "confirmed"
+    mixed = kept + _all({}, {"div_forced": 1}, cc="clang-19")
+    v = _verdicts(mixed)["(a)"]
+    assert v.verdict == "inconclusive" and "1 of 2" in v.evidence
+    assert _verdicts([])["(a)"].verdict == "unmeasurable"
+
+
+def test_mul_first_faster_in_allocation_confirmed():
+    cases = _all({("div_forced", "alloc"): 120.0, ("mul_first_forced", "alloc"): 100.0}, {})
+    v = _verdicts(cases)["(b)"]
+    assert v.verdict == "confirmed"
+    assert "1.200x" in v.evidence and "0.4709" in v.seed
+
+
+def test_mul_first_without_gain_refuted():
+    cases = _all({("div_forced", "alloc"): 100.0, ("mul_first_forced", "alloc"): 100.0}, {})
+    assert _verdicts(cases)["(b)"].verdict == "refuted"
+    slower = _all({("div_forced", "alloc"): 90.0, ("mul_first_forced", "alloc"): 100.0}, {})
+    assert _verdicts(slower)["(b)"].verdict == "refuted"
+
+
+def test_division_cost_on_this_cpu():
+    costly = _all({("div_forced", "tput"): 13.0, ("builtin", "tput"): 6.0}, {})
+    v = _verdicts(costly)["(c)"]
+    assert v.verdict == "confirmed" and "2.167x" in v.evidence and "+7.00" in v.evidence
+    free = _all({("div_forced", "tput"): 5.0, ("builtin", "tput"): 6.0}, {})
+    assert _verdicts(free)["(c)"].verdict == "refuted"
+    no_builtin = [c for c in costly if c.variant != "builtin"]
+    assert _verdicts(no_builtin)["(c)"].verdict == "unmeasurable"
+
+
+def test_failed_cases_are_left_out():
+    cases = _all({("div_forced", "tput"): 13.0, ("builtin", "tput"): 6.0}, {})
+    for c in cases:
+        if c.variant == "builtin":
+            c.error = "exit status 1"
+    assert _verdicts(cases)["(c)"].verdict == "unmeasurable"
+
+
+def test_hot_symbols_name_each_check():
+    assert set(EXP.targets()) == set(CHECKS)
+    assert EXP.hot_symbols("u128")[0] == "size_check_u128"
+
+
+def test_end_to_end_quick(tmp_path, capsys):
+    rc = cli.main(["run", "overflow", "--quick", "--json", "--db", str(tmp_path / "r.db")])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    assert run["status"] == "complete"
+    builds = {(b["compiler"], b["flags"]) for b in run["builds"]}
+    assert len(builds) == len({b for b, _ in builds}) >= 1
+    seen = {(c["variant"], c["params"]["loop"], c["build"]["compiler"]) for c in run["cases"]
+            if not c.get("error")}
+    for cc, _ in builds:
+        assert {(v, lp, cc) for v in CHECKS for lp in LOOPS} <= seen
+    for c in run["cases"]:
+        assert c["metrics"]["time"]["source"] == "clock"
+        divs = c["metrics"]["div-instructions"]
+        assert divs["source"] == "asm"
+        # the forced forms keep a real division; the builtin and 128-bit forms have none
+        if c["variant"] in ("div_forced", "mul_first_forced"):
+            assert divs["median"] >= 1
+        if c["variant"] in ("builtin", "u128"):
+            assert divs["median"] == 0
+        assert "cycles" not in c["metrics"] or c["metrics"]["cycles"]["source"] == "pmu"
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)"]
+    assert all(v["verdict"] != "unmeasurable" for v in run["verdicts"])
+    listing = run["evidence"]["tables"][0]["rows"]
+    assert {r[1] for r in listing} == {"size_check_div", "size_check_div_forced",
+                                       "size_check_mul_first"}
