@@ -13,8 +13,8 @@ import pytest
 from cpulab import cli
 from cpulab.experiments import get
 from cpulab.experiments.base import Case
-from cpulab.experiments.bigdec import digits_max, growth_fits
-from cpulab.experiments.bigdec_cpython import kernel_number
+from cpulab.experiments.bigdec.experiment import digits_max, growth_fits
+from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 
@@ -102,7 +102,7 @@ def test_cpython_peer_converts_the_kernels_number():
     assert kernel_number(64, seed=0) == 0xE220A8397B1DCDAF | (1 << 63)
     x = kernel_number(1000)
     assert x.bit_length() == 1000
-    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec_cpython", "--bits",
+    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec.cpython", "--bits",
                         "1000", "--reps", "2", "--iters", "3"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -114,7 +114,7 @@ def test_cpython_peer_converts_the_kernels_number():
 
 @pytest.mark.parametrize("bad", [["--bits", "0"], ["--bits", "64", "--reps", "0"]])
 def test_cpython_peer_rejects_bad_input(bad):
-    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec_cpython", *bad],
+    p = subprocess.run([sys.executable, "-m", "cpulab.experiments.bigdec.cpython", *bad],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and json.loads(p.stdout)["type"] == "error"
 

@@ -11,9 +11,9 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.experiments import protobuf_payloads as payloads
+from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.base import VERDICTS, Case
-from cpulab.experiments.protobuf import (
+from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     TAIL_CALL_OPT,
     _beats_cpp,
@@ -200,7 +200,7 @@ def test_manifest_lists_every_payload(manifest, tmp_path):
 
 
 def upb(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cpulab.experiments.protobuf_upb", *args],
+    return subprocess.run([sys.executable, "-m", "cpulab.experiments.protobuf.upb", *args],
                           capture_output=True, text=True, timeout=120)
 
 

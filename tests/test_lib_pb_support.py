@@ -22,7 +22,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 
 from cpulab.build import build_shared
-from cpulab.experiments.protobuf_payloads import (  # noqa: F401  (re-exported to the tests)
+from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported to the tests)
     BENCH_TYPES,
     SYSTEM_PROTO,
     debian_proto_files,

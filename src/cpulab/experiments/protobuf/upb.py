@@ -1,6 +1,6 @@
 """Decode throughput of upb through the PyPI `protobuf` package, timed from Python.
 
-A program (`python -m cpulab.experiments.protobuf_upb --manifest PATH`) that speaks the
+A program (`python -m cpulab.experiments.protobuf.upb --manifest PATH`) that speaks the
 native harness's JSON lines (native/harness/README.md, schema 1), so that the lab runs it
 interleaved with the C kernel and reads it with the same parser. One iteration is one
 `cls.FromString(payload)`: a fresh message (and upb arena) per call, the Python call and
@@ -48,7 +48,7 @@ def _calibrate(parse, data: bytes, target_ns: float) -> int:
 def _load(manifest: Path, only: list[str]) -> list[tuple[str, object, bytes]]:
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-    from cpulab.experiments.protobuf_payloads import read_manifest
+    from cpulab.experiments.protobuf.payloads import read_manifest
 
     schema, payloads = read_manifest(manifest)
     unknown = [p for p in only if p not in payloads]
@@ -71,7 +71,7 @@ def _load(manifest: Path, only: list[str]) -> list[tuple[str, object, bytes]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="protobuf_upb", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="protobuf.upb", description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", type=Path, required=True)
     ap.add_argument("--payloads", default="", help="comma-separated (default: all)")
     ap.add_argument("--reps", type=int, default=10)
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                       "iters_from": "--iters" if args.iters else "calibration"})
     no_tsc = "not read from Python (time.perf_counter_ns only)"
     _emit({
-        "type": "meta", "schema": 1, "harness": "cpulab.experiments.protobuf_upb",
+        "type": "meta", "schema": 1, "harness": "cpulab.experiments.protobuf.upb",
         "argv": sys.argv, "target_ms": args.target_ms, "reps": args.reps, "iters": args.iters,
         "pinning": {"pinned": False, "reason": "a Python timer: not pinned"},
         "clock": {"id": "time.perf_counter_ns"}, "tsc": {"available": False, "reason": no_tsc},

@@ -1,7 +1,7 @@
 """CPython's `str(int)` timed from Python: the peer that experiment `bigdec` runs beside
 the C kernel.
 
-A program (`python -m cpulab.experiments.bigdec_cpython --bits N`) that speaks the native
+A program (`python -m cpulab.experiments.bigdec.cpython --bits N`) that speaks the native
 harness's JSON lines (native/harness/README.md, schema 1), so that the lab runs it
 interleaved with native/kernels/bigdec and reads it with the same parser. The number is
 the kernel's own (the same splitmix64 limbs, seed and top bit), the digit limit is lifted
@@ -72,7 +72,7 @@ def _calibrate(x: int, target_ns: float) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="bigdec_cpython", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="bigdec.cpython", description=__doc__.splitlines()[0])
     ap.add_argument("--bits", type=int, required=True)
     ap.add_argument("--seed", type=int, default=54102)
     ap.add_argument("--reps", type=int, default=10)
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     iters = args.iters or _calibrate(x, args.target_ms * 1e6)
     no_tsc = "not read from Python (time.perf_counter_ns only)"
     _emit({
-        "type": "meta", "schema": 1, "harness": "cpulab.experiments.bigdec_cpython",
+        "type": "meta", "schema": 1, "harness": "cpulab.experiments.bigdec.cpython",
         "argv": sys.argv, "target_ms": args.target_ms, "reps": args.reps, "iters": args.iters,
         "pinning": {"pinned": False, "reason": "a Python timer: not pinned"},
         "clock": {"id": "time.perf_counter_ns"}, "tsc": {"available": False, "reason": no_tsc},

@@ -1,7 +1,7 @@
 """Experiment `protobuf` (SEEDS.md S14): does a tail-call protobuf parser in C reach 2 GB/s,
 and how far ahead of Google's parsers is it on this machine?
 
-Five payloads (cpulab.experiments.protobuf_payloads): a FileDescriptorSet of every .proto
+Five payloads (cpulab.experiments.protobuf.payloads): a FileDescriptorSet of every .proto
 in Debian's protobuf packages, that of descriptor.proto alone (the seed's input), many
 small varints, string-heavy, packed-repeated-heavy. Decoded side by side in one run:
 
@@ -14,7 +14,7 @@ small varints, string-heavy, packed-repeated-heavy. Decoded side by side in one 
   Arena, protoc's default parser and its table-driven parser
   (`--cpp_opt=experimental_tail_call_table_mode=always`, clang builds);
 - upb through the PyPI `protobuf` package, timed from Python (cpulab.experiments.
-  protobuf_upb): its figures include the Python call and object creation.
+  protobuf/upb.py): its figures include the Python call and object creation.
 
 The C implementations run in one kernel process per optimisation level
 (native/kernels/protobuf/pb_bench.c, which first checks that all of them read every
@@ -36,9 +36,9 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context
-from cpulab.experiments import protobuf_payloads as payloads
+from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.protobuf_upb import LABEL as UPB_LABEL
+from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import Ratio, ratio
@@ -189,7 +189,7 @@ class Protobuf(Experiment):
                 str(kernel.path), "--param", f"manifest={manifest}", "--param", f"impls={spec}",
                 "--param", f"decoders={decoders}", *ctx.profile.harness_args()]))
         programs.append(Program(UPB_LABEL, [
-            sys.executable, "-m", "cpulab.experiments.protobuf_upb", "--manifest",
+            sys.executable, "-m", "cpulab.experiments.protobuf.upb", "--manifest",
             str(manifest), "--reps", str(ctx.profile.reps),
             "--target-ms", str(ctx.profile.target_ms)]))
         return programs

@@ -7,7 +7,7 @@ fix (one `div`), beside native/lib/bigdec and GMP's mpz_get_str, all four in one
 (native/kernels/bigdec/bigdec_bench.c) for gcc and clang; `cpulab asm` counts the
 divisions of each loop. Then a size sweep from 64 bits to 10^6 digits of bigdec and GMP
 (one program per build and size) and of CPython's str(int) with its digit limit lifted
-(a Python child process timed with perf_counter_ns: bigdec_cpython.py), all programs
+(a Python child process timed with perf_counter_ns: cpython.py), all programs
 interleaved, and the growth exponent of each fitted on log axes. Per case: ns and TSC
 ticks per conversion (clock, tsc; CPython: clock only) and the `div` instructions of the
 hot code (asm).
@@ -132,7 +132,7 @@ class Bigdec(Experiment):
         for bits in (b for b in sweep if b <= py_max):
             key = f"cpython|{bits}"
             jobs.append((key, Program(key, [sys.executable, "-m",
-                                            "cpulab.experiments.bigdec_cpython", "--bits",
+                                            "cpulab.experiments.bigdec.cpython", "--bits",
                                             str(bits), *args]), None, ["cpython"]))
         ctx.reporter.total(len(jobs) * ctx.profile.rounds)
         outcomes = ctx.measure([p for _, p, _, _ in jobs])
