@@ -8,8 +8,15 @@
 # names the CPU, e.g. zen4-pc-linux-gnu, and the build links that CPU's mpn/*.asm) or as
 # a fat build (--fat: every x86-64 variant, chosen at run time through __gmpn_cpuvec).
 #
-# Idempotent: a finished build leaves build/peers/gmp-<mode>/.done and a second call
-# only prints its path. Writes nothing outside build/. About 3-6 minutes on 2 cores.
+# A CPU newer than GMP 6.3.0 (AMD family 26, Zen 5, say) is unknown to its config.guess,
+# which then names a bare x86_64 and the "tuned" build runs the generic k8 code. Where the
+# CPU has BMI2 and ADX the host build is then configured as the newest CPU of the same
+# vendor that GMP knows (zen4, skylake), whose mpn_mul_basecase is the mulx/adox/adcx code
+# of x86_64/coreibwl; CODEPATH records that choice.
+#
+# Idempotent: a finished build leaves build/peers/gmp-<mode>/.done, holding the configure
+# arguments, and a second call with the same recipe only prints its path. Writes nothing
+# outside build/. About 1-6 minutes on 2 cores.
 #
 # Usage: build_gmp_peer.sh [--fat] [--print-path]
 # Prints, as its last line, the path of the built libgmp.so.
@@ -33,13 +40,44 @@ peers=$build/peers
 prefix=$peers/gmp-$mode
 lib=$prefix/lib/libgmp.so
 
-if [[ -f $prefix/.done && -f $lib ]]; then
-    echo "$lib"
-    exit 0
-fi
 if [[ $print_only == 1 ]]; then
+    if [[ -f $prefix/.done && -f $lib ]]; then
+        echo "$lib"
+        exit 0
+    fi
     echo "build_gmp_peer.sh: no $mode build yet at $prefix" >&2
     exit 1
+fi
+
+# The configure arguments for a GMP source tree ($1), in `conf`, and the recipe that
+# .done records: for a host build whose CPU config.guess does not know, the newest CPU of
+# the same vendor that GMP 6.3.0 knows, if this CPU has what that code needs.
+crate_version=1.7.1
+plan() {
+    conf=(--prefix="$prefix" --disable-static --enable-shared)
+    guess=$(sh "$1/config.guess")
+    fallback=""
+    if [[ $mode == fat ]]; then
+        conf+=(--enable-fat)
+    elif [[ $guess == x86_64-* ]] && grep -qw bmi2 /proc/cpuinfo && grep -qw adx /proc/cpuinfo
+    then
+        case $(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -1) in
+            AuthenticAMD) fallback=zen4 ;;
+            GenuineIntel) fallback=skylake ;;
+        esac
+        [[ -n $fallback ]] && conf+=(--build="$fallback-pc-linux-gnu")
+    fi
+    recipe="gmp-mpfr-sys $crate_version: ${conf[*]}"
+}
+
+# A finished build of the same recipe is reused without cargo (so, also offline).
+src=$peers/gmp-src-$mode
+if [[ -f $prefix/.done && -f $lib && -f $src/config.guess ]]; then
+    plan "$src"
+    if [[ $(cat "$prefix/.done") == "$recipe" ]]; then
+        echo "$lib"
+        exit 0
+    fi
 fi
 
 for tool in cargo m4 make cc; do
@@ -50,7 +88,6 @@ for tool in cargo m4 make cc; do
 done
 
 # 1. Fetch the crate through cargo: a throw-away manifest that depends on it, pinned.
-crate_version=1.7.1
 fetch=$peers/gmp-fetch
 mkdir -p "$fetch/src"
 cat > "$fetch/Cargo.toml" <<EOF
@@ -75,12 +112,16 @@ src_in_crate=$(dirname "$manifest")/gmp-6.3.0-c
     exit 1
 }
 
-# 2. Copy the tree (timestamps kept, so configure never asks for autotools) and build.
-src=$peers/gmp-src-$mode
+# 2. The plan for this source, unless an identical build is already there.
+plan "$src_in_crate"
+if [[ -f $prefix/.done && -f $lib && $(cat "$prefix/.done") == "$recipe" ]]; then
+    echo "$lib"
+    exit 0
+fi
+
+# 3. Copy the tree (timestamps kept, so configure never asks for autotools) and build.
 rm -rf "$src" "$prefix"
 cp -a "$src_in_crate" "$src"
-conf=(--prefix="$prefix" --disable-static --enable-shared)
-[[ $mode == fat ]] && conf+=(--enable-fat)
 (
     cd "$src"
     ./configure "${conf[@]}" > configure.log 2>&1 || { tail -30 configure.log >&2; exit 1; }
@@ -88,22 +129,25 @@ conf=(--prefix="$prefix" --disable-static --enable-shared)
     make install > install.log 2>&1 || { tail -30 install.log >&2; exit 1; }
 )
 
-# 3. Record which code path it carries: the configured CPU and, for a host build, the
+# 4. Record which code path it carries: the configured CPU and, for a host build, the
 #    source file behind mpn_mul_basecase (a symlink made by configure).
 {
     echo "mode: $mode"
     echo "gmp: 6.3.0 (crates.io gmp-mpfr-sys $crate_version)"
-    echo "config.guess: $("$src/config.guess")"
+    echo "config.guess: $guess"
+    if [[ -n $fallback ]]; then
+        echo "configured as: $fallback (config.guess does not know this CPU; it has bmi2 and adx)"
+    fi
     echo "host: $(sed -n 's/^host=//p' "$src/config.log" | head -1 | tr -d "'")"
     if [[ $mode == fat ]]; then
         echo "mul_basecase: chosen at run time by __gmpn_cpuvec (mulpre_bench prints which)"
     fi
-    if [[ -L $src/mpn/mul_basecase.asm ]]; then
-        echo "mul_basecase: $(readlink "$src/mpn/mul_basecase.asm")"
-    fi
-    if [[ -L $src/mpn/sqr_basecase.asm ]]; then
-        echo "sqr_basecase: $(readlink "$src/mpn/sqr_basecase.asm")"
-    fi
+    for fn in mul_basecase sqr_basecase; do
+        [[ -L $src/mpn/$fn.asm ]] || continue
+        # A CPU's file may only include another's (zen3 -> coreibwl): name both.
+        included=$(sed -n "s/^include_mpn(\`\(.*\)')/\1/p" "$src/mpn/$fn.asm" | head -1)
+        echo "$fn: $(readlink "$src/mpn/$fn.asm")${included:+ (includes $included)}"
+    done
 } > "$prefix/CODEPATH"
-touch "$prefix/.done"
+echo "$recipe" > "$prefix/.done"
 echo "$lib"

@@ -36,8 +36,8 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context
-from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program

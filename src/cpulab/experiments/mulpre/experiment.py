@@ -1,0 +1,408 @@
+"""Experiment `mulpre` (SEEDS.md S11): fixed-size multi-precision multiplication,
+z[2N] = x[N] * y[N] with 64-bit limbs, generated mulx/adox/adcx assembly against GMP and
+against what compilers make of the same schoolbook loop.
+
+For N = 1..9, in one run, ns and TSC ticks per call (clock, tsc) of: the generated asm of
+native/lib/mulpre (and its squaring), its portable C and intrinsics paths built by every
+compiler of the matrix, with and without `-mbmi2 -madx` (the seed's "LLVM without / with
+mulx"), the checked public entry point, and GMP's `mpn_mul_n`: Debian's generic build and
+the GMPs that run this CPU's own assembly where one can be had (gmp.py finds them
+and notes which `mpn_mul_basecase` each one ran). The seed's instruction counts come from
+this build's machine code (asm): multiplies (mulx among them), add-type, mov, xor-zero,
+stack spills and reloads of every per-N function. The asm and the GMPs run in one
+process, each other build in its own; ctx.measure interleaves the processes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cpulab.asm import disassemble, find_functions, instruction_mix
+from cpulab.asm.disasm import DisasmError
+from cpulab.build import Artifact, BuildConfig, Target
+from cpulab.context import Context, cases_from_outcome
+from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
+from cpulab.machine.cpuinfo import parse_cpuinfo
+from cpulab.measure.metrics import Metric
+from cpulab.measure.schedule import Program
+from cpulab.measure.stats import Ratio
+from cpulab.paths import KERNELS, LIBS
+
+DIR = KERNELS / "mulpre"
+LIB = LIBS / "mulpre"
+SIZES = tuple(range(1, 10))
+MULX_FLAGS = ("-mbmi2", "-madx")  # the seed's "LLVM with mulx"
+# Cases of the kernel this experiment measures (mulpre_bench.c's header lists them all).
+LIB_CASES = ("asm", "asm_sqr", "portable", "intrin", "mulpre_mul")
+COMPILED = ("portable", "intrin")  # the compiler's own code for the schoolbook loop
+GMP_SQR = "gmp_sqr"
+FAST_VS_GMP = 1.7  # issue target: asm >= 1.7x faster than GMP at N = 4 and 6
+FAST_VS_CC = 1.3  # issue target: asm >= 1.3x faster than the best compiler build at N = 8
+ECC_SIZES = (4, 6)
+CC_SIZE = 8
+# "mul" counts every multiply (mul, imul, mulx); "mulx" those that are mulx.
+MIX = ("mul", "mulx", "add", "mov", "xor-zero", "spills", "reloads")
+MIX_SIZES = (4, 8)  # the seed's listing is N = 4; N = 8 is where the compilers spill most
+
+
+class Mulpre(Experiment):
+    name = "mulpre"
+    seed_row = "S11"
+    title = "N x N-limb multiplication: generated mulx/adox/adcx asm vs GMP and compilers"
+    summary = (
+        "z[2N] = x[N] * y[N] for N = 1..9 (64-bit limbs): asm emitted by a Python generator "
+        "(mulx, adox/adcx carry chains, the whole sum in N + 6 registers, no spills) beside "
+        "the same schoolbook loop in portable C and intrinsics built by gcc and clang, and "
+        "beside GMP's mpn_mul_n: Debian's generic build and GMPs that run this CPU's own "
+        "assembly. ns and TSC ticks per call; the instruction mix of every per-N function."
+    )
+    compilers = ("gcc", "clang")
+    opts = ("O2",)
+    table_metrics = ("time", "tsc", "cycles", "mulx", "spills")
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [
+            SeedTable(
+                "S11: ns per call of z[2N] = x[N] * y[N] (the seed's benchmark loop)",
+                ["CPU", "code", "N=3", "N=4", "N=5", "N=6", "N=7", "N=8"],
+                [
+                    ["Xeon 8280 2.7 GHz", "GMP", "28.59", "12.93", "18.48", "23.43", "30.91",
+                     "38.42"],
+                    ["Xeon 8280 2.7 GHz", "LLVM without mulx", "7.78", "10.58", "15.32",
+                     "22.42", "30.57", "58.64"],
+                    ["Xeon 8280 2.7 GHz", "LLVM with mulx", "6.04", "8.08", "11.88", "17.21",
+                     "25.59", "50.25"],
+                    ["Xeon 8280 2.7 GHz", "hand asm", "4.48", "6.19", "9.66", "12.31",
+                     "17.77", "21.97"],
+                    ["Apple M1", "GMP", "23.16", "12.21", "15.49", "18.39", "23.69", "36.38"],
+                    ["Apple M1", "LLVM", "6.34", "5.23", "8.13", "11.60", "15.80", "20.81"],
+                ],
+            ),
+            SeedTable(
+                "S11: instructions of the N = 4 function (from the listings)",
+                ["code", "mulx", "add-type", "mov", "xor", "stack spills"],
+                [
+                    ["LLVM", "16", "31", "36", "-", "yes (8-byte spills)"],
+                    ["hand asm (generated)", "16", "31", "16", "4", "none"],
+                ],
+            ),
+        ]
+
+    def bench(self) -> Target:
+        src = LIB / "src"
+        return Target(
+            "mulpre_bench",
+            (DIR / "mulpre_bench.c", *sorted(src.glob("*.c")), *sorted(src.glob("*.S"))),
+            include_dirs=(LIB / "include", LIB / "internal"),
+            libs=("gmp", "dl"),
+        )
+
+    def targets(self) -> dict[str, Target]:
+        # One program holds every implementation; the variants differ in their hot code.
+        return {v: self.bench() for v in ("asm", "asm_sqr", "portable", "intrin")}
+
+    def hot_symbols(self, variant: str) -> list[str]:
+        return [_symbol(variant, "*")] if variant in ("asm", "asm_sqr", *COMPILED) else []
+
+    # ---- running ---------------------------------------------------------------------
+
+    def run(self, ctx: Context) -> list[Case]:
+        # The record lists what was built: the matrix and its -mbmi2 -madx twins.
+        configs = ctx.configs = _with_mulx_builds(ctx)
+        arts = ctx.build((self.bench(), cfg) for cfg in configs)
+        built = [a for a in arts if a.ok]
+        cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
+                 for a in arts if not a.ok for v in COMPILED]
+        if not built:
+            return cases
+        main = built[0]
+        peers = usable_peers(ctx, main.path, gmp_peers(ctx))
+        programs = [_program(main, ctx, peers, main=True)]
+        programs += [_program(a, ctx, {}, main=False) for a in built[1:]]
+        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        outcomes = ctx.measure(programs)
+        for a in built:
+            mixes = _mixes(a)
+            if isinstance(mixes, str):
+                ctx.note(f"instruction mix of {a.config.label}: {mixes}")
+                mixes = {}
+            expected = [f"{v}/N={n}" for v in (LIB_CASES if a is main else COMPILED)
+                        for n in SIZES]
+            for case in cases_from_outcome(outcomes[_key(a)], str, a.config.as_dict(), {},
+                                           expected):
+                cases.append(_finish(case, mixes))
+        return sorted(cases, key=_order)
+
+    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+        """The seed's two tables redrawn from this run: ns per call by N, and the
+        instruction mix of the N = 4 and N = 8 functions."""
+        return {"tables": [t for t in (time_table(cases), mix_table(cases)) if t]}
+
+    # ---- verdicts (pure) -------------------------------------------------------------
+
+    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+        ok = [c for c in cases if not c.error]
+        return [_fast_at_ecc_sizes(ok), _beats_every_gmp(ok), _beats_compilers(ok),
+                _asm_in_registers(ok)]
+
+
+# ---- builds and peers ----------------------------------------------------------------
+
+
+def _with_mulx_builds(ctx: Context) -> list[BuildConfig]:
+    """The matrix, plus each build again with -mbmi2 -madx where this CPU runs them."""
+    configs = list(ctx.configs)
+    if _cpu_has_mulx():
+        configs += [BuildConfig(c.toolchain, c.opt, c.pgo, (*c.extra, *MULX_FLAGS))
+                    for c in ctx.configs if not c.extra]
+    else:
+        ctx.note("this CPU lacks BMI2 or ADX: no asm, no intrinsics, no -mbmi2 builds")
+    return configs
+
+
+def _cpu_has_mulx() -> bool:
+    try:
+        flags = parse_cpuinfo(Path("/proc/cpuinfo").read_text()).get("flags", [])
+    except OSError:
+        return False
+    return {"bmi2", "adx"} <= set(flags)
+
+
+def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool) -> Program:
+    """The main build measures every case and the GMPs; the others only their C paths."""
+    impls = [*LIB_CASES, GMP_MUL, GMP_SQR, *(case_prefix(p) for p in peers)] if main \
+        else list(COMPILED)
+    argv = [str(a.path), *ctx.profile.harness_args(), "--param", f"impls={','.join(impls)}"]
+    if peers:
+        argv += ["--param", "gmp_peers=" + ",".join(f"{k}:{v}" for k, v in peers.items())]
+    return Program(_key(a), argv)
+
+
+def _key(a: Artifact) -> str:
+    return f"{a.target.name}|{a.config.label}"
+
+
+def _symbol(variant: str, n: int | str) -> str:
+    """The per-N function behind a case (hidden in the library, named in .symtab)."""
+    return {"asm": f"mulpre_asm_mul_{n}", "asm_sqr": f"mulpre_asm_sqr_{n}",
+            "portable": f"portable_mul_{n}", "intrin": f"intrin_mul_{n}"}[variant]
+
+
+def _mixes(a: Artifact) -> dict[str, dict[str, int]] | str:
+    """function name -> instruction mix, for every per-N function of one build."""
+    try:
+        fns = find_functions(a.path, [_symbol(v, "*") for v in ("asm", "asm_sqr", *COMPILED)])
+    except DisasmError as e:
+        return str(e)
+    return {f.name: {**instruction_mix(f),
+                     "mulx": sum(i.mnemonic == "mulx" for i in disassemble(f))} for f in fns}
+
+
+def _finish(case: Case, mixes: dict[str, dict[str, int]]) -> Case:
+    """Variant and N from the kernel's case name ("asm/N=4"); GMP cases lose the build
+    (their code is not built here); the static mix of the case's function as exact `asm`
+    figures."""
+    case.variant, _, size = case.variant.partition("/N=")
+    case.params["N"] = int(size)
+    if case.variant.startswith("gmp_"):
+        case.build = None
+    elif case.variant in ("asm", "asm_sqr", *COMPILED) and not case.error:
+        mix = mixes.get(_symbol(case.variant, case.params["N"]))
+        if mix is not None:
+            case.metrics.update({m: Metric.exact(mix[m], "instructions", "asm") for m in MIX})
+    return case
+
+
+_ORDER = ("asm", "asm_sqr", "mulpre_mul", "intrin", "portable", GMP_MUL, GMP_SQR)
+
+
+def _rank(variant: str) -> int:
+    base = variant.split("@")[0]
+    return _ORDER.index(base) if base in _ORDER else len(_ORDER)
+
+
+def _order(c: Case) -> tuple:
+    return (c.params.get("N") or 0, _rank(c.variant), c.variant, c.build_label)
+
+
+# ---- the seed's tables, from this run (pure) -------------------------------------------
+
+
+def time_table(cases: list[Case]) -> dict | None:
+    """One row per implementation and build, one column per N: median ns per call."""
+    rows: dict[tuple[str, str], dict[int, str]] = {}
+    for c in sorted(cases, key=_order):
+        cell = "failed" if c.error else f"{c.value('time'):.2f}" if "time" in c.metrics \
+            else "n/a"
+        rows.setdefault((c.variant, c.build_label), {})[c.params.get("N")] = cell
+    if not rows:
+        return None
+    sizes = sorted({n for cells in rows.values() for n in cells if n is not None})
+    ordered = sorted(rows.items(), key=lambda kv: (_rank(kv[0][0]), kv[0]))
+    return {"title": "ns per call on this machine (median; source clock), as in the seed's "
+                     "table",
+            "columns": ["code", "build", *(f"N={n}" for n in sizes)],
+            "rows": [[v, b, *(cells.get(n, "-") for n in sizes)]
+                     for (v, b), cells in ordered]}
+
+
+def mix_table(cases: list[Case]) -> dict | None:
+    """The seed's instruction counts for N = 4 and N = 8, from the machine code."""
+    rows = [[f"{c.variant} N={c.params['N']}", c.build_label,
+             *(f"{c.value(m):.0f}" for m in MIX)]
+            for c in sorted(cases, key=_order)
+            if c.params.get("N") in MIX_SIZES and "mulx" in c.metrics]
+    if not rows:
+        return None
+    return {"title": "instructions of the N=4 and N=8 functions (static; source asm): "
+                     "mul counts every multiply, mulx those that are mulx, add every "
+                     "add-type (add, adc, adcx, adox, sub, sbb, inc, dec, neg)",
+            "columns": ["function", "build", *MIX], "rows": rows}
+
+
+# ---- verdicts ------------------------------------------------------------------------
+
+
+def _at(cases: list[Case], n: int) -> list[Case]:
+    return [c for c in cases if c.params.get("N") == n]
+
+
+def _asm(cases: list[Case], n: int) -> Case | None:
+    return next((c for c in _at(cases, n) if c.variant == "asm"), None)
+
+
+def _gmps(cases: list[Case], n: int) -> list[Case]:
+    return [c for c in _at(cases, n) if c.variant.split("@")[0] == GMP_MUL]
+
+
+def _name(c: Case) -> str:
+    return c.variant if c.build is None else f"{c.variant} ({c.build_label})"
+
+
+def _speedup(slow: Case, asm: Case) -> Ratio | None:
+    """slow/asm per call (TSC ticks where both have them): > 1 means the asm is faster."""
+    return median_ratio(slow, asm, cycle_metric(slow, asm))
+
+
+def _fastest(cases: list[Case], asm: Case) -> tuple[Case, Ratio] | None:
+    ratios = [(c, r) for c in cases if (r := _speedup(c, asm)) is not None]
+    return min(ratios, key=lambda cr: cr[1].value, default=None)
+
+
+def _against(r: Ratio, threshold: float) -> int:
+    """+1: the whole interval reaches the threshold; -1: it lies below; 0: it straddles."""
+    return 1 if r.low >= threshold else -1 if r.high < threshold else 0
+
+
+def _kind(sides: list[int]) -> str:
+    if all(s > 0 for s in sides):
+        return "confirmed"
+    return "refuted" if any(s < 0 for s in sides) else "inconclusive"
+
+
+def _metric_of(cases: list[Case]) -> str:
+    return cycle_metric(*cases) if cases else "time"
+
+
+def _fast_at_ecc_sizes(cases: list[Case]) -> Verdict:
+    claim = (f"(a) the asm is at least {FAST_VS_GMP}x faster than GMP's mpn_mul_n at N = 4 and "
+             "N = 6 (the elliptic-curve sizes), against the fastest GMP measured at each N")
+    seed = ("Xeon 8280: GMP / hand asm = 2.09x at N=4 (12.93 / 6.19 ns), 1.90x at N=6 "
+            "(23.43 / 12.31 ns); 'hand asm 1.7-2x faster than GMP'")
+    sides, rows = [], []
+    for n in ECC_SIZES:
+        asm = _asm(cases, n)
+        best = _fastest(_gmps(cases, n), asm) if asm else None
+        if asm is None or best is None:
+            return Verdict(claim, "unmeasurable", f"no asm and GMP cases at N={n} (the asm "
+                           "needs BMI2 and ADX)", seed)
+        gmp, r = best
+        sides.append(_against(r, FAST_VS_GMP))
+        every = ", ".join(f"{c.variant} {format_ratio(s)}" for c in _gmps(cases, n)
+                          if (s := _speedup(c, asm)) is not None)
+        rows.append(f"N={n}: fastest GMP {gmp.variant} / asm "
+                    f"{_metric_of([gmp, asm])} = {format_ratio(r)} (every GMP: {every})")
+    head = f"needs the 95% interval at or above {FAST_VS_GMP}x at both sizes"
+    return Verdict(claim, _kind(sides), head + ". " + "; ".join(rows), seed)
+
+
+def _beats_every_gmp(cases: list[Case]) -> Verdict:
+    claim = "(b) the asm is faster than every GMP measured, at every N from 1 to 9"
+    seed = "Xeon 8280: GMP / hand asm from 1.75x (N=8) to 6.38x (N=3) over N = 3..8"
+    pairs = [(c, asm, r) for n in SIZES if (asm := _asm(cases, n)) is not None
+             for c in _gmps(cases, n) if (r := _speedup(c, asm)) is not None]
+    if not pairs:
+        return Verdict(claim, "unmeasurable", "no N with both an asm and a GMP case", seed)
+    sides = [_against(r, 1.0) for _, _, r in pairs]
+    worst = min(pairs, key=lambda p: p[2].value)
+    lost = [f"{c.variant} N={c.params['N']} {format_ratio(r)}" for c, _, r in pairs
+            if _against(r, 1.0) <= 0]
+    sizes = sorted({c.params["N"] for c, _, _ in pairs})
+    ev = (f"GMP / asm ({_metric_of([worst[0], worst[1]])}): interval above 1 in "
+          f"{sides.count(1)} of {len(pairs)} (GMP, N) pairs over N = {sizes[0]}..{sizes[-1]}"
+          f" and {len({c.variant for c, _, _ in pairs})} GMPs; smallest "
+          f"{worst[0].variant} at N={worst[0].params['N']}: {format_ratio(worst[2])}")
+    if lost:
+        ev += "; not above 1: " + ", ".join(lost)
+    return Verdict(claim, _kind(sides), ev, seed)
+
+
+def _beats_compilers(cases: list[Case]) -> Verdict:
+    claim = (f"(c) at N = {CC_SIZE} the asm is at least {FAST_VS_CC}x faster than the best "
+             "compiler build (portable C or intrinsics, any compiler and flags)")
+    seed = ("Xeon 8280 at N=8: LLVM with mulx / hand asm = 2.29x (50.25 / 21.97 ns); "
+            "'~1.4x faster than LLVM with mulx' over N = 3..8")
+    asm = _asm(cases, CC_SIZE)
+    compiled = [c for c in _at(cases, CC_SIZE) if c.variant in COMPILED]
+    best = _fastest(compiled, asm) if asm else None
+    if asm is None or best is None:
+        return Verdict(claim, "unmeasurable", f"no asm and compiler-built cases at "
+                       f"N={CC_SIZE}", seed)
+    c, r = best
+    others = ", ".join(f"{_name(o)} {format_ratio(s)}" for o in compiled
+                       if o is not c and (s := _speedup(o, asm)) is not None)
+    ev = (f"fastest compiler build {_name(c)} / asm ({_metric_of([c, asm])}) = "
+          f"{format_ratio(r)}, needs the interval at or above {FAST_VS_CC}x; the others: "
+          f"{others or 'none'}")
+    return Verdict(claim, _kind([_against(r, FAST_VS_CC)]), ev, seed)
+
+
+def _asm_in_registers(cases: list[Case]) -> Verdict:
+    claim = ("(d) the generated asm keeps the product in registers: for every N <= 9 exactly "
+             "N^2 mulx and no stack spill or reload (static, from the machine code)")
+    seed = ("N=4, LLVM: 16 mulx, 31 add-type, 36 mov with 8-byte stack spills; "
+            "hand asm: 16 mulx, 31 add-type, 16 mov, 4 xor, no spills")
+    asm = {c.params["N"]: c for c in cases if c.variant == "asm" and "mulx" in c.metrics}
+    if not asm:
+        return Verdict(claim, "unmeasurable", "no instruction mix of the asm (not built, or "
+                       "this CPU lacks BMI2/ADX so the kernel has no asm case)", seed)
+    bad = [f"N={n}: {c.value('mulx'):.0f} mulx, {c.value('spills'):.0f} spills, "
+           f"{c.value('reloads'):.0f} reloads" for n, c in sorted(asm.items())
+           if c.value("mulx") != n * n or c.value("spills") or c.value("reloads")]
+    missing = [n for n in SIZES if n not in asm]
+    ev = (f"asm: N^2 mulx and no spill for {len(asm) - len(bad)} of {len(SIZES)} sizes"
+          + (f"; wrong: {'; '.join(bad)}" if bad else "")
+          + (f"; no mix for N = {missing}" if missing else ""))
+    for n in MIX_SIZES:
+        compiled = [c for c in _at(cases, n) if c.variant in COMPILED and "mulx" in c.metrics]
+        if n in asm and compiled:
+            ev += (f"; N={n}: asm {_mix_row(asm[n])}; the {len(compiled)} compiler builds "
+                   f"{_span(compiled, 'mov')} mov, {_span(compiled, 'spills')} spills, "
+                   f"{_span(compiled, 'reloads')} reloads")
+    kind = "refuted" if bad else "inconclusive" if missing else "confirmed"
+    return Verdict(claim, kind, ev, seed)
+
+
+def _mix_row(c: Case) -> str:
+    return ", ".join(f"{c.value(m):.0f} {m}" for m in MIX)
+
+
+def _span(cases: list[Case], metric: str) -> str:
+    values = sorted(c.value(metric) or 0 for c in cases)
+    return f"{values[0]:.0f}" if values[0] == values[-1] else \
+        f"{values[0]:.0f}-{values[-1]:.0f}"
+
+
+EXPERIMENT = Mulpre()

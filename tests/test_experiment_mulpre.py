@@ -1,0 +1,271 @@
+"""Experiment `mulpre` (S11): verdicts and tables from fake cases, how the GMP peers are
+found (a scripted runner), and one real end-to-end `cpulab run mulpre --quick`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from cpulab import cli
+from cpulab.context import PROFILES, Context
+from cpulab.experiments import get
+from cpulab.experiments.base import VERDICTS, Case
+from cpulab.experiments.mulpre import experiment as mulpre
+from cpulab.experiments.mulpre import gmp as mulpre_gmp
+from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
+
+EXP = get("mulpre")
+GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
+CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
+SPREAD = (0.99, 1.0, 1.01, 1.0, 0.995, 1.005)
+
+
+def timed(variant: str, n: int, ns: float, build: dict | None = GCC,
+          spread: Sequence[float] = SPREAD) -> Case:
+    values = [ns * f for f in spread]
+    return Case(variant, build, {"N": n}, {
+        "time": Metric.of(values, "ns/call", "clock"),
+        "tsc": Metric.of([2.6 * v for v in values], "ticks/call", "tsc")})
+
+
+def with_mix(case: Case, mulx: int, spills: int = 0, reloads: int = 0) -> Case:
+    mix = {"mul": mulx, "mulx": mulx, "add": 2 * mulx, "mov": 4, "xor-zero": 1,
+           "spills": spills, "reloads": reloads}
+    case.metrics.update({k: Metric.exact(v, "instructions", "asm") for k, v in mix.items()})
+    return case
+
+
+def verdicts(cases: list[Case]) -> dict:
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+
+
+# ---- (a) 1.7x faster than GMP at N = 4 and 6 ----------------------------------------
+
+
+def ecc_cases(gmp4: float, host6: float) -> list[Case]:
+    out = []
+    for n, host in ((4, 9.0), (6, host6)):
+        out += [timed("asm", n, 5.0), timed("gmp_mul_n", n, gmp4 if n == 4 else 12.0, None),
+                timed("gmp_mul_n@host", n, host, None)]
+    return out
+
+
+def test_fast_at_ecc_sizes_is_judged_against_the_fastest_gmp():
+    v = verdicts(ecc_cases(gmp4=10.0, host6=9.5))["(a)"]
+    assert v.verdict == "confirmed"
+    # N=4: host 9.0 / 5.0 = 1.8x is the fastest GMP, not Debian's 2.0x
+    assert "N=4: fastest GMP gmp_mul_n@host / asm tsc = 1.800x" in v.evidence
+    assert "gmp_mul_n 2.000x" in v.evidence and v.seed and "2.09x" in v.seed
+
+
+def test_fast_at_ecc_sizes_refuted_when_one_size_misses():
+    v = verdicts(ecc_cases(gmp4=10.0, host6=7.0))["(a)"]  # N=6: 1.4x
+    assert v.verdict == "refuted"
+    assert "N=6: fastest GMP gmp_mul_n@host / asm tsc = 1.400x" in v.evidence
+
+
+def test_fast_at_ecc_sizes_inconclusive_when_the_interval_straddles():
+    wide = (0.8, 0.9, 1.0, 1.1, 1.2, 1.0)
+    cases = [timed("asm", n, 5.0) for n in (4, 6)] + \
+        [timed("gmp_mul_n", n, 8.5, None, wide) for n in (4, 6)]  # 1.7x, +-20%
+    assert verdicts(cases)["(a)"].verdict == "inconclusive"
+
+
+def test_fast_at_ecc_sizes_unmeasurable_without_asm():
+    cases = [timed("gmp_mul_n", n, 10.0, None) for n in (4, 6)]
+    v = verdicts(cases)["(a)"]
+    assert v.verdict == "unmeasurable" and "BMI2" in v.evidence
+
+
+# ---- (b) faster than every GMP at every N --------------------------------------------
+
+
+def every_size(gmp_at_9: float) -> list[Case]:
+    out = []
+    for n in mulpre.SIZES:
+        out += [timed("asm", n, n * n), timed("gmp_mul_n", n, 2 * n * n, None),
+                timed("gmp_mul_n@gmpy2", n, gmp_at_9 if n == 9 else 3 * n * n, None)]
+    return out
+
+
+def test_beats_every_gmp_confirmed_and_counted():
+    v = verdicts(every_size(gmp_at_9=200.0))["(b)"]
+    assert v.verdict == "confirmed"
+    assert "above 1 in 18 of 18 (GMP, N) pairs over N = 1..9 and 2 GMPs" in v.evidence
+
+
+def test_beats_every_gmp_refuted_by_one_slower_size():
+    v = verdicts(every_size(gmp_at_9=70.0))["(b)"]  # 70 / 81
+    assert v.verdict == "refuted"
+    assert "smallest gmp_mul_n@gmpy2 at N=9: 0.864x" in v.evidence
+    assert "not above 1: gmp_mul_n@gmpy2 N=9" in v.evidence
+
+
+# ---- (c) 1.3x faster than the best compiler build at N = 8 ---------------------------
+
+
+def test_beats_compilers_uses_the_fastest_build_of_either_path():
+    cases = [timed("asm", 8, 10.0), timed("portable", 8, 20.0, GCC),
+             timed("intrin", 8, 12.0, CLANG), timed("gmp_mul_n", 8, 11.0, None)]
+    v = verdicts(cases)["(c)"]
+    assert v.verdict == "refuted"  # 1.2x: GMP does not count as a compiler build
+    assert "fastest compiler build intrin (clang-19 -O2) / asm (tsc) = 1.200x" in v.evidence
+    assert "portable (gcc-12 -O2) 2.000x" in v.evidence
+
+
+def test_beats_compilers_confirmed_and_unmeasurable():
+    cases = [timed("asm", 8, 10.0), timed("portable", 8, 14.0, CLANG)]
+    assert verdicts(cases)["(c)"].verdict == "confirmed"
+    assert verdicts(cases[1:])["(c)"].verdict == "unmeasurable"
+
+
+# ---- (d) the asm in registers: N^2 mulx, no spills -----------------------------------
+
+
+def asm_mixes(**bad: tuple[int, int]) -> list[Case]:
+    """asm cases for every N; bad={"N5": (mulx, spills)} breaks one size."""
+    return [with_mix(timed("asm", n, 1.0), *bad.get(f"N{n}", (n * n, 0)))
+            for n in mulpre.SIZES]
+
+
+def test_asm_in_registers_confirmed_with_the_compilers_beside_it():
+    cases = asm_mixes() + [with_mix(timed("portable", 4, 2.0), 16, spills=5, reloads=7),
+                           with_mix(timed("intrin", 4, 2.0, CLANG), 16)]
+    v = verdicts(cases)["(d)"]
+    assert v.verdict == "confirmed"
+    assert "9 of 9 sizes" in v.evidence
+    assert "N=4: asm 16 mul, 16 mulx, 32 add, 4 mov, 1 xor-zero, 0 spills, 0 reloads; the 2 " \
+        "compiler builds 4 mov, 0-5 spills, 0-7 reloads" in v.evidence
+
+
+@pytest.mark.parametrize("bad", [{"N5": (25, 1)}, {"N9": (80, 0)}])
+def test_asm_in_registers_refuted_by_a_spill_or_a_wrong_count(bad):
+    v = verdicts(asm_mixes(**bad))["(d)"]
+    assert v.verdict == "refuted"
+    n = next(iter(bad))[1:]
+    assert f"wrong: N={n}:" in v.evidence
+
+
+def test_asm_in_registers_without_every_size_or_any_mix():
+    assert verdicts(asm_mixes()[:-1])["(d)"].verdict == "inconclusive"
+    assert verdicts([timed("asm", 4, 1.0)])["(d)"].verdict == "unmeasurable"
+
+
+def test_failed_cases_are_left_out_of_every_verdict():
+    broken = Case("asm", GCC, {"N": 4}, error="killed by SIGSEGV")
+    assert all(v.verdict == "unmeasurable" for v in EXP.verdicts([broken], {}))
+
+
+# ---- cases and tables -----------------------------------------------------------------
+
+
+def test_finish_splits_the_case_name_and_attaches_the_mix():
+    mix = {"mul": 16, "mulx": 16, "add": 31, "mov": 16, "xor-zero": 3, "spills": 0,
+           "reloads": 0}
+    c = mulpre._finish(timed("asm/N=4", 0, 1.0), {"mulpre_asm_mul_4": mix})
+    assert (c.variant, c.params["N"]) == ("asm", 4)
+    assert c.metrics["mulx"] == Metric.exact(16, "instructions", "asm")
+    g = mulpre._finish(timed("gmp_mul_n@host/N=7", 0, 1.0), {})
+    assert (g.variant, g.params["N"], g.build) == ("gmp_mul_n@host", 7, None)
+    assert "mulx" not in g.metrics  # GMP's loop has no per-N code: absent, never 0
+
+
+def test_time_and_mix_tables():
+    cases = [with_mix(timed("asm", n, n * 1.5), n * n) for n in (4, 8)]
+    cases += [timed("gmp_mul_n", n, n * 3.0, None) for n in (4, 8)]
+    cases.append(Case("portable", CLANG, {"N": 4}, error="build failed"))
+    tables = EXP.evidence(None, cases)["tables"]
+    times, mixes = tables
+    assert times["columns"] == ["code", "build", "N=4", "N=8"]
+    assert times["rows"] == [["asm", "gcc-12 -O2", "6.00", "12.00"],
+                             ["portable", "clang-19 -O2", "failed", "-"],
+                             ["gmp_mul_n", "-", "12.00", "24.00"]]
+    assert mixes["rows"] == [["asm N=4", "gcc-12 -O2", "16", "16", "32", "4", "1", "0", "0"],
+                             ["asm N=8", "gcc-12 -O2", "64", "64", "128", "4", "1", "0", "0"]]
+    assert "source asm" in mixes["title"]
+
+
+# ---- where the GMP peers come from (scripted) ----------------------------------------
+
+
+class PeerRunner:
+    """build_gmp_peer.sh: host built, fat missing; everything else fails loudly."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, ...]] = []
+
+    def run(self, argv: Sequence[str], timeout: float, env=None, cwd=None) -> RunResult:
+        self.calls.append(tuple(argv))
+        if "--fat" in argv:
+            return RunResult(tuple(argv), 1, "", "build_gmp_peer.sh: no fat build yet at X")
+        if str(mulpre_gmp.PEER_SCRIPT) in argv:
+            return RunResult(tuple(argv), 0, "/b/peers/gmp-host/lib/libgmp.so\n", "")
+        raise AssertionError(f"unexpected run {argv}")
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_only_the_default_profile_builds_a_gmp(profile):
+    runner = PeerRunner()
+    ctx = Context(PROFILES[profile], [], runner)
+    peers = mulpre_gmp.gmp_peers(ctx)
+    assert peers["host"].as_posix() == "/b/peers/gmp-host/lib/libgmp.so"
+    assert "fat" not in peers
+    host_call = next(c for c in runner.calls if "--fat" not in c)
+    assert ("--print-path" in host_call) == (profile == "quick")
+    assert all("--print-path" in c for c in runner.calls if "--fat" in c)
+    assert any(n.startswith("GMP peer fat not measured: build_gmp_peer.sh: no fat build")
+               for n in ctx.notes)
+    assert ("gmpy2" in peers) != any("GMP peer gmpy2 not measured" in n for n in ctx.notes)
+
+
+# ---- end to end: the real kernels, quick profile --------------------------------------
+
+
+def test_run_mulpre_quick_json(tmp_path, capsys):
+    db = tmp_path / "results.db"
+    rc = cli.main(["run", "mulpre", "--quick", "--json", "--db", str(db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    assert (run["experiment"], run["seed_row"], run["status"]) == ("mulpre", "S11", "complete")
+    labels = {f"{b['compiler']} {b['flags']}" for b in run["builds"]}
+    has_mulx = mulpre._cpu_has_mulx()
+    assert {label.split("-")[0] for label in labels} == {"gcc", "clang"}
+    assert len(labels) == (4 if has_mulx else 2)  # -mbmi2 -madx twins only where they run
+    main = next(label for label in labels if label.startswith("gcc") and "mbmi2" not in label)
+    got = {(c["variant"], c["params"]["N"],
+            f"{c['build']['compiler']} {c['build']['flags']}" if c["build"] else "-")
+           for c in run["cases"]}
+    compiled = ("portable", "intrin") if has_mulx else ("portable",)
+    mains = ("asm", "asm_sqr", "mulpre_mul") if has_mulx else ("mulpre_mul",)
+    want = {(v, n, b) for v in compiled for n in mulpre.SIZES for b in labels}
+    want |= {(v, n, main) for v in mains for n in mulpre.SIZES}
+    want |= {(v, n, "-") for v in ("gmp_mul_n", "gmp_sqr") for n in mulpre.SIZES}
+    assert want <= got
+    peers = {v for v, _, b in got - want}
+    assert all(v.startswith("gmp_mul_n@") for v in peers), peers
+    for c in run["cases"]:
+        assert "error" not in c, c
+        assert c["metrics"]["time"]["unit"] == "ns/call"
+        assert c["metrics"]["time"]["source"] == "clock" and c["metrics"]["time"]["median"] > 0
+        assert ("cycles" in c["metrics"]) != ("cycles" in c["unavailable"])
+        if c["variant"] == "asm":  # deterministic: N^2 mulx, nothing on the stack
+            n = c["params"]["N"]
+            mix = {k: c["metrics"][k]["median"] for k in mulpre.MIX}
+            assert (mix["mulx"], mix["mul"], mix["spills"], mix["reloads"]) == \
+                (n * n, n * n, 0, 0), (n, mix)
+            assert c["metrics"]["mulx"]["source"] == "asm"
+            if n == 4:  # seed S11's hand-written N=4: 16 mulx, 31 add-type, 16 mov
+                assert (mix["add"], mix["mov"]) == (31, 16)
+    assert len(run["verdicts"]) == 4
+    for v in run["verdicts"]:
+        assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
+    if has_mulx:
+        assert run["verdicts"][3]["verdict"] == "confirmed"  # static: never depends on time
+    titles = [t["title"] for t in run["evidence"]["tables"]]
+    assert titles[0].startswith("ns per call") and titles[1].startswith("instructions")
+    assert any(n.startswith("gmp_mul_n: GMP ") and "mpn_mul_basecase" in n
+               for n in run["notes"])
