@@ -11,8 +11,8 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.base import VERDICTS, Case
+from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     TAIL_CALL_OPT,

@@ -20,7 +20,7 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
@@ -169,8 +169,8 @@ def _index(cases: list[Case]) -> dict[tuple[str, int, str], dict[str, Case]]:
 
 
 def _compare(cases: list[Case], slow: str, fast: str, size_ok, heap: str):
-    """(rows, faster, slower): median(slow)/median(fast) per build and size."""
-    rows, faster, slower = [], 0, 0
+    """(rows, tally): median(slow)/median(fast) per build and size."""
+    rows, tally = [], Tally()
     for (label, size, h), by in sorted(_index(cases).items(), key=lambda kv: (kv[0][0],
                                                                             kv[0][1] or 0)):
         if h != heap or not size_ok(size) or slow not in by or fast not in by:
@@ -179,55 +179,45 @@ def _compare(cases: list[Case], slow: str, fast: str, size_ok, heap: str):
         r = median_ratio(by[slow], by[fast], metric)
         if r is None:
             continue
-        faster += r.low > 1
-        slower += r.high < 1
+        tally.add(r)
         pf = by[slow].value("page-faults")
         rows.append(f"{label} {size} B: {slow}/{fast} {metric} = {format_ratio(r)}"
                     + (f" ({pf:.0f} faults/alloc)" if pf else ""))
-    return rows, faster, slower
+    return rows, tally
 
 
-def _kind(n: int, faster: int, slower: int) -> str:
-    if faster > n / 2:
-        return "confirmed"
-    if slower >= n / 2:
-        return "refuted"
-    return "inconclusive"
-
-
-def _verdict(claim: str, seed: str, rows: list[str], faster: int, slower: int,
-             missing: str) -> Verdict:
+def _verdict(claim: str, seed: str, rows: list[str], tally: Tally, missing: str) -> Verdict:
     if not rows:
         return Verdict(claim, "unmeasurable", missing, seed)
-    head = (f"holds (95% interval above 1) in {faster} of {len(rows)}, reversed in "
-            f"{slower}: ")
-    return Verdict(claim, _kind(len(rows), faster, slower), head + "; ".join(rows), seed)
+    head = (f"holds (95% interval above 1) in {tally.above} of {tally.n}, reversed in "
+            f"{tally.below}: ")
+    return Verdict(claim, tally.majority(), head + "; ".join(rows), seed)
 
 
 def _template_beats_rezeroing(cases: list[Case]) -> Verdict:
     claim = ("(a) for a 64-byte object, copying a zero template (malloc+memcpy) is faster "
              "than zeroing in place (malloc+memset)")
     seed = "Go: REP MOVSQ from a template 17.2 ns/op vs REP STOSQ 25.9 ns/op (1.51x)"
-    rows, f, s = _compare(cases, "malloc-memset", "malloc-memcpy",
+    rows, tally = _compare(cases, "malloc-memset", "malloc-memcpy",
                           lambda n: n == SEED_SIZE, GLIBC)
-    return _verdict(claim, seed, rows, f, s, "no 64-byte malloc-memset and malloc-memcpy")
+    return _verdict(claim, seed, rows, tally, "no 64-byte malloc-memset and malloc-memcpy")
 
 
 def _alone_is_cheapest(cases: list[Case]) -> Verdict:
     claim = "(b) for a 64-byte object, allocation alone is faster than zeroing with memset"
     seed = "Go: new(container) 13.9 ns/op vs &container{} 25.9 ns/op (1.86x)"
-    rows, f, s = _compare(cases, "malloc-memset", "malloc-only",
+    rows, tally = _compare(cases, "malloc-memset", "malloc-only",
                           lambda n: n == SEED_SIZE, GLIBC)
-    return _verdict(claim, seed, rows, f, s, "no 64-byte malloc-memset and malloc-only")
+    return _verdict(claim, seed, rows, tally, "no 64-byte malloc-memset and malloc-only")
 
 
 def _calloc_saves_zeroing(cases: list[Case]) -> Verdict:
     claim = ("(c) on fresh kernel pages, calloc is faster than malloc+memset: the kernel "
              "has zeroed the pages, and memset zeroes them again")
     seed = "the seed's C analogue; it gives no figure"
-    rows, f, s = _compare(cases, "malloc-memset", "calloc",
+    rows, tally = _compare(cases, "malloc-memset", "calloc",
                           lambda n: n >= FRESH_THRESHOLD, FRESH)
-    return _verdict(claim, seed, rows, f, s,
+    return _verdict(claim, seed, rows, tally,
                     f"no size of {FRESH_THRESHOLD} bytes or more on fresh mappings")
 
 

@@ -7,7 +7,9 @@ bootstrap interval of the ratio of medians over the per-repetition figures.
 
 from __future__ import annotations
 
-from cpulab.experiments.base import Case
+from dataclasses import dataclass
+
+from cpulab.experiments.base import Case, VerdictKind
 from cpulab.measure.stats import Ratio, ratio
 
 
@@ -37,3 +39,30 @@ def median_ratio(a: Case, b: Case, metric: str) -> Ratio | None:
 
 def format_ratio(r: Ratio) -> str:
     return str(r) if r.low != r.high else f"{r.value:.3f}x"
+
+
+@dataclass
+class Tally:
+    """How many ratio intervals lie wholly above or wholly below a threshold: the raw
+    material of a verdict over several builds, sizes or programs."""
+
+    above: int = 0
+    below: int = 0
+    n: int = 0
+
+    def add(self, r: Ratio, threshold: float = 1.0) -> None:
+        self.n += 1
+        self.above += r.low >= threshold
+        self.below += r.high < threshold
+
+    def majority(self) -> VerdictKind:
+        """confirmed when most intervals are above, refuted when half or more are below."""
+        if self.above > self.n / 2:
+            return "confirmed"
+        return "refuted" if self.below >= self.n / 2 else "inconclusive"
+
+    def every(self) -> VerdictKind:
+        """confirmed when all intervals are above, refuted when any is below."""
+        if self.n and self.above == self.n:
+            return "confirmed"
+        return "refuted" if self.below else "inconclusive"

@@ -29,7 +29,7 @@ from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio
+from cpulab.experiments.compare import Tally, cycle_metric, format_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio, geomean
@@ -390,7 +390,7 @@ def _tail_calls_fastest(cases: list[Case]) -> Verdict:
              "C interpreter here: every other technique and build is slower (geomean over "
              "the programs)")
     seed = "S15: close to LuaJIT's hand-written interpreter; S14: over 2x the best previous"
-    rows, faster, slower = [], 0, 0
+    rows, tally = [], Tally()
     contenders = list(dict.fromkeys((c.variant, c.build_label) for c in cases
                                     if c.variant not in MUSTTAIL))
     for tail_label in _labels(cases, TAIL_CALLS):
@@ -398,23 +398,16 @@ def _tail_calls_fastest(cases: list[Case]) -> Verdict:
             r = slowdown(cases, other, (TAIL_CALLS, tail_label))
             if r is None:
                 continue
-            faster += r.low > 1
-            slower += r.high < 1
+            tally.add(r)
             rows.append((r.value, f"{other[0]} {other[1]} / {TAIL_CALLS} {tail_label} = "
                                   f"{format_ratio(r)}"))
     if not rows:
         return Verdict(claim, "unmeasurable", f"no build has `{TAIL_CALLS}` next to another "
                        "technique (it needs clang with musttail and preserve_none)", seed)
     rows.sort()
-    if faster == len(rows):
-        kind = "confirmed"
-    elif slower:
-        kind = "refuted"
-    else:
-        kind = "inconclusive"
     head = (f"time ratios (other/tail calls, > 1: tail calls faster): clearly faster than "
-            f"{faster} of {len(rows)}, clearly slower than {slower}; closest first: ")
-    return Verdict(claim, kind, head + "; ".join(t for _, t in rows), seed)
+            f"{tally.above} of {tally.n}, clearly slower than {tally.below}; closest first: ")
+    return Verdict(claim, tally.every(), head + "; ".join(t for _, t in rows), seed)
 
 
 def _speedup_target(cases: list[Case], other: str, target: float) -> Verdict:
@@ -423,19 +416,17 @@ def _speedup_target(cases: list[Case], other: str, target: float) -> Verdict:
     seed = "the benchmark target set for this project (not a seed figure)"
     builds = [lb for lb in _labels(cases, TAIL_CALLS)
               if lb.startswith("clang") and lb.split()[1:] == ["-O2"]]
-    rows, met, missed = [], 0, 0
+    rows, tally = [], Tally()
     for lb in builds:
         r = slowdown(cases, (other, lb), (TAIL_CALLS, lb))
         if r is None:
             continue
-        met += r.low >= target
-        missed += r.high < target
+        tally.add(r, target)
         rows.append(f"{lb}: {other}/{TAIL_CALLS} = {format_ratio(r)}")
     if not rows:
         return Verdict(claim, "unmeasurable", f"no clang -O2 build with both `{TAIL_CALLS}` "
                        f"and `{other}`", seed)
-    kind = "confirmed" if met == len(rows) else "refuted" if missed else "inconclusive"
-    return Verdict(claim, kind, f"target {target:.2f}x; " + "; ".join(rows), seed)
+    return Verdict(claim, tally.every(), f"target {target:.2f}x; " + "; ".join(rows), seed)
 
 
 def _handlers_frameless(cases: list[Case], evidence: dict) -> Verdict:
@@ -472,7 +463,7 @@ def _replicated_beats_shared(cases: list[Case]) -> Verdict:
     claim = ("(S1) replicated dispatch (a `jmp *` in every handler) beats one shared "
              "dispatch jump: goto-replicated against goto-shared, geomean over the programs")
     seed = "S1, Ertl's `direct`: 6.5-6.9 cycles/dispatch shared vs 1.24-3.5 replicated"
-    rows, skipped, faster, slower = [], [], 0, 0
+    rows, skipped, tally = [], [], Tally()
     for lb in _labels(cases, "goto-shared"):
         shared = next(c for c in cases if c.variant == "goto-shared" and c.build_label == lb)
         repl = next((c for c in cases if c.variant == "goto-replicated"
@@ -487,22 +478,16 @@ def _replicated_beats_shared(cases: list[Case]) -> Verdict:
         r = slowdown(cases, ("goto-shared", lb), ("goto-replicated", lb))
         if r is None:
             continue
-        faster += r.low > 1
-        slower += r.high < 1
+        tally.add(r)
         rows.append(f"{lb}: shared/replicated = {format_ratio(r)} ({r_sites:.0f} sites)"
                     + _model_rates(cases, lb))
     tail = f"; not compared: {', '.join(skipped)}" if skipped else ""
     if not rows:
         return Verdict(claim, "unmeasurable", "no build with one shared and several "
                        "replicated dispatch jumps" + tail, seed)
-    if faster > len(rows) / 2:
-        kind = "confirmed"
-    elif slower >= len(rows) / 2:
-        kind = "refuted"
-    else:
-        kind = "inconclusive"
-    head = f"replicated clearly faster in {faster} of {len(rows)} builds, slower in {slower}: "
-    return Verdict(claim, kind, head + "; ".join(rows) + tail, seed)
+    head = (f"replicated clearly faster in {tally.above} of {tally.n} builds, slower in "
+            f"{tally.below}: ")
+    return Verdict(claim, tally.majority(), head + "; ".join(rows) + tail, seed)
 
 
 def _model_rates(cases: list[Case], lb: str) -> str:

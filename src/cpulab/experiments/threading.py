@@ -20,7 +20,13 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildError, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import case_key, cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.compare import (
+    Tally,
+    case_key,
+    cycle_metric,
+    format_ratio,
+    median_ratio,
+)
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
@@ -176,7 +182,7 @@ def _replicated_beats_shared(cases: list[Case]) -> Verdict:
              "dispatch than one shared dispatch jump")
     seed = "Ivy Bridge: 6.9 cycles/dispatch (gcc 4.8 -O, shared) vs 1.24-1.35 (gcc -O3)"
     by = {case_key(c): c for c in cases}
-    rows, skipped, faster, slower = [], [], 0, 0
+    rows, skipped, tally = [], [], Tally()
     for c in cases:
         if c.variant != "switch" or c.build is None or c.build.get("pgo"):
             continue
@@ -191,22 +197,15 @@ def _replicated_beats_shared(cases: list[Case]) -> Verdict:
         r = median_ratio(c, repl, metric)
         if r is None:
             continue
-        faster += r.low > 1
-        slower += r.high < 1
+        tally.add(r)
         rows.append(f"{c.build_label}: shared/replicated {metric} = {format_ratio(r)}")
     tail = f"; not shared vs replicated, skipped: {', '.join(skipped)}" if skipped else ""
     if not rows:
         return Verdict(claim, "unmeasurable", "no build with both a shared (switch) and a "
                        "replicated (repl-switch) dispatch" + tail, seed)
-    if faster > len(rows) / 2:
-        kind = "confirmed"
-    elif slower >= len(rows) / 2:
-        kind = "refuted"
-    else:
-        kind = "inconclusive"
-    head = (f"replicated faster (95% interval above 1) in {faster} of {len(rows)} builds, "
-            f"slower in {slower}")
-    return Verdict(claim, kind, head + ": " + "; ".join(rows) + tail, seed)
+    head = (f"replicated faster (95% interval above 1) in {tally.above} of {tally.n} builds, "
+            f"slower in {tally.below}")
+    return Verdict(claim, tally.majority(), head + ": " + "; ".join(rows) + tail, seed)
 
 
 def _pgo_changes_little(cases: list[Case]) -> Verdict:
