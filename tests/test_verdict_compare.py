@@ -1,0 +1,53 @@
+"""The comparisons verdicts are made of: ratios between cases and the tally of intervals."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpulab.experiments.base import Case
+from cpulab.experiments.compare import Tally, cycle_metric, median_ratio
+from cpulab.measure.metrics import Metric
+from cpulab.measure.stats import Ratio
+
+
+def _r(low, high):
+    return Ratio((low + high) / 2, low, high, 5, 5)
+
+
+def test_majority_and_every():
+    t = Tally()
+    for r in (_r(1.1, 1.3), _r(1.05, 1.2), _r(0.9, 1.1)):
+        t.add(r)
+    assert (t.above, t.below, t.n) == (2, 0, 3)
+    assert t.majority() == "confirmed"
+    assert t.every() == "inconclusive"
+    t.add(_r(0.7, 0.8))
+    assert t.every() == "refuted"
+    assert t.majority() == "inconclusive"  # 2 of 4 above is not most; 1 below is not half
+
+
+def test_threshold_other_than_one():
+    t = Tally()
+    t.add(_r(1.3, 1.5), 1.25)
+    t.add(_r(1.1, 1.2), 1.25)
+    assert (t.above, t.below) == (1, 1)
+    assert t.majority() == "refuted" and t.every() == "refuted"
+    assert Tally().every() == "inconclusive"
+
+
+def test_cycle_metric_prefers_the_pmu_then_the_tsc():
+    def case(*names):
+        return Case("v", None, {}, {n: Metric.exact(1.0, "u", "s") for n in names})
+
+    assert cycle_metric(case("cycles", "tsc", "time"), case("cycles", "tsc")) == "cycles"
+    assert cycle_metric(case("cycles", "tsc"), case("tsc")) == "tsc"
+    assert cycle_metric(case("time"), case("time")) == "time"
+
+
+def test_median_ratio_uses_the_repetitions():
+    a = Case("a", None, {}, {"tsc": Metric.of([2.0, 2.2, 1.8, 2.1], "t", "tsc")})
+    b = Case("b", None, {}, {"tsc": Metric.of([1.0, 1.1, 0.9, 1.0], "t", "tsc")})
+    r = median_ratio(a, b, "tsc")
+    assert r.value == pytest.approx(2.05 / 1.0)
+    assert r.low < r.value < r.high
+    assert median_ratio(a, b, "cycles") is None
