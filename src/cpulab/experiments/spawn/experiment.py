@@ -1,0 +1,433 @@
+"""Experiment `spawn` (SEEDS.md S13): what a process costs, and what a no-op build costs
+with GNU make and with ninja.
+
+Part one, native/kernels/spawn: create, run and reap one do-nothing child per iteration
+with fork+_exit, fork+exec, vfork+exec and posix_spawn of a static child, posix_spawn of
+the same child linked dynamically, and posix_spawn of `/bin/sh -c true`. Figures per
+process: ns (clock) and TSC ticks (tsc), the parent's page faults and CPU (sw, harness
+counters), the children's page faults and CPU from getrusage(RUSAGE_CHILDREN) (sw).
+
+Part two, a real no-op build: a generated C project (noop_build.py) of 1,000 and 10,000
+objects (quick: 200) is built once by make and by ninja; then the same kernel times the
+no-op rebuild by make (one makefile), by make the autotools way (a shell loop, one make
+per directory) and by ninja, interleaved, one process per rebuild. Per rebuild: ns (clock),
+the page faults and CPU of the tool and its children (sw, rusage), and the processes and
+system calls it makes (sw: perf's kernel tracepoints, else strace; else unavailable).
+Every output's modification time is compared before and after: a rebuild that rebuilt
+anything fails its case.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from cpulab.build import Artifact, Target
+from cpulab.context import Context, cases_from_outcome
+from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.compare import format_ratio, median_ratio
+from cpulab.experiments.spawn import noop_build
+from cpulab.measure import syscalls
+from cpulab.measure.kernel_output import KernelOutput
+from cpulab.measure.metrics import Metric
+from cpulab.measure.schedule import Outcome, Program
+from cpulab.paths import KERNELS
+
+DIR = KERNELS / "spawn"
+SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dynamic",
+          "posix-spawn-sh")
+NEEDS_CHILD = ("fork-exec", "vfork-exec", "posix-spawn")  # run --param child
+TOOLS = noop_build.TOOLS
+MAKES = ("make", "make-recursive")
+TARGETS, QUICK_TARGETS = (1_000, 10_000), (200,)
+PER_PROCESS = "posix-spawn-dynamic"  # the cost of one process a build tool starts
+MOST = 0.5
+
+
+class Spawn(Experiment):
+    name = "spawn"
+    seed_row = "S13"
+    title = "Process creation, and no-op builds with make and ninja"
+    summary = (
+        "S13's comments blame many short-lived processes and pathname lookups for slow "
+        "no-op makes, and praise ninja's. Measures ns and page faults per process for "
+        "fork, vfork and posix_spawn of a static and a dynamic child and of /bin/sh, then "
+        "times the no-op rebuild of a generated C project by make, recursive make and "
+        "ninja, with the processes, system calls and page faults of each rebuild."
+    )
+    compilers = ("gcc",)  # the loops only call into the kernel: the compiler is moot
+    opts = ("O2",)
+    table_metrics = ("time", "tsc", "page-faults", "child-page-faults", "child-cpu",
+                     "processes", "syscalls")
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [SeedTable(
+            "S13 (and S12): no-op builds, from the discussion of Torvalds' page-fault post",
+            ["build", "what was reported"],
+            [
+                ["Linux allmodconfig, no-op make", "~30 s, half of it in make itself (S12)"],
+                ["Chromium, no-op ninja", "seconds"],
+                ["a firm moving from autotools to gyp+ninja", "build times halved"],
+                ["why make is slow", "many short-lived processes (shell snippets, fork/"
+                 "exit) and pathname lookups"],
+            ],
+        )]
+
+    def target(self) -> Target:
+        return Target("spawn", (DIR / "spawn.c",))
+
+    def child_target(self, static: bool) -> Target:
+        if static:
+            return Target("spawn-child-static", (DIR / "child.c",), ldflags=("-static",))
+        return Target("spawn-child", (DIR / "child.c",))
+
+    def targets(self) -> dict[str, Target]:
+        return {v: self.target() for v in (*SPAWNS, *TOOLS)}
+
+    def hot_symbols(self, variant: str) -> list[str]:
+        return [{"fork-exit": "fork_exit", "fork-exec": "fork_exec",
+                 "vfork-exec": "vfork_exec*", "posix-spawn": "spawn_static",
+                 "posix-spawn-dynamic": "spawn_dynamic", "posix-spawn-sh": "spawn_sh"}.get(
+                     variant, "spawn_command")]
+
+    # ---- running ---------------------------------------------------------------------
+
+    def run(self, ctx: Context) -> list[Case]:
+        cfg = ctx.configs[0]
+        arts = ctx.build([(self.target(), c) for c in ctx.configs]
+                         + [(self.child_target(True), cfg), (self.child_target(False), cfg)])
+        kernels, (static, dynamic) = arts[:-2], arts[-2:]
+        child, linkage = _child(ctx, static, dynamic)
+        sizes = QUICK_TARGETS if ctx.profile.quick else TARGETS
+        with tempfile.TemporaryDirectory(prefix="cpulab-spawn-") as tmp:
+            trees, tree_errors = _prepare_trees(ctx, Path(tmp), sizes)
+            return self._measure(ctx, kernels, child, linkage, dynamic, trees, tree_errors,
+                                 sizes)
+
+    def _measure(self, ctx: Context, kernels: list[Artifact], child: Path | None,
+                 linkage: str, dynamic: Artifact, trees: dict[int, noop_build.Tree],
+                 tree_errors: dict[int, str], sizes: tuple[int, ...]) -> list[Case]:
+        built = [a for a in kernels if a.ok]
+        spawn_args = ["--param", f"child={child}"] if child else []
+        if dynamic.ok:
+            spawn_args += ["--param", f"child_dynamic={dynamic.path}"]
+        programs = [Program(_key(a), [str(a.path), *spawn_args,
+                                      *ctx.profile.harness_args()]) for a in built]
+        for n, tree in trees.items():
+            for tool in TOOLS:
+                argv_file = tree.root / f"noop-{tool}.argv"
+                argv_file.write_text("\n".join(tree.noop_argv(tool)) + "\n")
+                programs += [Program(_key(a, tool, n), [
+                    str(a.path), "--case", "command", "--param", f"command={argv_file}",
+                    *ctx.profile.harness_args()]) for a in built[:1]]
+        before = {(n, tool): t.outputs_state(tool) for n, t in trees.items() for tool in TOOLS}
+        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        rounds = _measure_rounds(ctx, programs)
+
+        cases: list[Case] = []
+        for a in kernels:
+            build = a.config.as_dict()
+            if not a.ok:
+                cases += [Case(v, build, error=f"build failed: {a.error}") for v in SPAWNS]
+                continue
+            found = _cases(rounds.get(_key(a), []), build, {}, SPAWNS)
+            for c in found:
+                if c.variant in NEEDS_CHILD:
+                    c.params["child"] = linkage
+            cases += found
+        for n in sizes:
+            params = {"targets": n}
+            for tool in TOOLS:
+                tree = trees.get(n)
+                if tree is None or not built:
+                    why = tree_errors.get(n) or "the spawn kernel did not build"
+                    cases.append(Case(tool, None, dict(params), error=why))
+                    continue
+                (case,) = _cases(rounds[_key(built[0], tool, n)], None, params, (tool,),
+                                 rename={"command": tool})
+                changed = _changed(before[(n, tool)], tree.outputs_state(tool))
+                if changed and not case.error:
+                    case.error = (f"the no-op rebuild rebuilt {changed} of "
+                                  f"{len(before[(n, tool)])} outputs")
+                if not case.error:
+                    _add_counts(ctx, case, tree.noop_argv(tool))
+                cases.append(case)
+        return cases
+
+    # ---- evidence and verdicts (pure) ------------------------------------------------
+
+    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+        return {"tables": [_spawn_table(cases), _build_table(cases)]}
+
+    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+        ok = [c for c in cases if not c.error]
+        return [_make_slower_than_ninja(ok), _processes_explain_make(ok)]
+
+
+# ---- running: helpers ----------------------------------------------------------------
+
+
+def _key(a: Artifact, tool: str = "", targets: int = 0) -> str:
+    return f"{a.config.label}|{tool}|{targets}"
+
+
+def _child(ctx: Context, static: Artifact, dynamic: Artifact) -> tuple[Path | None, str]:
+    """The child the exec cases run, and how it is linked ("static", or why not)."""
+    if static.ok:
+        return static.path, "static"
+    first = (static.error or "").strip().splitlines()[:1]
+    if dynamic.ok:
+        ctx.note("static linking failed (" + (first[0] if first else "no message") +
+                 "); fork-exec, vfork-exec and posix-spawn run the dynamic child")
+        return dynamic.path, "dynamic (static link failed)"
+    ctx.note("neither the static nor the dynamic child built: the exec cases cannot run")
+    return None, "none"
+
+
+def _prepare_trees(ctx: Context, tmp: Path, sizes: tuple[int, ...]
+                   ) -> tuple[dict[int, noop_build.Tree], dict[int, str]]:
+    """Generate and build each size once with make and with ninja; failures by size."""
+    trees, errors = {}, {}
+    jobs = os.cpu_count() or 2
+    for n in sizes:
+        ctx.reporter.phase(f"generating and building a {n:,}-object project (make, ninja)")
+        try:
+            tree = noop_build.generate(tmp / f"t{n}", n)
+            for tool in ("make", "ninja"):
+                noop_build.first_build(tree, tool, jobs, ctx.profile.timeout_s * 4)
+            trees[n] = tree
+        except noop_build.TreeError as e:
+            errors[n] = str(e)
+            ctx.note(f"no-op build of {n} objects not measured: {e}")
+    return trees, errors
+
+
+def _measure_rounds(ctx: Context, programs: list[Program]) -> dict[str, list[KernelOutput]]:
+    """key -> one output per round. Rounds are run one at a time (still interleaved,
+    A B C A B C) because each round's `children` lines belong to that round's reps."""
+    outputs: dict[str, list[KernelOutput]] = {p.key: [] for p in programs}
+    failed: dict[str, str] = {}
+    for _ in range(ctx.profile.rounds):
+        live = [p for p in programs if p.key not in failed]
+        for key, o in ctx.measure(live, rounds=1).items():
+            if o.error or o.output is None:
+                failed[key] = o.error or "no output"
+            else:
+                outputs[key].append(o.output)
+    return {k: v if k not in failed else [_failed(failed[k])] for k, v in outputs.items()}
+
+
+def _failed(error: str) -> KernelOutput:
+    return KernelOutput(meta={}, errors=[error])
+
+
+def _cases(outs: list[KernelOutput], build: dict | None, params: dict,
+           names: tuple[str, ...], rename: dict[str, str] | None = None) -> list[Case]:
+    """Cases from every round's output, with the children's rusage added per unit."""
+    rename = rename or {}
+    errors = [e for o in outs for e in o.errors]
+    if errors or not outs:
+        merged = Outcome(error="; ".join(errors) or "not run")
+    else:
+        merged = Outcome(output=merge_outputs(outs))
+    cases = cases_from_outcome(merged, lambda n: rename.get(n, n), build, params, names)
+    if merged.output is None:
+        return cases
+    for c in cases:
+        harness_name = next((k for k, v in rename.items() if v == c.variant), c.variant)
+        add_children(c, children_per_rep(outs, harness_name))
+    return cases
+
+
+def merge_outputs(outs: list[KernelOutput]) -> KernelOutput:
+    """One output with every round's reps, numbered on (as the scheduler merges them)."""
+    merged = KernelOutput(meta=outs[0].meta)
+    for o in outs:
+        base = max((r.rep for r in merged.reps), default=-1) + 1
+        for r in o.reps:
+            merged.reps.append(replace(r, rep=r.rep + base))
+        merged.extra += o.extra
+    return merged
+
+
+def children_per_rep(outs: list[KernelOutput], case: str) -> list[dict]:
+    """The `children` lines of the timed calls of `case`: in each output, the last as many
+    as it has reps (warm-up and calibration calls print theirs first)."""
+    timed = []
+    for o in outs:
+        lines = [x for x in o.extra if x.get("type") == "children" and x.get("case") == case]
+        reps = [r for r in o.reps if r.case == case]
+        if len(lines) < len(reps):
+            raise ValueError(f"{case}: {len(reps)} reps but {len(lines)} children lines")
+        own = lines[len(lines) - len(reps):]
+        timed += own
+        for line, rep in zip(own, reps, strict=True):
+            if line["iters"] != rep.iters:
+                raise ValueError(f"{case}: a children line of {line['iters']} iterations "
+                                 f"for a rep of {rep.iters}")
+    return timed
+
+
+def add_children(case: Case, lines: list[dict]) -> None:
+    if not lines:
+        case.unavailable["child-page-faults"] = {"source": "sw",
+                                                 "reason": "no getrusage lines"}
+        return
+    unit = case.metrics["time"].unit.split("/", 1)[1]
+    case.metrics["child-page-faults"] = Metric.of(
+        [x["minflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw")
+    case.metrics["child-major-faults"] = Metric.of(
+        [x["majflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw")
+    case.metrics["child-cpu"] = Metric.of(
+        [(x["utime_ns"] + x["stime_ns"]) / x["iters"] for x in lines], f"ns/{unit}", "sw")
+
+
+def _changed(before: dict[str, int], after: dict[str, int]) -> int:
+    return sum(before[p] != after.get(p) for p in before)
+
+
+def _add_counts(ctx: Context, case: Case, argv: list[str]) -> None:
+    """Processes and system calls per rebuild, counted over as many runs as rounds."""
+    runs = []
+    try:
+        for _ in range(ctx.profile.rounds):
+            runs.append(syscalls.count(argv, env=noop_build.clean_env(),
+                                            timeout=ctx.profile.timeout_s))
+    except syscalls.CountError as e:
+        for m in ("processes", "syscalls"):
+            case.unavailable[m] = {"source": "sw", "reason": str(e)}
+        ctx.note(f"processes and system calls per rebuild unavailable: {e}")
+        return
+    ctx.note(f"processes and system calls per rebuild counted by {runs[0].tool}")
+    case.metrics["processes"] = Metric.of([r.processes for r in runs], "processes/run", "sw")
+    case.metrics["syscalls"] = Metric.of([r.syscalls for r in runs], "syscalls/run", "sw")
+
+
+# ---- evidence ------------------------------------------------------------------------
+
+
+def _fmt(c: Case, metric: str, scale: float = 1.0, digits: int = 0) -> str:
+    v = c.value(metric)
+    if v is None:
+        why = c.unavailable.get(metric, {}).get("reason")
+        return "unavailable" if why else "-"
+    return f"{v * scale:,.{digits}f}"
+
+
+def _spawn_table(cases: list[Case]) -> dict:
+    rows = [[c.variant, c.build_label, c.params.get("child", "-"), _fmt(c, "time", 1e-3, 1),
+             _fmt(c, "page-faults", digits=1), _fmt(c, "child-page-faults", digits=1),
+             _fmt(c, "child-cpu", 1e-3, 1)]
+            for c in cases if c.variant in SPAWNS and not c.error]
+    return {"title": "Per process: create, run and reap a do-nothing child",
+            "columns": ["variant", "build", "child", "us/process (clock)",
+                        "parent faults/process (sw)", "child faults/process (sw)",
+                        "child CPU us/process (sw)"], "rows": rows}
+
+
+def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
+    out: dict[int, dict[str, Case]] = {}
+    for c in cases:
+        if c.variant in TOOLS and not c.error:
+            out.setdefault(c.params["targets"], {})[c.variant] = c
+    return out
+
+
+def _build_table(cases: list[Case]) -> dict:
+    rows = []
+    for n, by in sorted(_builds(cases).items()):
+        ninja = by.get("ninja")
+        for tool in TOOLS:
+            c = by.get(tool)
+            if c is None:
+                continue
+            r = median_ratio(c, ninja, "time") if ninja else None
+            rows.append([f"{n:,}", tool, _fmt(c, "time", 1e-6, 2),
+                         format_ratio(r) if r else "-", _fmt(c, "processes"),
+                         _fmt(c, "syscalls"), _fmt(c, "child-page-faults"),
+                         _fmt(c, "child-cpu", 1e-6, 2)])
+    return {"title": "No-op rebuild of a generated C project (one rebuild per row's figures)",
+            "columns": ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
+                        "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
+                        "CPU ms/run (sw)"], "rows": rows}
+
+
+# ---- verdicts ------------------------------------------------------------------------
+
+
+def _make_slower_than_ninja(cases: list[Case]) -> Verdict:
+    claim = "(a) a no-op build takes longer with make than with ninja"
+    seed = ("no-op make of a kernel allmodconfig ~30 s, half in make; Chromium's no-op "
+            "ninja takes seconds; autotools to gyp+ninja halved a firm's build times")
+    rows, above, below = [], 0, 0
+    for n, by in sorted(_builds(cases).items()):
+        ninja = by.get("ninja")
+        for tool in MAKES:
+            if ninja is None or tool not in by:
+                continue
+            r = median_ratio(by[tool], ninja, "time")
+            if r is None:
+                continue
+            above += r.low > 1
+            below += r.high < 1
+            rows.append(f"{n:,} objects: {tool}/ninja = {format_ratio(r)} "
+                        f"({by[tool].value('time') / 1e6:.2f} vs "
+                        f"{ninja.value('time') / 1e6:.2f} ms per no-op, clock)")
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no size has both a make and a ninja rebuild",
+                       seed)
+    kind = ("confirmed" if above == len(rows) else "refuted" if below == len(rows)
+            else "inconclusive")
+    head = (f"make slower (95% interval above 1) in {above} of {len(rows)}, faster in "
+            f"{below}: ")
+    return Verdict(claim, kind, head + "; ".join(rows), seed)
+
+
+def _spawn_cost(cases: list[Case]) -> Case | None:
+    return next((c for c in cases if c.variant == PER_PROCESS and "time" in c.metrics), None)
+
+
+def _processes_explain_make(cases: list[Case]) -> Verdict:
+    claim = ("(b) where make's no-op is slower than ninja's, the processes it starts "
+             "account for most of the difference")
+    seed = "many short-lived processes (shell snippets, fork/exit) and pathname lookups"
+    per = _spawn_cost(cases)
+    if per is None:
+        return Verdict(claim, "unmeasurable", f"no {PER_PROCESS} measurement", seed)
+    t_proc = per.value("time")
+    rows, shares = [], []
+    for n, by in sorted(_builds(cases).items()):
+        ninja = by.get("ninja")
+        for tool in MAKES:
+            c = by.get(tool)
+            if c is None or ninja is None:
+                continue
+            r = median_ratio(c, ninja, "time")
+            if r is None or r.low <= 1:
+                continue  # not slower than ninja: nothing to explain
+            if "processes" not in c.metrics or "processes" not in ninja.metrics:
+                why = c.unavailable.get("processes", {}).get("reason", "not counted")
+                rows.append(f"{n:,} objects: {tool}: processes unavailable ({why})")
+                continue
+            extra = c.value("time") - ninja.value("time")
+            procs = c.value("processes") - ninja.value("processes")
+            share = procs * t_proc / extra
+            shares.append(share)
+            rows.append(f"{n:,} objects: {tool} starts {c.value('processes'):.0f} processes "
+                        f"per no-op (ninja {ninja.value('processes'):.0f}); x "
+                        f"{t_proc / 1e3:.0f} us ({PER_PROCESS}, clock) = "
+                        f"{share:.0%} of its extra {extra / 1e6:.2f} ms")
+    head = (f"model: extra processes x the measured cost of one ({PER_PROCESS}) / the "
+            f"extra no-op time over ninja")
+    if not shares:
+        return Verdict(claim, "unmeasurable", head + ": no make rebuild both slower than "
+                       "ninja's and with processes counted" + "".join("; " + r for r in rows),
+                       seed)
+    kind = ("confirmed" if all(s > MOST for s in shares) else
+            "refuted" if all(s < MOST for s in shares) else "inconclusive")
+    return Verdict(claim, kind, head + ": " + "; ".join(rows), seed)
+
+
+EXPERIMENT = Spawn()
