@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 
@@ -16,6 +17,7 @@ from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.lab import LabError, Selection, run_experiment
+from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError, default_path
 
 # Piped or redirected output is read later, in an editor or a wider window: don't wrap
@@ -141,12 +143,29 @@ def cmd_run(args) -> int:
                 return 130
             store.add(rec)
             records.append(rec)
+            figures = _figures(rec, exp, store.path.parent / "plots")
             if not args.json:
                 render_record(rec, exp, str(store.path))
+                for f in figures:
+                    out.print(f"[dim]figure: {f}[/]")
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
     failed = [r.experiment for r in records if r.status == "failed"]
     return 1 if failed else 0
+
+
+def _figures(rec, exp, out_dir: Path) -> list[Path]:
+    """The experiment's figures of a fresh run; a figure that cannot be drawn is a
+    warning, not a failed run (the measurements are stored already)."""
+    from cpulab.report.plot import PlotError, plot_run
+
+    if not exp.plots or rec.status != "complete":
+        return []
+    try:
+        return plot_run(rec, exp.plots, out_dir)
+    except (PlotError, ImportError, OSError, ValueError) as e:
+        print(f"cpulab: no figure for run #{rec.id}: {e}", file=sys.stderr)
+        return []
 
 
 def render_record(rec, exp, where: str | None) -> None:
@@ -197,6 +216,22 @@ def cmd_compare(args) -> int:
                "cases": [r.__dict__ for r in rows]})
     else:
         render_comparison(old, new, args.metric, rows, diffs, out)
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from cpulab.report.plot import plot_run
+
+    with Store(args.db) as store:
+        rec = store.get(args.id)
+        out_dir = args.out or store.path.parent / "plots"
+    if rec.experiment not in experiments.names():
+        raise UsageError(f"run #{rec.id} is of {rec.experiment}, which this cpulab lacks")
+    specs = experiments.get(rec.experiment).plots
+    if not specs:
+        raise UsageError(f"{rec.experiment} has no figures (it sweeps no size)")
+    for path in plot_run(rec, specs, Path(out_dir)):
+        out.print(str(path))
     return 0
 
 
@@ -305,6 +340,14 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_compare)
 
+    pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): a metric against "
+                        "a swept size, log axes")
+    pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
+    pl.add_argument("--out", type=Path, metavar="DIR",
+                    help="folder for the PNG files (default: plots/ beside the database)")
+    pl.add_argument("--db", metavar="PATH", help="results database")
+    pl.set_defaults(func=cmd_plot)
+
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
     a.add_argument("experiment", metavar="EXPERIMENT")
     a.add_argument("variant", metavar="VARIANT")
@@ -335,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
-    except (LabError, StoreError, BuildError, DisasmError, ComparisonError) as e:
+    except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

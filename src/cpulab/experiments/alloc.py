@@ -19,7 +19,7 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
@@ -52,6 +52,11 @@ class Alloc(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", "page-faults", "zeroing")
+    plots = (PlotSpec("glibc", "time per allocation against size, glibc's heap", x="size",
+                      metric="time", x_label="bytes", where=(("heap", "glibc"),)),
+             PlotSpec("fresh", "time per allocation against size, fresh kernel pages",
+                      x="size", metric="time", x_label="bytes",
+                      where=(("heap", "fresh-mmap"),)))
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(

@@ -91,6 +91,21 @@ class SeedTable:
         return {"title": self.title, "columns": self.columns, "rows": self.rows}
 
 
+@dataclass(frozen=True)
+class PlotSpec:
+    """One figure of a run: `metric` against the numeric parameter `x`, a line per
+    variant and build, cases with other parameters equal to `where` only."""
+
+    name: str  # file name stem: "sweep" -> run-12-bigdec-sweep.png
+    title: str
+    x: str  # a key of Case.params
+    metric: str
+    x_label: str | None = None
+    log_x: bool = True
+    log_y: bool = True
+    where: tuple[tuple[str, object], ...] = ()
+
+
 class Experiment(ABC):
     name: str
     seed_row: str
@@ -102,6 +117,8 @@ class Experiment(ABC):
     pgo_opts: tuple[str, ...] = ()  # profile-guided builds at these levels (if selected)
     # Metrics shown in the terminal table, in order (all are stored; None: every one).
     table_metrics: tuple[str, ...] | None = None
+    # Figures `cpulab plot` draws from a stored run (sweeps over a size or a count).
+    plots: tuple[PlotSpec, ...] = ()
 
     def seed_tables(self) -> list[SeedTable]:
         return []

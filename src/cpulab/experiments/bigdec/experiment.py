@@ -22,7 +22,7 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
@@ -76,6 +76,8 @@ class Bigdec(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", _DIVS)
+    plots = (PlotSpec("sweep", "time per conversion against size (slope = growth exponent)",
+                      x="digits", metric="time", x_label="decimal digits"),)
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(

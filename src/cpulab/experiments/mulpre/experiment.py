@@ -21,7 +21,7 @@ from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
 from cpulab.machine.cpuinfo import parse_cpuinfo
@@ -61,6 +61,8 @@ class Mulpre(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", "mulx", "spills")
+    plots = (PlotSpec("n", "ns per call against N (the seed's table as a figure)", x="N",
+                      metric="time", x_label="N (64-bit limbs per operand)", log_x=False),)
 
     def seed_tables(self) -> list[SeedTable]:
         return [

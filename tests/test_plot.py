@@ -1,0 +1,64 @@
+"""Figures of a run: the series are right (pure), and a PNG is written whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpulab import cli
+from cpulab.experiments.base import Case, PlotSpec
+from cpulab.measure.metrics import Metric
+from cpulab.record import RunRecord
+from cpulab.report.plot import PlotError, draw, series
+from cpulab.store import Store
+
+B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
+SPEC = PlotSpec("sweep", "t", x="size", metric="time", where=(("heap", "glibc"),))
+
+
+def _case(variant, size, t, heap="glibc", build=B):
+    return Case(variant, build, {"size": size, "heap": heap},
+                {"time": Metric.of([t, t * 1.1, t * 0.9], "ns/alloc", "clock")})
+
+
+def _rec(cases) -> RunRecord:
+    return RunRecord(experiment="alloc", seed_row="S7", title="t", profile="quick",
+                     started="s", duration_s=1, machine={"cpu": {"model_name": "X"}},
+                     machine_key="k", lab_revision="r", builds=[B], cases=cases,
+                     verdicts=[], id=4)
+
+
+def test_series_groups_sorts_and_filters():
+    rec = _rec([_case("calloc", 4096, 40.0), _case("calloc", 64, 10.0),
+                _case("calloc", 1 << 20, 900.0, heap="fresh-mmap"),
+                _case("malloc-only", 64, 5.0),  # one point only: no line
+                _case("peer", 64, 7.0, build=None), _case("peer", 128, 8.0, build=None),
+                Case("calloc", B, {"size": 128, "heap": "glibc"}, error="crashed")])
+    s = series(rec, SPEC)
+    assert list(s) == ["calloc (gcc-12 -O2)", "peer"]
+    assert [p[:2] for p in s["calloc (gcc-12 -O2)"]] == [(64.0, 10.0), (4096.0, 40.0)]
+
+
+def test_draw_writes_a_png(tmp_path):
+    rec = _rec([_case("calloc", 64, 10.0), _case("calloc", 4096, 40.0)])
+    path = draw(rec, SPEC, tmp_path / "f.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(tmp_path.glob("*.tmp.png"))
+
+
+def test_nothing_to_draw_is_an_error(tmp_path):
+    with pytest.raises(PlotError, match="no variant"):
+        draw(_rec([_case("calloc", 64, 10.0)]), SPEC, tmp_path / "f.png")
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_cli_plot_of_a_stored_run(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        rid = s.add(_rec([_case(v, n, n / 10) for v in ("calloc", "malloc-memset")
+                          for n in (64, 4096, 65536)] +
+                         [_case(v, n, n / 5, heap="fresh-mmap") for v in ("calloc",)
+                          for n in (1 << 17, 1 << 20)]))
+    assert cli.main(["plot", str(rid), "--db", str(db), "--out", str(tmp_path)]) == 0
+    paths = capsys.readouterr().out.split()
+    assert [p.rsplit("/", 1)[1] for p in paths] == [f"run-{rid}-alloc-glibc.png",
+                                                     f"run-{rid}-alloc-fresh.png"]
