@@ -1,0 +1,101 @@
+"""The verdicts of `fileread`: S8's claim (mmap is faster than read) with the page cache
+warm and cold, and its rebuttal. Pure functions of the cases: every figure they state is
+a ratio of two cases measured in the same process, with its 95% bootstrap interval.
+"""
+
+from __future__ import annotations
+
+from cpulab.experiments.base import Case, Verdict
+from cpulab.experiments.compare import Tally, format_ratio, median_ratio
+from cpulab.experiments.fileread.strategies import (
+    MAPS,
+    READS,
+    SEED_MAP,
+    SEED_READ,
+    by_group,
+    gbps,
+    size_label,
+)
+from cpulab.measure.stats import Ratio
+
+SEED = ("1 GB file, mean of 10 runs, MacBook 2008: Clang 3.4 open+read 1.70 s vs open+mmap "
+        "0.83 s (2.05x; 0.59 vs 1.20 GB/s); GCC 4.9 2.87 vs 2.01 s (1.43x); LLVM-GCC 4.2 "
+        "2.71 vs 1.85 s (1.46x)")
+REBUTTAL_SEED = ("a later addendum to S8 links a rebuttal: \"mmap is faster than read\" is a "
+                 "myth in general (no figures)")
+UNITS = "GB = 10^9 bytes; time = ns per byte (clock)"
+
+
+def winner(r: Ratio) -> str:
+    """Who wins on read/mmap time: its 95% interval above 1 is mmap, below 1 read()."""
+    if r.low >= 1:
+        return "mmap faster"
+    if r.high < 1:
+        return "read() faster"
+    return "no clear winner"
+
+
+def _why_unmeasured(cases: list[Case], cache: str) -> str:
+    errors = sorted({c.error for c in cases if c.error and c.params.get("cache") == cache})
+    if errors:
+        return f"no {cache} measurement: " + "; ".join(errors[:3])
+    return f"no {cache} case has both {SEED_READ} and {SEED_MAP}"
+
+
+def seed_claim(cases: list[Case], cache: str, label: str) -> Verdict:
+    """S8's claim on the pre-chosen pair, one ratio per build and size, tallied."""
+    claim = (f"({label}) reading a file with mmap is faster than with read() (page cache "
+             f"{cache}; {SEED_MAP} vs {SEED_READ}, every size and build)")
+    rows, tally = [], Tally()
+    for (build, size, c), by in by_group(cases).items():
+        read, mapped = by.get(SEED_READ), by.get(SEED_MAP)
+        if c != cache or read is None or mapped is None:
+            continue
+        r = median_ratio(read, mapped, "time")
+        if r is None:
+            continue
+        tally.add(r)
+        rows.append(f"{size_label(size)} {build}: {SEED_READ}/{SEED_MAP} time = "
+                    f"{format_ratio(r)} ({gbps(read):.2f} vs {gbps(mapped):.2f} GB/s)")
+    if not rows:
+        return Verdict(claim, "unmeasurable", _why_unmeasured(cases, cache), SEED)
+    head = (f"mmap faster (95% interval above 1) in {tally.above} of {tally.n}, read() "
+            f"faster in {tally.below} ({UNITS}): ")
+    return Verdict(claim, tally.majority(), head + "; ".join(rows), SEED)
+
+
+def _fastest(by: dict[str, Case], family: tuple[str, ...]) -> Case | None:
+    found = [by[v] for v in family if v in by]
+    return max(found, key=gbps) if found else None
+
+
+def rebuttal(cases: list[Case]) -> Verdict:
+    """Where each family wins: the fastest read() buffer against the fastest mmap flavour
+    of each build, size and cache state."""
+    claim = ("(c) the rebuttal: mmap is not faster than read() in general; for some file "
+             "sizes or cache states read() with a suitable buffer is as fast or faster")
+    rows, tally = [], Tally()
+    for (build, size, cache), by in by_group(cases).items():
+        read, mapped = _fastest(by, READS), _fastest(by, MAPS)
+        if read is None or mapped is None:
+            continue
+        r = median_ratio(read, mapped, "time")
+        if r is None:
+            continue
+        tally.add(r)
+        rows.append(f"{size_label(size)} {cache} {build}: {winner(r)}, fastest {read.variant} "
+                    f"{gbps(read):.2f} vs {mapped.variant} {gbps(mapped):.2f} GB/s, "
+                    f"read/mmap time = {format_ratio(r)}")
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no group has both a read() and an mmap case",
+                       REBUTTAL_SEED)
+    # The rebuttal stands if read() wins anywhere, and falls if mmap wins everywhere.
+    kind = ("confirmed" if tally.below else "refuted" if tally.above == tally.n
+            else "inconclusive")
+    head = (f"the fastest of each family per build, size and cache state ({UNITS}); mmap "
+            f"faster in {tally.above} of {tally.n}, read() faster in {tally.below}: ")
+    return Verdict(claim, kind, head + "; ".join(rows), REBUTTAL_SEED)
+
+
+def all_verdicts(cases: list[Case]) -> list[Verdict]:
+    return [seed_claim(cases, "warm", "a"), seed_claim(cases, "cold", "b"), rebuttal(cases)]

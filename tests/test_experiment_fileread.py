@@ -1,0 +1,339 @@
+"""The experiment `fileread` (S8): reading a file by read(), mmap and fread.
+
+The kernel is checked by what it must compute, never by how fast: every strategy's sum
+equals the test file's known sum (on sizes that end mid-chunk too), pre-faulted and
+buffered reads take no page faults while plain mmap does, eviction is confirmed by
+mincore, and bad parameters are usage errors. The schedule, the cases built from the
+kernel's extra lines and the verdicts are tested on fake data; the quick profile runs
+end to end with every case and verdict present.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpulab import cli
+from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.context import PROFILES
+from cpulab.experiments.base import Case
+from cpulab.experiments.fileread import experiment, strategies, testfile, verdicts
+from cpulab.measure.kernel_output import parse
+from cpulab.measure.metrics import Metric
+from cpulab.measure.schedule import Outcome
+from cpulab.paths import build_dir
+
+GCC = find_toolchain("gcc")
+needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
+MiB, GiB = strategies.MiB, strategies.GiB
+
+
+def run(exe: Path, *args: str) -> tuple[int, list[dict]]:
+    p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()]
+
+
+# ---- the test file -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [8, 4096 + 24, 3 * 8 * (1 << 21) + 8])
+def test_expected_sum_is_the_sum_of_the_written_words(tmp_path, size):
+    path = tmp_path / "f.bin"
+    total = testfile.write(path, size)
+    data = np.fromfile(path, dtype="<u8")
+    assert path.stat().st_size == size and data.size == size // 8
+    assert int(data.sum(dtype=np.uint64)) == total == testfile.expected_sum(size)
+    assert len(np.unique(data)) == data.size  # every word differs: a skipped chunk shows
+
+
+def test_words_do_not_depend_on_the_file_size():
+    assert testfile.words(0, 3).tolist() == [(i * testfile.FACTOR) % (1 << 64)
+                                              for i in (1, 2, 3)]
+    assert testfile.words(5, 8).tolist() == testfile.words(0, 8).tolist()[5:]
+
+
+@pytest.mark.parametrize("size", [0, 12, -8])
+def test_a_test_file_is_a_positive_multiple_of_a_word(size):
+    with pytest.raises(ValueError, match="multiple of 8"):
+        testfile.expected_sum(size)
+
+
+def test_scratch_dir_is_removed_on_error_and_stale_ones_first(tmp_path):
+    stale = tmp_path / "run-999999999-x"  # no such process
+    stale.mkdir()
+    live = tmp_path / f"run-{os.getppid()}-y"  # a running process's folder stays
+    live.mkdir()
+    with pytest.raises(RuntimeError), testfile.scratch_dir(tmp_path) as d:
+        (d / "big.bin").write_bytes(b"x" * 64)
+        assert not stale.exists() and live.exists()
+        raise RuntimeError("a case failed")
+    assert not d.exists() and live.exists()
+
+
+# ---- the kernel ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def exe() -> Path:
+    if GCC is None:
+        pytest.skip("gcc not installed")
+    return build_one(experiment.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> tuple[Path, int]:
+    # 1 MiB + 24 bytes: the last chunk of every buffer size is short, and not page-sized.
+    path = tmp_path_factory.mktemp("fileread") / "f.bin"
+    return path, testfile.write(path, MiB + 24)
+
+
+def cases_run(lines: list[dict]) -> set[str]:
+    return {r["case"] for r in lines if r["type"] == "rep"}
+
+
+def faults_per_page(lines: list[dict]) -> dict[str, float]:
+    """case -> the most page faults per 4 KiB page of the file over its reps (sw)."""
+    out: dict[str, float] = {}
+    for r in lines:
+        if r["type"] == "rep":
+            f = r["counters"]["page-faults"] / (r["units"] / 4096)
+            out[r["case"]] = max(out.get(r["case"], 0.0), f)
+    return out
+
+
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+def test_every_strategy_sums_the_file_correctly(exe, data, cache):
+    path, total = data
+    rc, lines = run(exe, "--target-ms", "1", "--reps", "2", "--param", f"path={path}",
+                    "--param", f"sum={total}", "--param", f"cache={cache}")
+    refused = {x["case"] for x in lines if x["type"] == "refused"}
+    if cache == "cold" and rc == 1 and "eviction" in lines[-1]["message"]:
+        pytest.skip(lines[-1]["message"])  # this file system cannot drop the file
+    assert rc == 0, lines[-1]
+    # Each pass checks its own sum against --param sum: a run that got here summed equal.
+    assert cases_run(lines) | refused == set(strategies.VARIANTS)
+    meta = next(x for x in lines if x["type"] == "meta")
+    assert meta["params"] == {"path": str(path), "sum": total, "cache": cache}
+    probed = {x["case"] for x in lines if x["type"] == "pmd-mapped"}
+    assert probed | refused == {"mmap", "mmap-hugepage"}
+    if cache == "cold":
+        # One pass per call (a second would find the file cached), after an eviction that
+        # mincore confirmed.
+        fixed = {c["name"]: (c["iters"], c["iters_from"]) for c in meta["cases"]}
+        assert all(v == (1, "case") for k, v in fixed.items() if k != "memory"), fixed
+        (ev,) = [x for x in lines if x["type"] == "eviction"]
+        assert ev["pages"] == (MiB + 24 + 4095) // 4096
+        assert ev["resident"] * 100 <= ev["pages"]
+
+
+def test_a_wrong_sum_fails_the_run(exe, data):
+    path, total = data
+    rc, lines = run(exe, "--iters", "1", "--reps", "1", "--param", f"path={path}",
+                    "--param", f"sum={total ^ 1}")
+    assert rc == 1
+    assert f"expected {total ^ 1}" in lines[-1]["message"]
+
+
+def test_page_faults_where_the_file_is_mapped_and_nowhere_else(exe, data):
+    path, total = data
+    rc, lines = run(exe, "--iters", "4", "--reps", "3", "--param", f"path={path}",
+                    "--param", f"sum={total}")
+    assert rc == 0, lines[-1]
+    meta = next(x for x in lines if x["type"] == "meta")
+    if not meta["counters"]["page-faults"]["available"]:
+        pytest.skip("no software page-fault counter: "
+                    + meta["counters"]["page-faults"]["reason"])
+    faults = faults_per_page(lines)
+    # Plain mmap maps the page cache lazily: at least one fault per pass (fault-around and
+    # large folios map up to 16 pages or a whole folio per fault), at most one per page.
+    assert 1 / 257 <= faults["mmap"] <= 1.05, faults
+    for c in ("read-4k", "read-64k", "read-1m", "read-4m", "fread", "mmap-populate",
+              "memory"):
+        assert faults[c] <= 0.01, (c, faults)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--param", "cache=lukewarm"], "want warm or cold"),
+    ([], "--param path=FILE is required"),
+    (["--param", "path=/nonexistent/f.bin"], "No such file"),
+    (["--param", "path=/proc/self"], "not a regular file"),
+])
+def test_bad_params_are_usage_errors(exe, args, message):
+    rc, lines = run(exe, "--list", *args)
+    assert rc == 2
+    assert message in lines[-1]["message"]
+
+
+def test_a_file_that_is_not_whole_words_is_a_usage_error(exe, tmp_path):
+    odd = tmp_path / "odd.bin"
+    odd.write_bytes(b"x" * 12)
+    rc, lines = run(exe, "--list", "--param", f"path={odd}")
+    assert rc == 2 and "want a multiple of 8" in lines[-1]["message"]
+
+
+# ---- schedule and cases (pure) -----------------------------------------------------------
+
+def test_quick_profile_keeps_its_rounds_and_reps():
+    quick = PROFILES["quick"]
+    for size in experiment.QUICK_SIZES:
+        for cache in strategies.CACHES:
+            s = experiment.schedule(size, cache, quick)
+            assert (s.rounds, s.reps) == (quick.rounds, quick.reps)
+
+
+@pytest.mark.parametrize("size", experiment.SIZES)
+def test_default_schedule_stays_within_the_budget(size):
+    default = PROFILES["default"]
+    for cache, budget, extra in (("cold", experiment.COLD_BUDGET, 1),
+                                 ("warm", experiment.WARM_BUDGET, 2)):
+        s = experiment.schedule(size, cache, default)
+        assert s.rounds >= 2 and s.reps >= 1
+        assert s.rounds * (s.reps + extra) * size <= budget or (s.rounds, s.reps) == (2, 1)
+    assert experiment.schedule(MiB, "cold", default) == experiment.Schedule(
+        default.rounds, default.reps)
+    assert experiment.schedule(GiB, "cold", default) == experiment.Schedule(2, 1)
+
+
+META = {"type": "meta", "schema": 1, "counters": {
+    "cycles": {"available": False, "source": "pmu", "reason": "no PMU here"},
+    "page-faults": {"available": True, "source": "sw", "unit": "count"}}}
+
+
+def fake_outcome(ns: dict[str, list[int]], extra: list[dict], size: int = MiB) -> Outcome:
+    lines = [META, *extra]
+    for case, values in ns.items():
+        lines += [{"type": "rep", "case": case, "rep": i, "iters": 1, "units": size,
+                   "unit": "byte", "ns": v, "counters": {"page-faults": 16}}
+                  for i, v in enumerate(values)]
+    return Outcome(output=parse("\n".join(json.dumps(x) for x in lines)))
+
+
+def test_cases_carry_rates_refusals_and_probes():
+    out = fake_outcome({"mmap": [500_000, 250_000], "memory": [50_000, 50_000]}, [
+        {"type": "refused", "case": "mmap-hugepage", "reason": "madvise: Invalid argument"},
+        {"type": "pmd-mapped", "case": "mmap", "bytes": MiB, "file_pmd_mapped": MiB // 2},
+        {"type": "eviction", "pages": 256, "resident": 1}])
+    cases = {c.variant: c for c in experiment.cases_of(out, {"compiler": "gcc-12",
+                                                              "flags": "-O2"},
+                                                       {"size": MiB, "cache": "cold"})}
+    assert set(cases) == {"mmap", "memory", "mmap-hugepage"}
+    assert cases["mmap-hugepage"].error == "refused by the kernel: madvise: Invalid argument"
+    m = cases["mmap"]
+    assert m.metrics["throughput"].unit == "GB/s"
+    assert sorted(m.metrics["throughput"].values) == [MiB / 500_000, MiB / 250_000]
+    assert m.metrics["faults-per-gib"].median == pytest.approx(16 * 1024)
+    assert m.metrics["faults-per-gib"].source == "sw"
+    assert m.metrics["huge-mapped"].median == 50.0
+    assert m.metrics["resident-after-eviction"].median == pytest.approx(100 / 256)
+    assert "resident-after-eviction" not in cases["memory"].metrics
+    assert "cycles" in m.unavailable and "cycles" not in m.metrics
+
+
+def test_warm_cases_carry_the_pages_read_back():
+    out = fake_outcome({"read-4k": [100_000]}, [
+        {"type": "rewarm", "pages": 256, "calls": 3, "most_missing": 2}])
+    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                               {"size": MiB, "cache": "warm"})
+    assert c.metrics["rewarmed-calls"].median == 3
+    assert c.metrics["missing-before-pass"].median == pytest.approx(200 / 256)
+    (_, cache) = experiment.EXPERIMENT.evidence(None, [c])["tables"]
+    assert cache["rows"] == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
+                              "(at most 0.781%), read back untimed"]]
+
+
+def test_a_failed_program_fails_every_variant():
+    why = "exit status 1: eviction without effect: posix_fadvise left 256 of 256 pages"
+    cases = experiment.cases_of(Outcome(error=why), {"compiler": "gcc-12", "flags": "-O2"},
+                                {"size": MiB, "cache": "cold"})
+    assert [c.variant for c in cases] == list(strategies.VARIANTS)
+    assert all(c.error == why for c in cases)
+
+
+# ---- verdicts on fake cases ------------------------------------------------------------
+
+BUILD = {"compiler": "gcc-12", "flags": "-O2", "pgo": False}
+
+
+def case(variant: str, ns_per_byte: float, size: int, cache: str) -> Case:
+    c = Case(variant, BUILD, {"size": size, "cache": cache})
+    c.metrics["time"] = Metric.of([ns_per_byte * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
+                                  "ns/byte", "clock")
+    return c
+
+
+def group(size: int, cache: str, read: float, mapped: float, **others: float) -> list[Case]:
+    cs = [case("read-64k", read, size, cache), case("mmap", mapped, size, cache)]
+    return cs + [case(v.replace("_", "-"), t, size, cache) for v, t in others.items()]
+
+
+def test_seed_claim_warm_confirmed_cold_refuted():
+    cases = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
+             + group(MiB, "cold", 0.3, 0.6))
+    a, b, c = experiment.EXPERIMENT.verdicts(cases, {})
+    assert (a.verdict, b.verdict) == ("confirmed", "refuted")
+    assert "2.000x" in a.evidence and "in 2 of 2" in a.evidence
+    assert "20.00 vs 40.00 GB/s" in a.evidence and "10^9" in a.evidence
+    assert "1.70 s" in a.seed and "0.83 s" in a.seed
+    assert "0.500x" in b.evidence
+
+
+def test_rebuttal_judges_the_fastest_of_each_family():
+    # read-64k loses to mmap, but read-1m beats every mmap flavour at 16 MiB.
+    cases = group(MiB, "warm", 0.05, 0.025) + group(16 * MiB, "warm", 0.05, 0.04,
+                                                    read_1m=0.02, mmap_populate=0.03)
+    v = verdicts.rebuttal(cases)
+    assert v.verdict == "confirmed", v.evidence
+    assert "read() faster, fastest read-1m" in v.evidence and "mmap-populate" in v.evidence
+    everywhere = verdicts.rebuttal(group(MiB, "warm", 0.05, 0.025))
+    assert everywhere.verdict == "refuted"
+
+
+def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
+    failed = [Case(v, BUILD, {"size": MiB, "cache": "cold"},
+                   error="eviction without effect: left 256 of 256 pages resident")
+              for v in strategies.VARIANTS]
+    a, b, c = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed, {})
+    assert a.verdict == "confirmed"
+    assert b.verdict == "unmeasurable" and "eviction without effect" in b.evidence
+    assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], {})} == {"unmeasurable"}
+
+
+def test_ceiling_table_states_fractions_of_the_memory_pass():
+    cases = group(MiB, "warm", 0.05, 0.025, memory=0.0125)
+    (t, _) = experiment.EXPERIMENT.evidence(None, cases)["tables"]
+    fractions = {row[2]: row[5] for row in t["rows"]}
+    assert fractions["read-64k"].startswith("0.250x") and fractions["mmap"].startswith("0.500x")
+    assert fractions["memory"] == "1"
+
+
+# ---- end to end --------------------------------------------------------------------------
+
+@needs_gcc
+def test_quick_run_end_to_end(tmp_path, capsys):
+    rc = cli.main(["run", "fileread", "--quick", "--json", "--db", str(tmp_path / "lab.db")])
+    (rec,) = json.loads(capsys.readouterr().out)["runs"]
+    assert rc == 0 and rec["status"] == "complete", rec["notes"]
+    builds = {f"{b['compiler']} {b['flags']}" for b in rec["builds"]}
+    got = {(c["variant"], f"{c['build']['compiler']} {c['build']['flags']}",
+            c["params"]["size"], c["params"]["cache"]) for c in rec["cases"]}
+    assert got == {(v, b, s, cache) for v in strategies.VARIANTS for b in builds
+                   for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+    for c in rec["cases"]:
+        error = c.get("error") or ""
+        allowed = error.startswith("refused by the kernel") or (
+            c["params"]["cache"] == "cold" and "eviction" in error)
+        assert allowed or not error, c
+        if not error:
+            assert c["metrics"]["throughput"]["unit"] == "GB/s"
+            assert c["metrics"]["time"]["unit"] == "ns/byte"
+            assert c["metrics"]["faults-per-gib"]["source"] == "sw"
+    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)"]
+    cold_refused = any("eviction" in (c.get("error") or "") for c in rec["cases"])
+    for v in rec["verdicts"]:
+        unmeasurable_ok = v["claim"].startswith("(b)") and cold_refused
+        assert v["verdict"] in ("confirmed", "refuted", "inconclusive") or unmeasurable_ok, v
+    # The test files are gone with their folder.
+    assert not list((build_dir() / "fileread").glob(f"run-{os.getpid()}-*"))
