@@ -1,4 +1,5 @@
-"""Ctrl-C in the middle of a run: exit status 130 and a database without half a run."""
+"""Ctrl-C (or SIGTERM) in the middle of a run: exit status 130 and a database without
+half a run."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
 
-def test_sigint_while_measuring_stores_nothing_half_done(tmp_path):
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_while_measuring_stores_nothing_half_done(tmp_path, sig):
     db = tmp_path / "r.db"
     p = subprocess.Popen(
         [sys.executable, "-m", "cpulab.cli", "run", "threading", "--quick", "--cc", "gcc",
@@ -19,7 +23,7 @@ def test_sigint_while_measuring_stores_nothing_half_done(tmp_path):
     for line in p.stderr:  # phase lines: stderr is not a terminal here
         seen.append(line)
         if "measuring" in line:
-            p.send_signal(signal.SIGINT)
+            p.send_signal(sig)
             break
     rest = p.stderr.read()
     rc = p.wait(timeout=60)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -367,8 +369,16 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _terminate(signum, frame) -> None:
+    """SIGTERM (a CI timeout, `kill`) takes the Ctrl-C path: scratch files and the
+    processes of the case at hand are cleaned up, and nothing half-done is stored."""
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     if args.cmd in ("list", "run"):
         for module, why in experiments.import_errors().items():
             print(f"cpulab: experiment module {module} cannot be loaded, skipped: {why}",
