@@ -31,34 +31,7 @@ vm_status vm_exec_goto_shared(vm_state *S, const vm_insn *pc, vm_value *base, co
 
 #define VM_INSN(name) vm_l_##name:
 #define VM_END
-#define NEXT()                                                               \
-  do {                                                                       \
-    pc++;                                                                    \
-    goto vm_dispatch;                                                        \
-  } while (0)
-#define JUMP(off)                                                            \
-  do {                                                                       \
-    pc += (off);                                                             \
-    goto vm_dispatch;                                                        \
-  } while (0)
-#define ENTER(p, b)                                                          \
-  do {                                                                       \
-    pc = (p);                                                                \
-    base = (b);                                                              \
-    goto vm_dispatch;                                                        \
-  } while (0)
-#define FINISH(v)                                                            \
-  do {                                                                       \
-    S->result = (v);                                                         \
-    S->status = VM_OK;                                                       \
-    goto vm_exit;                                                            \
-  } while (0)
-#define SLOW()                                                               \
-  do {                                                                       \
-    pc = vm_insn_slow(S, pc, base, K);                                       \
-    if (VM_UNLIKELY(!pc)) goto vm_exit;                                      \
-    goto vm_dispatch;                                                        \
-  } while (0)
+#include "internal/shared_dispatch.inc"
 
 vm_dispatch:
   ins = *pc;
