@@ -1,10 +1,12 @@
-"""The experiment `fileread` (S8): reading a file by read(), mmap and fread.
+"""The experiment `fileread` (S8): reading a file by read(), mmap and fread, and many
+small files the same ways.
 
 The kernel is checked by what it must compute, never by how fast: every strategy's sum
 equals the test file's known sum (on sizes that end mid-chunk too), pre-faulted and
 buffered reads take no page faults while plain mmap does, eviction is confirmed by
-mincore, and bad parameters are usage errors. The schedule, the cases built from the
-kernel's extra lines and the verdicts are tested on fake data; the quick profile runs
+mincore, and bad parameters are usage errors; for many small files, the sums agree and
+mmap takes a fault per file where read() takes none. The schedule, the cases built from
+the kernel's extra lines and the verdicts are tested on fake data; the quick profile runs
 end to end with every case and verdict present.
 """
 
@@ -22,7 +24,7 @@ from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.context import PROFILES
 from cpulab.experiments.base import Case
-from cpulab.experiments.fileread import experiment, strategies, testfile, verdicts
+from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome
@@ -60,6 +62,23 @@ def test_words_do_not_depend_on_the_file_size():
 def test_a_test_file_is_a_positive_multiple_of_a_word(size):
     with pytest.raises(ValueError, match="multiple of 8"):
         testfile.expected_sum(size)
+
+
+def test_many_files_are_one_test_file_cut_into_pieces(tmp_path):
+    total = testfile.write_many(tmp_path / "d", 3, 4096 + 8)
+    files = [np.fromfile(tmp_path / "d" / f"{k}.bin", dtype="<u8") for k in range(3)]
+    assert [f.size for f in files] == [(4096 + 8) // 8] * 3
+    whole = np.concatenate(files)
+    assert whole.tolist() == testfile.words(0, whole.size).tolist()  # no file repeats
+    assert int(whole.sum(dtype=np.uint64)) == total == testfile.expected_sum(3 * (4096 + 8))
+    # The first k files alone: what a cold pass over a share of the folder must sum to.
+    assert int(files[0].sum(dtype=np.uint64)) == testfile.expected_sum(4096 + 8)
+
+
+@pytest.mark.parametrize("files,size", [(0, 4096), (2, 12)])
+def test_a_folder_of_test_files_is_whole_words(tmp_path, files, size):
+    with pytest.raises(ValueError):
+        testfile.write_many(tmp_path / "d", files, size)
 
 
 def test_scratch_dir_is_removed_on_error_and_stale_ones_first(tmp_path):
@@ -174,6 +193,96 @@ def test_a_file_that_is_not_whole_words_is_a_usage_error(exe, tmp_path):
     assert rc == 2 and "want a multiple of 8" in lines[-1]["message"]
 
 
+# ---- the kernel for many small files -------------------------------------------------------
+
+SMALL_FILES, SMALL_SIZE = 64, 64 * 1024 + 8  # fread's last chunk is short, mmap's last page
+
+
+@pytest.fixture(scope="module")
+def small_exe() -> Path:
+    if GCC is None:
+        pytest.skip("gcc not installed")
+    return build_one(smallfiles.target(), BuildConfig(GCC, "O2"))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> tuple[Path, int]:
+    d = tmp_path_factory.mktemp("smallfiles") / "d"
+    return d, testfile.write_many(d, SMALL_FILES, SMALL_SIZE)
+
+
+def small_args(folder: tuple[Path, int], *extra: str, files: int = SMALL_FILES) -> list[str]:
+    d, _ = folder
+    return ["--param", f"dir={d}", "--param", f"files={files}", "--param",
+            f"size={SMALL_SIZE}", "--param", f"sum={testfile.expected_sum(files * SMALL_SIZE)}",
+            *extra]
+
+
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+def test_every_small_files_strategy_sums_the_folder_correctly(small_exe, folder, cache):
+    rc, lines = run(small_exe, "--target-ms", "1", "--reps", "2",
+                    *small_args(folder, "--param", f"cache={cache}"))
+    if cache == "cold" and rc == 1 and "eviction" in lines[-1]["message"]:
+        pytest.skip(lines[-1]["message"])  # this file system cannot drop the files
+    assert rc == 0, lines[-1]
+    # Each pass checks its total against --param sum: a run that got here summed equal.
+    assert cases_run(lines) == set(strategies.FILE_STRATEGIES)
+    meta = next(x for x in lines if x["type"] == "meta")
+    assert meta["params"]["files"] == SMALL_FILES and meta["params"]["cache"] == cache
+    assert {c["unit"] for c in meta["cases"]} == {"file"}
+    assert all(r["units"] == r["iters"] * SMALL_FILES for r in lines if r["type"] == "rep")
+    if cache == "cold":
+        (ev,) = [x for x in lines if x["type"] == "eviction"]
+        assert ev["pages"] == SMALL_FILES * ((SMALL_SIZE + 4095) // 4096)
+        assert ev["resident"] * 100 <= ev["pages"]
+
+
+def test_a_share_of_the_folder_sums_to_its_own_total(small_exe, folder):
+    rc, lines = run(small_exe, "--iters", "1", "--reps", "1", *small_args(folder, files=5))
+    assert rc == 0, lines[-1]
+    # The same share, given the whole folder's sum, fails: the pass counts its files.
+    rc, lines = run(small_exe, "--iters", "1", "--reps", "1", "--case", "files-mmap",
+                    *small_args(folder, files=5)[:-1], f"sum={folder[1]}")
+    assert rc == 1 and f"expected {folder[1]}" in lines[-1]["message"]
+
+
+def test_mmap_faults_once_per_small_file_and_read_never(small_exe, folder):
+    rc, lines = run(small_exe, "--iters", "4", "--reps", "3", *small_args(folder))
+    assert rc == 0, lines[-1]
+    meta = next(x for x in lines if x["type"] == "meta")
+    if not meta["counters"]["page-faults"]["available"]:
+        pytest.skip("no software page-fault counter: "
+                    + meta["counters"]["page-faults"]["reason"])
+    per_file: dict[str, float] = {}
+    for r in lines:
+        if r["type"] == "rep":
+            f = r["counters"]["page-faults"] / r["units"]
+            per_file[r["case"]] = max(per_file.get(r["case"], 0.0), f)
+    # A fresh mapping per file: at least one fault (fault-around maps up to 16 pages per
+    # fault), at most one per page of the file (17 here).
+    assert 1 <= per_file["files-mmap"] <= (SMALL_SIZE + 4095) // 4096, per_file
+    for c in ("files-read", "files-fread", "files-mmap-populate"):
+        assert per_file[c] <= 0.02, (c, per_file)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--param", "files=0"], "--param files=0: want 1 to"),
+    (["--param", "size=12"], "--param size=12: want a multiple of 8"),
+    (["--param", "cache=lukewarm"], "want warm or cold"),
+    (["--param", "size=4096"], "is not a regular file of 4096 bytes"),
+    (["--param", "files=65", "--param", f"size={SMALL_SIZE}"], "64.bin: No such file"),
+])
+def test_bad_small_files_params_are_usage_errors(small_exe, folder, extra, message):
+    rc, lines = run(small_exe, "--list", *small_args(folder)[:2], *extra)
+    assert rc == 2
+    assert message in lines[-1]["message"]
+
+
+def test_small_files_without_a_folder_is_a_usage_error(small_exe):
+    rc, lines = run(small_exe, "--list")
+    assert rc == 2 and "--param dir=DIR is required" in lines[-1]["message"]
+
+
 # ---- schedule and cases (pure) -----------------------------------------------------------
 
 def test_quick_profile_keeps_its_rounds_and_reps():
@@ -202,11 +311,12 @@ META = {"type": "meta", "schema": 1, "counters": {
     "page-faults": {"available": True, "source": "sw", "unit": "count"}}}
 
 
-def fake_outcome(ns: dict[str, list[int]], extra: list[dict], size: int = MiB) -> Outcome:
+def fake_outcome(ns: dict[str, list[int]], extra: list[dict], size: int = MiB,
+                 unit: str = "byte") -> Outcome:
     lines = [META, *extra]
     for case, values in ns.items():
         lines += [{"type": "rep", "case": case, "rep": i, "iters": 1, "units": size,
-                   "unit": "byte", "ns": v, "counters": {"page-faults": 16}}
+                   "unit": unit, "ns": v, "counters": {"page-faults": 16}}
                   for i, v in enumerate(values)]
     return Outcome(output=parse("\n".join(json.dumps(x) for x in lines)))
 
@@ -239,7 +349,7 @@ def test_warm_cases_carry_the_pages_read_back():
                                {"size": MiB, "cache": "warm"})
     assert c.metrics["rewarmed-calls"].median == 3
     assert c.metrics["missing-before-pass"].median == pytest.approx(200 / 256)
-    (_, cache) = experiment.EXPERIMENT.evidence(None, [c])["tables"]
+    (_, _, cache) = experiment.EXPERIMENT.evidence(None, [c])["tables"]
     assert cache["rows"] == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
                               "(at most 0.781%), read back untimed"]]
 
@@ -250,6 +360,31 @@ def test_a_failed_program_fails_every_variant():
                                 {"size": MiB, "cache": "cold"})
     assert [c.variant for c in cases] == list(strategies.VARIANTS)
     assert all(c.error == why for c in cases)
+
+
+def test_small_file_cases_carry_rates_per_file():
+    size = 16 * 1024
+    out = fake_outcome({"files-mmap": [8_000, 10_000], "files-read": [4_000, 4_000]},
+                       [{"type": "rewarm", "pages": 400 * 4, "calls": 0, "most_missing": 0}],
+                       size=1, unit="file")  # one file per rep, 16 faults in it
+    cases = {c.variant: c for c in experiment.cases_of(
+        out, {"compiler": "gcc-12", "flags": "-O2"},
+        {"size": size, "files": 400, "cache": "warm"}, strategies.FILE_STRATEGIES)}
+    m = cases["files-mmap"]
+    assert m.metrics["time"].unit == "ns/file"
+    assert sorted(m.metrics["throughput"].values) == [size / 10_000, size / 8_000]  # GB/s
+    assert m.metrics["page-faults"].unit == "faults/file"
+    assert m.metrics["faults-per-gib"].median == pytest.approx(16 * GiB / size)
+
+
+def test_small_files_schedule_is_bounded():
+    for profile in PROFILES.values():
+        cold, warm = (smallfiles.files_read(c, profile) for c in ("cold", "warm"))
+        assert 0 < cold * smallfiles.COLD_SHARE <= warm
+        for cache in strategies.CACHES:
+            rounds, reps = smallfiles.rounds_reps(cache, profile)
+            assert 2 <= rounds <= 3 and 1 <= reps <= profile.reps
+    assert smallfiles.files_read("warm", PROFILES["default"]) >= 1000  # "thousands"
 
 
 # ---- verdicts on fake cases ------------------------------------------------------------
@@ -272,7 +407,7 @@ def group(size: int, cache: str, read: float, mapped: float, **others: float) ->
 def test_seed_claim_warm_confirmed_cold_refuted():
     cases = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
              + group(MiB, "cold", 0.3, 0.6))
-    a, b, c = experiment.EXPERIMENT.verdicts(cases, {})
+    a, b, _, _ = experiment.EXPERIMENT.verdicts(cases, {})
     assert (a.verdict, b.verdict) == ("confirmed", "refuted")
     assert "2.000x" in a.evidence and "in 2 of 2" in a.evidence
     assert "20.00 vs 40.00 GB/s" in a.evidence and "10^9" in a.evidence
@@ -295,7 +430,7 @@ def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
     failed = [Case(v, BUILD, {"size": MiB, "cache": "cold"},
                    error="eviction without effect: left 256 of 256 pages resident")
               for v in strategies.VARIANTS]
-    a, b, c = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed, {})
+    a, b, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed, {})
     assert a.verdict == "confirmed"
     assert b.verdict == "unmeasurable" and "eviction without effect" in b.evidence
     assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], {})} == {"unmeasurable"}
@@ -303,10 +438,52 @@ def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
 
 def test_ceiling_table_states_fractions_of_the_memory_pass():
     cases = group(MiB, "warm", 0.05, 0.025, memory=0.0125)
-    (t, _) = experiment.EXPERIMENT.evidence(None, cases)["tables"]
+    (t, _, _) = experiment.EXPERIMENT.evidence(None, cases)["tables"]
     fractions = {row[2]: row[5] for row in t["rows"]}
     assert fractions["read-64k"].startswith("0.250x") and fractions["mmap"].startswith("0.500x")
     assert fractions["memory"] == "1"
+
+
+def small(size: int, cache: str, read: float, mapped: float) -> list[Case]:
+    """files-read and files-mmap at `read` and `mapped` ns per file."""
+    out = []
+    for v, t in (("files-read", read), ("files-mmap", mapped)):
+        c = Case(v, BUILD, {"size": size, "files": 4000, "cache": cache})
+        c.metrics["time"] = Metric.of([t * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
+                                      "ns/file", "clock")
+        c.metrics["page-faults"] = Metric.exact(float(v == "files-mmap"), "faults/file", "sw")
+        out.append(c)
+    return out
+
+
+def test_small_files_verdict_is_judged_warm_and_shows_cold_beside():
+    cases = (small(4096, "warm", 3000, 9000) + small(65536, "warm", 6000, 12000)
+             + small(4096, "cold", 60000, 30000) + group(MiB, "warm", 0.05, 0.025))
+    v = verdicts.small_files(cases)
+    assert v.verdict == "confirmed", v.evidence
+    assert "in 2 of 2, mmap faster in 0" in v.evidence
+    assert "4,000 x 4 KiB gcc-12 -O2: files-mmap/files-read time = 3.000x" in v.evidence
+    assert "3.00 vs 9.00 us/file" in v.evidence and "0.00 vs 1.00 faults/file" in v.evidence
+    assert "Cold, not counted" in v.evidence and "0.500x" in v.evidence
+    assert verdicts.small_files(small(4096, "warm", 9000, 3000)).verdict == "refuted"
+    assert experiment.EXPERIMENT.verdicts(cases, {})[3].claim.startswith("(d)")
+
+
+def test_small_files_verdict_is_unmeasurable_with_the_reason():
+    failed = [Case(v, BUILD, {"size": 4096, "files": 4000, "cache": "warm"},
+                   error="build failed: smallfiles.c: error") for v in strategies.FILE_STRATEGIES]
+    v = verdicts.small_files(failed + group(MiB, "warm", 0.05, 0.025))
+    assert v.verdict == "unmeasurable" and "build failed" in v.evidence
+
+
+def test_small_files_table_states_time_against_read():
+    (_, t, cache) = experiment.EXPERIMENT.evidence(None, small(4096, "warm", 3000, 9000))[
+        "tables"]
+    rows = {row[2]: row for row in t["rows"]}
+    assert rows["files-read"][0] == "4,000 x 4 KiB" and rows["files-read"][6] == "1"
+    assert rows["files-mmap"][6].startswith("3.000x") and rows["files-mmap"][7] == "1.00"
+    assert rows["files-mmap"][4] == "9,000"  # ns/file
+    assert cache["rows"][0][0] == "4,000 x 4 KiB"
 
 
 # ---- end to end --------------------------------------------------------------------------
@@ -319,8 +496,12 @@ def test_quick_run_end_to_end(tmp_path, capsys):
     builds = {f"{b['compiler']} {b['flags']}" for b in rec["builds"]}
     got = {(c["variant"], f"{c['build']['compiler']} {c['build']['flags']}",
             c["params"]["size"], c["params"]["cache"]) for c in rec["cases"]}
-    assert got == {(v, b, s, cache) for v in strategies.VARIANTS for b in builds
-                   for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+    one = {(v, b, s, cache) for v in strategies.VARIANTS for b in builds
+           for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+    many = {(v, b, s, cache) for v in strategies.FILE_STRATEGIES for b in builds
+            for s in smallfiles.SIZES for cache in strategies.CACHES}
+    assert got == one | many
+    assert len(rec["cases"]) == len(one | many)  # one case each
     for c in rec["cases"]:
         error = c.get("error") or ""
         allowed = error.startswith("refused by the kernel") or (
@@ -328,9 +509,15 @@ def test_quick_run_end_to_end(tmp_path, capsys):
         assert allowed or not error, c
         if not error:
             assert c["metrics"]["throughput"]["unit"] == "GB/s"
-            assert c["metrics"]["time"]["unit"] == "ns/byte"
             assert c["metrics"]["faults-per-gib"]["source"] == "sw"
-    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)"]
+            if c["variant"] in strategies.FILE_STRATEGIES:
+                files = smallfiles.files_read(c["params"]["cache"], PROFILES["quick"])
+                assert c["params"]["files"] == files
+                assert c["metrics"]["time"]["unit"] == "ns/file"
+                assert c["metrics"]["page-faults"]["unit"] == "faults/file"
+            else:
+                assert c["metrics"]["time"]["unit"] == "ns/byte"
+    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
     cold_refused = any("eviction" in (c.get("error") or "") for c in rec["cases"])
     for v in rec["verdicts"]:
         unmeasurable_ok = v["claim"].startswith("(b)") and cold_refused

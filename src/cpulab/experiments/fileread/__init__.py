@@ -1,5 +1,6 @@
 """Experiment `fileread` (S8): the experiment (experiment.py), the strategies it compares
-(strategies.py), its verdicts (verdicts.py) and the file it reads (testfile.py)."""
+(strategies.py), many small files (smallfiles.py), the cases from the kernels' output
+(cases.py), its verdicts (verdicts.py) and the files it reads (testfile.py)."""
 
 from cpulab.experiments.fileread.experiment import EXPERIMENT
 

@@ -13,7 +13,8 @@ process, interleaved, in several processes (rounds).
 Figures: GB/s (10^9 bytes/s) and ns per byte (clock), page faults per GiB (sw), the share
 of the file an untimed pass mapped with huge pages (sw, /proc/self/smaps), and each
 strategy as a fraction of the in-memory pass (evidence table). Large files get fewer
-passes (`schedule`) so that the default profile stays within minutes.
+passes (`schedule`) so that the default profile stays within minutes. Then many small
+files, where the cost per file decides (smallfiles.py).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build import Artifact, Target
-from cpulab.context import Context, Profile, cases_from_outcome
+from cpulab.context import Context, Profile
 from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import format_ratio, median_ratio
-from cpulab.experiments.fileread import testfile
+from cpulab.experiments.fileread import smallfiles, testfile
+from cpulab.experiments.fileread.cases import cases_of
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     CEILING,
+    FILE_STRATEGIES,
     VARIANTS,
     GiB,
     MiB,
@@ -37,8 +40,7 @@ from cpulab.experiments.fileread.strategies import (
     size_label,
 )
 from cpulab.experiments.fileread.verdicts import all_verdicts
-from cpulab.measure.metrics import Metric
-from cpulab.measure.schedule import Outcome, Program
+from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS, build_dir
 
 DIR = KERNELS / "fileread"
@@ -80,7 +82,8 @@ class FileRead(Experiment):
         "calls 'mmap is faster than read' a myth in general. Measures GB/s for read() with "
         "4 KiB to 4 MiB buffers, four mmap flavours and fread, gcc and clang, 1 MiB to "
         "1 GiB, page cache warm and evicted, with page faults per GiB and each strategy "
-        "as a fraction of an in-memory checksum pass."
+        "as a fraction of an in-memory checksum pass; then thousands of 4-64 KiB files, "
+        "ns and page faults per file."
     )
     compilers = ("gcc", "clang")
     opts = ("O2",)
@@ -105,26 +108,34 @@ class FileRead(Experiment):
         return Target("fileread", (DIR / "fileread.c",))
 
     def targets(self) -> dict[str, Target]:
-        return {v: self.target() for v in VARIANTS}
+        return ({v: self.target() for v in VARIANTS}
+                | {v: smallfiles.target() for v in FILE_STRATEGIES})
 
     def hot_symbols(self, variant: str) -> list[str]:
-        return ["sum_words", "pass"]  # the passes are inlined into `pass`
+        return ["sum_words", "pass"]  # the passes (and per-file readers) inline into `pass`
 
     # ---- running ---------------------------------------------------------------------
 
     def run(self, ctx: Context) -> list[Case]:
-        arts = ctx.build((self.target(), cfg) for cfg in ctx.configs)
-        built = [a for a in arts if a.ok]
+        arts = ctx.build((t, cfg) for t in (self.target(), smallfiles.target())
+                         for cfg in ctx.configs)
+        one = [a for a in arts if a.ok and a.target.name == "fileread"]
+        many = [a for a in arts if a.ok and a.target.name == "smallfiles"]
         cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
-                 for a in arts if not a.ok for v in VARIANTS]
+                 for a in arts if not a.ok
+                 for v in (VARIANTS if a.target.name == "fileread" else FILE_STRATEGIES)]
         sizes = QUICK_SIZES if ctx.profile.quick else SIZES
         plans = {(s, c): schedule(s, c, ctx.profile) for s in sizes for c in CACHES}
-        ctx.reporter.total(len(built) * sum(p.rounds for p in plans.values()))
-        if not built:
+        ctx.reporter.total(len(one) * sum(p.rounds for p in plans.values())
+                           + len(many) * smallfiles.processes(ctx.profile))
+        if not one and not many:
             return cases
         with testfile.scratch_dir(build_dir() / "fileread") as scratch:
-            for size in sizes:
-                cases += self._measure_size(ctx, built, scratch, size, plans)
+            if one:
+                for size in sizes:
+                    cases += self._measure_size(ctx, one, scratch, size, plans)
+            if many:
+                cases += smallfiles.measure(ctx, many, scratch)
         return cases
 
     def _measure_size(self, ctx: Context, built: list[Artifact], scratch: Path, size: int,
@@ -163,7 +174,7 @@ class FileRead(Experiment):
     # ---- evidence and verdicts (pure) ------------------------------------------------
 
     def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        return {"tables": [ceiling_table(cases), cache_table(cases)]}
+        return {"tables": [ceiling_table(cases), smallfiles.table(cases), cache_table(cases)]}
 
     def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
         return all_verdicts(cases)
@@ -171,57 +182,6 @@ class FileRead(Experiment):
 
 def _key(a: Artifact, size: int, cache: str) -> str:
     return f"{a.config.label}|{size}|{cache}"
-
-
-# ---- cases from the kernel's output ----------------------------------------------------
-
-
-def cases_of(outcome: Outcome, build: dict, params: dict) -> list[Case]:
-    """Every variant's case: measured, refused by the kernel (with its reason) or failed."""
-    cases = cases_from_outcome(outcome, lambda n: n, build, params, VARIANTS)
-    if outcome.output is None:
-        return cases
-    extra = outcome.output.extra
-    for line in extra:
-        if line.get("type") == "refused":
-            cases.append(Case(line["case"], build, dict(params),
-                              error=f"refused by the kernel: {line['reason']}"))
-    huge = {x["case"]: x for x in extra if x.get("type") == "pmd-mapped"}
-    eviction = next((x for x in extra if x.get("type") == "eviction"), None)
-    rewarm = next((x for x in extra if x.get("type") == "rewarm"), None)
-    for c in cases:
-        if c.error:
-            continue
-        add_rates(c)
-        if c.variant in huge:
-            x = huge[c.variant]
-            if x["file_pmd_mapped"] < 0:
-                c.unavailable["huge-mapped"] = {"source": "sw", "reason":
-                                                "no FilePmdMapped in /proc/self/smaps"}
-            else:
-                c.metrics["huge-mapped"] = Metric.exact(
-                    100 * x["file_pmd_mapped"] / x["bytes"], "% of bytes", "sw")
-        if eviction and c.variant != CEILING:
-            c.metrics["resident-after-eviction"] = Metric.exact(
-                100 * eviction["resident"] / eviction["pages"], "% of pages", "sw")
-        if rewarm and c.variant != CEILING:
-            c.metrics["rewarmed-calls"] = Metric.exact(rewarm["calls"], "calls", "sw")
-            c.metrics["missing-before-pass"] = Metric.exact(
-                100 * rewarm["most_missing"] / rewarm["pages"], "% of pages", "sw")
-    return cases
-
-
-def add_rates(c: Case) -> None:
-    """GB/s from ns per byte, and page faults per GiB from faults per byte."""
-    t = c.metrics["time"]
-    c.metrics["throughput"] = Metric.of([1.0 / v for v in t.values], "GB/s", "clock")
-    pf = c.metrics.get("page-faults")
-    if pf is None:
-        reason = c.unavailable.get("page-faults", {}).get("reason", "not counted")
-        c.unavailable["faults-per-gib"] = {"source": "sw", "reason": reason}
-    else:
-        c.metrics["faults-per-gib"] = Metric.of([v * GiB for v in pf.values], "faults/GiB",
-                                                pf.source)
 
 
 # ---- evidence tables -------------------------------------------------------------------
@@ -272,11 +232,14 @@ def cache_table(cases: list[Case]) -> dict:
         else:
             state = (f"pages missing before {_fmt(c, 'rewarmed-calls', 0)} calls (at most "
                      f"{_fmt(c, 'missing-before-pass', 3)}%), read back untimed")
-        rows.append([size_label(int(c.params.get("size", 0))), str(c.params.get("cache")),
-                     c.build_label, state])
+        label = size_label(int(c.params.get("size", 0)))
+        if "files" in c.params:
+            label = f"{int(c.params['files']):,} x {label}"
+        rows.append([label, str(c.params.get("cache")), c.build_label, state])
     return {"title": "The page cache before each pass (mincore, sw, first process of each "
                      "build): cold, evicted by posix_fadvise(POSIX_FADV_DONTNEED), over 1% "
-                     "resident fails the run; warm, every page resident",
+                     "resident fails the run; warm, every page resident; many small files "
+                     "summed over the files",
             "columns": ["file", "cache", "build", "page cache"], "rows": rows}
 
 

@@ -1,5 +1,6 @@
 """The ways of reading a file that native/kernels/fileread measures, and how its cases
-are grouped: one group per build, file size and cache state, all measured in one process.
+are grouped: one group per build, file size and cache state, all measured in one process
+(many small files of one size form a group of their own: their variants differ).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ STRATEGIES = (*READS, *MAPS, "fread")
 CEILING = "memory"  # the checksum pass over a copy already in memory
 VARIANTS = (*STRATEGIES, CEILING)
 CACHES = ("warm", "cold")
+# Many small files (native/kernels/fileread/smallfiles.c): the cost per file, not per byte.
+FILE_STRATEGIES = ("files-read", "files-mmap", "files-mmap-populate", "files-fread")
+FILES_READ, FILES_MAP = "files-read", "files-mmap"
 # The pair S8's claim is judged on: plain mmap against read() with a 64 KiB buffer
 # (ripgrep's reader buffer), chosen before measuring, not the best of each family.
 SEED_READ, SEED_MAP = "read-64k", "mmap"

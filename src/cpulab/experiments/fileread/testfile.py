@@ -1,8 +1,10 @@
-"""The file that `fileread` reads: known content, so that every pass's checksum is checked.
+"""The files that `fileread` reads: known content, so that every pass's checksum is checked.
 
 Word i (0-based, 64-bit little-endian) is (i + 1) * FACTOR mod 2^64. Every word differs,
 so a pass that skips or repeats a chunk gets a wrong sum, and the sum of n words has a
 closed form, FACTOR * n(n+1)/2 mod 2^64, which the kernel is given as --param sum.
+A folder of many small files (`write_many`) is one such file cut into pieces: file k holds
+words k*n .. (k+1)*n-1, so a file read twice or skipped changes the sum as well.
 The files live in a scratch folder of the build directory (a real file system, where
 /tmp may be tmpfs: there the page cache is the file and cannot be evicted).
 """
@@ -47,6 +49,22 @@ def write(path: Path, size: int) -> int:
             f.write(words(start, min(n, start + _CHUNK_WORDS)).tobytes())
         f.flush()
         os.fsync(f.fileno())
+    return total
+
+
+def write_many(folder: Path, files: int, size: int) -> int:
+    """Write files 0.bin .. <files-1>.bin of `size` bytes each into `folder` (created);
+    returns the expected sum of all their words. One sync for all (an fsync per file
+    costs more than the writing): a cold read must find no dirty page."""
+    expected_sum(size)  # each file, too, is whole words
+    if files < 1:
+        raise ValueError(f"a folder of test files holds at least one, not {files}")
+    total = expected_sum(files * size)
+    n = size // WORD
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(files):
+        (folder / f"{k}.bin").write_bytes(words(k * n, (k + 1) * n).tobytes())
+    os.sync()
     return total
 
 
