@@ -12,13 +12,9 @@ from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.experiments import get
 from cpulab.experiments.base import VERDICTS, Case
-from cpulab.experiments.dispatch import (
-    PROGRAMS,
-    TECHNIQUES,
-    geomean_ratio,
-    handler_code,
-    summary_table,
-)
+from cpulab.experiments.compare import geomean_ratio
+from cpulab.experiments.dispatch.experiment import handler_code, summary_table
+from cpulab.experiments.dispatch.names import PROGRAMS, TECHNIQUES
 from cpulab.measure.metrics import Metric
 from cpulab.store import Store
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from cpulab.experiments.base import Case, VerdictKind
-from cpulab.measure.stats import Ratio, ratio
+from cpulab.measure.metrics import Metric
+from cpulab.measure.stats import Ratio, geomean, ratio
+
+_GEOMEAN_RESAMPLES = 4000
+_GEOMEAN_SEED = 20240615
 
 
 def case_key(c: Case) -> tuple[str, str]:
@@ -66,3 +72,23 @@ class Tally:
         if self.n and self.above == self.n:
             return "confirmed"
         return "refuted" if self.below else "inconclusive"
+
+
+def geomean_ratio(pairs: list[tuple[Metric, Metric]]) -> Ratio:
+    """Geometric mean of median(a)/median(b) over the pairs; each resample draws every
+    pair's repetitions anew (pairs are independent programs), seeded: deterministic."""
+    rng = np.random.default_rng(_GEOMEAN_SEED)
+    logs = np.zeros(_GEOMEAN_RESAMPLES)
+    for a, b in pairs:
+        logs += np.log(_resampled_medians(rng, a) / _resampled_medians(rng, b))
+    low, high = np.exp(np.percentile(logs / len(pairs), [2.5, 97.5]))
+    value = geomean([a.median / b.median for a, b in pairs])
+    return Ratio(value, float(min(low, value)), float(max(high, value)),
+                 min(a.n for a, _ in pairs), min(b.n for _, b in pairs))
+
+
+def _resampled_medians(rng: np.random.Generator, m: Metric) -> np.ndarray:
+    if len(m.values) < 2:  # an exact figure, or a single repetition
+        return np.full(_GEOMEAN_RESAMPLES, m.median)
+    x = np.asarray(m.values, dtype=float)
+    return np.median(x[rng.integers(0, x.size, (_GEOMEAN_RESAMPLES, x.size))], axis=1)

@@ -29,17 +29,27 @@ from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import Tally, cycle_metric, format_ratio
+from cpulab.experiments.dispatch.names import (
+    ITTAGE,
+    LAST_TARGET,
+    MUSTTAIL,
+    PROGRAMS,
+    SPEEDUP_VS_REPLICATED,
+    SPEEDUP_VS_SWITCH,
+    TECHNIQUES,
+)
+from cpulab.experiments.dispatch.verdicts import (
+    handlers_frameless,
+    replicated_beats_shared,
+    slowdown,
+    speedup_target,
+    tail_calls_fastest,
+)
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import Ratio, geomean
+from cpulab.measure.stats import geomean
 from cpulab.paths import KERNELS, LIBS
 
-PROGRAMS = ("fib", "sieve", "nbody", "loops", "fannkuch")
-TECHNIQUES = ("switch", "goto-shared", "goto-replicated", "call", "tail", "tail-pn",
-              "trampoline")
-MUSTTAIL = ("tail", "tail-pn")  # need clang's musttail (tail-pn also preserve_none)
-TAIL_CALLS = "tail-pn"  # the S15 design: VM state in argument registers, preserve_none
 VM = LIBS / "vm"
 VM_SOURCES = tuple(sorted((VM / "src").glob("*.c")))
 # clang 19 folds goto-replicated's per-handler jumps back into one without these
@@ -52,13 +62,7 @@ DWARF = ("-gdwarf-4",)
 # instructions per VM instruction agree to 3 digits (fib: 24.6 at n=15 and at n=24).
 CALLGRIND_ARGS = {"fib": 15, "sieve": 5000, "nbody": 100, "loops": 30, "fannkuch": 6}
 CALLGRIND_ITERS = (1, 3)
-SPEEDUP_VS_SWITCH = 1.25  # the issue's benchmark targets, clang 19 -O2
-SPEEDUP_VS_REPLICATED = 1.05
 _STACK_KINDS = ("push", "pop", "spills", "reloads", "stack-adjust")
-_LAST_TARGET = "miss-rate last-target (model)"
-_ITTAGE = "miss-rate ittage (model)"
-_RESAMPLES = 4000
-_RNG_SEED = 20240615
 
 
 class Dispatch(Experiment):
@@ -75,7 +79,7 @@ class Dispatch(Experiment):
     compilers = ("clang", "gcc")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", "instructions (callgrind)", "branch-misses",
-                     "indirect-miss-rate (model)", _LAST_TARGET, _ITTAGE, "indirect-sites",
+                     "indirect-miss-rate (model)", LAST_TARGET, ITTAGE, "indirect-sites",
                      "handlers-with-frame", "stack-insns")
 
     def seed_tables(self) -> list[SeedTable]:
@@ -228,7 +232,7 @@ class Dispatch(Experiment):
                     out[(tech, program)] = {
                         name: Metric.exact(100 * simulate_vm_trace(records, p).miss_rate,
                                            "% of dispatches", "model")
-                        for name, p in ((_LAST_TARGET, last_target()), (_ITTAGE, ittage()))}
+                        for name, p in ((LAST_TARGET, last_target()), (ITTAGE, ittage()))}
         return out
 
     def evidence(self, ctx: Context, cases: list[Case]) -> dict:
@@ -251,9 +255,9 @@ class Dispatch(Experiment):
 
     def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
-        return [_tail_calls_fastest(ok), _speedup_target(ok, "switch", SPEEDUP_VS_SWITCH),
-                _speedup_target(ok, "goto-replicated", SPEEDUP_VS_REPLICATED),
-                _handlers_frameless(ok, evidence), _replicated_beats_shared(ok)]
+        return [tail_calls_fastest(ok), speedup_target(ok, "switch", SPEEDUP_VS_SWITCH),
+                speedup_target(ok, "goto-replicated", SPEEDUP_VS_REPLICATED),
+                handlers_frameless(ok, evidence), replicated_beats_shared(ok)]
 
 
 # ---- running helpers ----------------------------------------------------------------------
@@ -312,7 +316,7 @@ def summary_table(cases: list[Case]) -> dict:
         rows.append([tech, lb, _over(mine, "time", geomean),
                      f"{vs_switch.value:.3f}" if vs_switch else "n/a",
                      _over(mine, "instructions (callgrind)", geomean),
-                     _over(mine, _LAST_TARGET, _mean), _over(mine, _ITTAGE, _mean),
+                     _over(mine, LAST_TARGET, _mean), _over(mine, ITTAGE, _mean),
                      _over(mine, "indirect-sites", min), _over(mine, "handlers-with-frame", min)])
     return {"title": "per technique and build, over the programs",
             "columns": ["technique", "build", "ns/vminsn [clock] geomean",
@@ -332,176 +336,6 @@ def _over(cases: list[Case], metric: str, combine) -> str:
     if not vals or any(v is None for v in vals):
         return "n/a"
     return f"{combine(vals):.3g}"
-
-
-# ---- verdict helpers (pure) ---------------------------------------------------------------
-
-
-def _program(c: Case) -> str | None:
-    return c.params.get("program")
-
-
-def _find(cases: list[Case], variant: str, build_label: str, program: str) -> Case | None:
-    return next((c for c in cases if c.variant == variant and c.build_label == build_label
-                 and _program(c) == program), None)
-
-
-def _labels(cases: list[Case], variant: str) -> list[str]:
-    """Build labels that have `variant`, in first-seen order."""
-    return list(dict.fromkeys(c.build_label for c in cases if c.variant == variant))
-
-
-def slowdown(cases: list[Case], slow: tuple[str, str], fast: tuple[str, str]) -> Ratio | None:
-    """Geometric mean over the programs of time(slow)/time(fast) (> 1: `fast` is faster),
-    each side a (variant, build label), with its 95% percentile-bootstrap interval."""
-    pairs = []
-    for p in PROGRAMS:
-        a, b = _find(cases, *slow, p), _find(cases, *fast, p)
-        if a is None or b is None:
-            continue
-        metric = cycle_metric(a, b)
-        if metric in a.metrics and metric in b.metrics:
-            pairs.append((a.metrics[metric], b.metrics[metric]))
-    return geomean_ratio(pairs) if pairs else None
-
-
-def geomean_ratio(pairs: list[tuple[Metric, Metric]]) -> Ratio:
-    """Geometric mean of median(a)/median(b) over the pairs; each resample draws every
-    pair's repetitions anew (pairs are independent programs), seeded: deterministic."""
-    rng = np.random.default_rng(_RNG_SEED)
-    logs = np.zeros(_RESAMPLES)
-    for a, b in pairs:
-        logs += np.log(_resampled_medians(rng, a) / _resampled_medians(rng, b))
-    low, high = np.exp(np.percentile(logs / len(pairs), [2.5, 97.5]))
-    value = geomean([a.median / b.median for a, b in pairs])
-    return Ratio(value, float(min(low, value)), float(max(high, value)),
-                 min(a.n for a, _ in pairs), min(b.n for _, b in pairs))
-
-
-def _resampled_medians(rng: np.random.Generator, m: Metric) -> np.ndarray:
-    if len(m.values) < 2:  # an exact figure, or a single repetition
-        return np.full(_RESAMPLES, m.median)
-    x = np.asarray(m.values, dtype=float)
-    return np.median(x[rng.integers(0, x.size, (_RESAMPLES, x.size))], axis=1)
-
-
-def _tail_calls_fastest(cases: list[Case]) -> Verdict:
-    claim = (f"(S15) tail calls (`{TAIL_CALLS}`: musttail + preserve_none) give the fastest "
-             "C interpreter here: every other technique and build is slower (geomean over "
-             "the programs)")
-    seed = "S15: close to LuaJIT's hand-written interpreter; S14: over 2x the best previous"
-    rows, tally = [], Tally()
-    contenders = list(dict.fromkeys((c.variant, c.build_label) for c in cases
-                                    if c.variant not in MUSTTAIL))
-    for tail_label in _labels(cases, TAIL_CALLS):
-        for other in contenders:
-            r = slowdown(cases, other, (TAIL_CALLS, tail_label))
-            if r is None:
-                continue
-            tally.add(r)
-            rows.append((r.value, f"{other[0]} {other[1]} / {TAIL_CALLS} {tail_label} = "
-                                  f"{format_ratio(r)}"))
-    if not rows:
-        return Verdict(claim, "unmeasurable", f"no build has `{TAIL_CALLS}` next to another "
-                       "technique (it needs clang with musttail and preserve_none)", seed)
-    rows.sort()
-    head = (f"time ratios (other/tail calls, > 1: tail calls faster): clearly faster than "
-            f"{tally.above} of {tally.n}, clearly slower than {tally.below}; closest first: ")
-    return Verdict(claim, tally.every(), head + "; ".join(t for _, t in rows), seed)
-
-
-def _speedup_target(cases: list[Case], other: str, target: float) -> Verdict:
-    claim = (f"(target) `{TAIL_CALLS}` at least {target:.2f}x faster than `{other}`, "
-             "clang -O2, geomean over the programs")
-    seed = "the benchmark target set for this project (not a seed figure)"
-    builds = [lb for lb in _labels(cases, TAIL_CALLS)
-              if lb.startswith("clang") and lb.split()[1:] == ["-O2"]]
-    rows, tally = [], Tally()
-    for lb in builds:
-        r = slowdown(cases, (other, lb), (TAIL_CALLS, lb))
-        if r is None:
-            continue
-        tally.add(r, target)
-        rows.append(f"{lb}: {other}/{TAIL_CALLS} = {format_ratio(r)}")
-    if not rows:
-        return Verdict(claim, "unmeasurable", f"no clang -O2 build with both `{TAIL_CALLS}` "
-                       f"and `{other}`", seed)
-    return Verdict(claim, tally.every(), f"target {target:.2f}x; " + "; ".join(rows), seed)
-
-
-def _handlers_frameless(cases: list[Case], evidence: dict) -> Verdict:
-    claim = ("(S14/S15) the tail-call handlers compile without prologue, epilogue or stack "
-             "use")
-    seed = "S14: 'no prologue, epilogue or stack use' in each fast path"
-    rows, framed_builds, clean = [], 0, 0
-    named = evidence.get("handlers-with-frame", {})
-    for tech in MUSTTAIL:
-        seen: dict[str, Case] = {}
-        for c in cases:
-            if c.variant == tech and "handlers-with-frame" in c.metrics:
-                seen.setdefault(c.build_label, c)
-        for lb, c in seen.items():
-            n, total = int(c.value("handlers-with-frame")), int(c.value("handlers"))
-            stack = int(c.value("stack-insns"))
-            text = (f"{tech} {lb}: {n} of {total} handlers with a frame, {stack} stack "
-                    "instructions")
-            listed = named.get(lb, {}).get(tech, [])
-            if listed:
-                text += f" ({', '.join(listed[:6])}{', ...' if len(listed) > 6 else ''})"
-            rows.append(text)
-            if tech == TAIL_CALLS:
-                clean += n == 0 and stack == 0
-                framed_builds += n > 0 or stack > 0
-    if not clean and not framed_builds:
-        return Verdict(claim, "unmeasurable", f"no build of `{TAIL_CALLS}` was disassembled",
-                       seed)
-    kind = "confirmed" if not framed_builds else "refuted"
-    return Verdict(claim, kind, f"judged on `{TAIL_CALLS}` (asm); " + "; ".join(rows), seed)
-
-
-def _replicated_beats_shared(cases: list[Case]) -> Verdict:
-    claim = ("(S1) replicated dispatch (a `jmp *` in every handler) beats one shared "
-             "dispatch jump: goto-replicated against goto-shared, geomean over the programs")
-    seed = "S1, Ertl's `direct`: 6.5-6.9 cycles/dispatch shared vs 1.24-3.5 replicated"
-    rows, skipped, tally = [], [], Tally()
-    for lb in _labels(cases, "goto-shared"):
-        shared = next(c for c in cases if c.variant == "goto-shared" and c.build_label == lb)
-        repl = next((c for c in cases if c.variant == "goto-replicated"
-                     and c.build_label == lb), None)
-        if repl is None:
-            continue
-        s_sites, r_sites = shared.value("indirect-sites"), repl.value("indirect-sites")
-        if s_sites != 1 or (r_sites or 0) < 2:
-            skipped.append(f"{lb} (goto-shared has {s_sites} indirect sites, "
-                           f"goto-replicated {r_sites})")
-            continue
-        r = slowdown(cases, ("goto-shared", lb), ("goto-replicated", lb))
-        if r is None:
-            continue
-        tally.add(r)
-        rows.append(f"{lb}: shared/replicated = {format_ratio(r)} ({r_sites:.0f} sites)"
-                    + _model_rates(cases, lb))
-    tail = f"; not compared: {', '.join(skipped)}" if skipped else ""
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no build with one shared and several "
-                       "replicated dispatch jumps" + tail, seed)
-    head = (f"replicated clearly faster in {tally.above} of {tally.n} builds, slower in "
-            f"{tally.below}: ")
-    return Verdict(claim, tally.majority(), head + "; ".join(rows) + tail, seed)
-
-
-def _model_rates(cases: list[Case], lb: str) -> str:
-    """The last-target model's miss rates of both, mean over the programs, for context."""
-    rates = {}
-    for tech in ("goto-shared", "goto-replicated"):
-        vals = [v for c in cases if c.variant == tech and c.build_label == lb
-                and (v := c.value(_LAST_TARGET)) is not None]
-        if vals:
-            rates[tech] = sum(vals) / len(vals)
-    if len(rates) < 2:
-        return ""
-    return (f"; last-target model misses {rates['goto-shared']:.1f}% vs "
-            f"{rates['goto-replicated']:.1f}% of dispatches")
 
 
 EXPERIMENT = Dispatch()

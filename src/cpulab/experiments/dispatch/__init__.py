@@ -1,0 +1,6 @@
+"""Experiment `dispatch` (S15, S1, S14): the experiment (experiment.py), its verdicts
+(verdicts.py) and the names both use (names.py)."""
+
+from cpulab.experiments.dispatch.experiment import EXPERIMENT
+
+__all__ = ["EXPERIMENT"]
