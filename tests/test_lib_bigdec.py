@@ -1,4 +1,4 @@
-"""Big integer to decimal, native/lib/bigdec (SEEDS.md S5).
+"""Big integer to decimal, native/lib/bigdec (seed row S5).
 
 - Differential against GMP's mpz_get_str (C driver native/lib/bigdec/tests/bigdec_check.c,
   linked with -lgmp) on random sizes and shapes, edge values (0, single limbs, 10^k - 1,

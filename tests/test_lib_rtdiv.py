@@ -1,4 +1,4 @@
-"""The runtime constant divider, native/lib/rtdiv (SEEDS.md S4).
+"""The runtime constant divider, native/lib/rtdiv (seed row S4).
 
 All checks run in the C driver native/lib/rtdiv/tests/rtdiv_check.c, which compares
 every verb (div, div_bf, rem, rem_bf, divisible) with the CPU's own division:
@@ -138,7 +138,7 @@ def test_unknown_mode_is_a_usage_error(fast):
     assert p.returncode == 2 and "usage" in p.stderr
 
 
-# ---- the benchmark kernels of native/kernels/divide (SEEDS.md S4) ----
+# ---- the benchmark kernels of native/kernels/divide (seed row S4) ----
 
 KDIR = KERNELS / "divide"
 TYPES = ["u32", "u64", "s32", "s64"]

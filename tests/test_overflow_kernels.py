@@ -1,4 +1,4 @@
-"""The calloc size-check kernels of native/kernels/overflow (SEEDS.md S3).
+"""The calloc size-check kernels of native/kernels/overflow (seed row S3).
 
 The kernel builds with gcc and clang at -O2 (and -O3), runs every case with a small
 fixed iteration count and verifies its own results (lat: the chain against a 128-bit

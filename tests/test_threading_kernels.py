@@ -1,4 +1,4 @@
-"""The interpreter-dispatch kernels of native/kernels/threading (SEEDS.md S1).
+"""The interpreter-dispatch kernels of native/kernels/threading (seed row S1).
 
 Every technique builds with gcc and clang at -O1 and -O3, runs, and checks its own result
 (engine() must execute exactly 10 dispatches per iteration); its hot symbols exist; and

@@ -1,4 +1,4 @@
-"""The bytecode VM, native/lib/vm (SEEDS.md S1, S15), under every dispatch technique.
+"""The bytecode VM, native/lib/vm (seed row S1, S15), under every dispatch technique.
 
 Through ctypes on the library built with gcc-12 and clang-19 (the musttail techniques
 exist only with clang):

@@ -1,4 +1,4 @@
-/* big2str_seed.c — the two versions of SEEDS.md S5's digit loop, kept out of line.
+/* big2str_seed.c — the two versions of seed row S5's digit loop, kept out of line.
  *
  * CRuby's big2str_2bdigits (bignum.c, r54102) wrote
  *     p[--j] = ruby_digitmap[num % b2s->base];

@@ -1,4 +1,4 @@
-/* big2str_seed.h — SEEDS.md S5's inner loop, as CRuby r54102 had it and as it was fixed. */
+/* big2str_seed.h — seed row S5's inner loop, as CRuby r54102 had it and as it was fixed. */
 #ifndef BIG2STR_SEED_H
 #define BIG2STR_SEED_H
 

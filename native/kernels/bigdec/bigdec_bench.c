@@ -1,4 +1,4 @@
-/* bigdec_bench.c — big integer to decimal: SEEDS.md S5's case, bigdec, and GMP.
+/* bigdec_bench.c — big integer to decimal: seed row S5's case, bigdec, and GMP.
  *
  * One iteration = one conversion of the same random `bits`-bit number (top bit set,
  * fixed seed) to a decimal string. Cases:

@@ -1,4 +1,4 @@
-/* divide_bench.c — division by a divisor fixed at run time: who is fastest (SEEDS.md S4).
+/* divide_bench.c — division by a divisor fixed at run time: who is fastest (seed row S4).
  *
  * The divisor is DIVIDE_CONST (a -D at build time, default 7; the experiment builds one
  * program per divisor) for every method, so the compile-time-constant case divides by

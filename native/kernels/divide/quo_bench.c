@@ -1,4 +1,4 @@
-/* quo_bench.c — SEEDS.md S4's quo(): exact division by the constant 10^9, three ways.
+/* quo_bench.c — seed row S4's quo(): exact division by the constant 10^9, three ways.
  *
  * Cases, per variant <v> of quo_seed.h (mul: `c = a / b; c * b == a`, the original;
  * mod: `a % b == 0` first, the rewrite the seed tried; inverse: the modular-inverse

@@ -1,4 +1,4 @@
-/* quo_seed.h — SEEDS.md S4's quo(): exact division by 10^9, two ways, out of line. */
+/* quo_seed.h — seed row S4's quo(): exact division by 10^9, two ways, out of line. */
 #ifndef QUO_SEED_H
 #define QUO_SEED_H
 

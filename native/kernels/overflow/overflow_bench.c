@@ -1,4 +1,4 @@
-/* overflow_bench.c — the cost of calloc's size-overflow check, six ways (SEEDS.md S3).
+/* overflow_bench.c — the cost of calloc's size-overflow check, six ways (seed row S3).
  *
  * For each check of size_checks.h (<v> = div_forced, div, mul_first_forced, mul_first,
  * builtin, u128) three cases:
@@ -10,7 +10,7 @@
  *              sizes 1..4096, counts up to 2^20, one pair in 256 overflowing): how many
  *              checks per ns the core sustains; a `div` that is not pipelined shows
  *              here.
- *   alloc_<v>  SEEDS.md S3's `GC.disable; 1_000_000.times { Hash.new }`: per iteration
+ *   alloc_<v>  seed row S3's `GC.disable; 1_000_000.times { Hash.new }`: per iteration
  *              one object, two calloc-like allocations (check + calloc(1, total)) of
  *              a 40-byte header and 8 bins of 8 bytes, kept until the end of the timed
  *              call (the garbage collector is off), then freed outside the timing.

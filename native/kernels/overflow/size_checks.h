@@ -1,5 +1,5 @@
 /* size_checks.h — six ways to compute count * size for a calloc-like allocator and
- * detect overflow (SEEDS.md S3). Each returns count * size, or 0 after calling
+ * detect overflow (seed row S3). Each returns count * size, or 0 after calling
  * size_overflow() when the product does not fit a size_t (CRuby raises there).
  *
  *   size_check_div_forced     if (size && count > SIZE_MAX / size) ... ; SIZE_MAX

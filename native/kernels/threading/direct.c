@@ -4,7 +4,7 @@
  * Written plainly, with no attribute or flag steering the compiler: whether each
  * handler gets its own `jmp *reg` or all of them jump to one shared `jmp *reg` is the
  * compiler's choice (tail merging of the identical dispatch sequences), which is what
- * SEEDS.md S1 compares: gcc 4.8 -O shared it, -O3 replicated it, 2.6x fewer cycles.
+ * seed row S1 compares: gcc 4.8 -O shared it, -O3 replicated it, 2.6x fewer cycles.
  *
  * Hot symbols: engine (every handler is a label inside it; `# vm nextN` markers in the
  * assembly show where each starts).

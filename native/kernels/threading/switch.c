@@ -1,7 +1,7 @@
 /* switch.c — switch dispatch: a loop around one `switch` on the bytecode. Every VM
  * instruction goes back to the one range check and the one indirect jump through the
  * jump table at the top of the loop, so all dispatches share one `jmp *reg`: the
- * portable technique, and the shared-jump case of SEEDS.md S1 by construction.
+ * portable technique, and the shared-jump case of seed row S1 by construction.
  *
  * Hot symbols: engine.
  */

@@ -1,4 +1,4 @@
-/* threading.h — the VM program every interpreter-dispatch kernel runs (SEEDS.md S1).
+/* threading.h — the VM program every interpreter-dispatch kernel runs (seed row S1).
  *
  * The benchmark follows the idea of Anton Ertl's "speed of various interpreter dispatch
  * techniques": a tiny VM whose instructions do nothing but dispatch, so that the time per

@@ -1,4 +1,4 @@
-"""Experiment `alloc` (SEEDS.md S7, the C side): what a zero-initialised heap object costs.
+"""Experiment `alloc` (seed row S7, the C side): what a zero-initialised heap object costs.
 
 The C analogues of the seed's three Go forms, in native/kernels/alloc: `malloc` + `memset`
 (Go's `&container{}`, re-zeroing), `malloc` + `memcpy` from a zero template (Go's

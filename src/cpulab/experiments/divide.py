@@ -1,4 +1,4 @@
-"""Experiment `divide` (SEEDS.md S4): dividing by a divisor known only at run time as fast
+"""Experiment `divide` (seed row S4): dividing by a divisor known only at run time as fast
 as by a compile-time constant, and the seed's quo() pattern.
 
 native/kernels/divide/divide_bench.c, built once per divisor (DIVIDE_CONST), divides the

@@ -1,4 +1,4 @@
-"""Experiment `overflow` (SEEDS.md S3): what calloc's size-overflow check costs, and
+"""Experiment `overflow` (seed row S3): what calloc's size-overflow check costs, and
 whether multiplying first hides the division.
 
 Six ways to compute `count * size` with overflow detection (native/kernels/overflow,

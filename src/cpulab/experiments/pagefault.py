@@ -1,4 +1,4 @@
-"""Experiment `pagefault` (SEEDS.md S12): what a minor page fault costs, and how much of it
+"""Experiment `pagefault` (seed row S12): what a minor page fault costs, and how much of it
 is the trap rather than the kernel's page-table work.
 
 native/kernels/pagefault has one case per kind of fault, each a loop that does nothing

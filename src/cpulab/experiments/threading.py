@@ -1,4 +1,4 @@
-"""Experiment `threading` (SEEDS.md S1): what an interpreter dispatch costs, and how well
+"""Experiment `threading` (seed row S1): what an interpreter dispatch costs, and how well
 this CPU predicts it.
 
 Ertl's program `next1 next2 next1 next3 next1 next4 next1 next5 next1 loop` (10

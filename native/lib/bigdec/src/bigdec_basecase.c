@@ -4,7 +4,7 @@
  * remainder as the next chunk (least significant first); an n-limb number takes ~n
  * passes, n^2/2 limb divisions in all. A limb division is bigdec__div_2by1 with the
  * precomputed reciprocal of 10^19 (which is already normalised: 2^63 < 10^19 < 2^64):
- * one 64 x 64 -> 128 multiply and a few adds instead of the `div r64` of SEEDS.md S5's
+ * one 64 x 64 -> 128 multiply and a few adds instead of the `div r64` of seed row S5's
  * loop, and four passes run interleaved in one sweep (bigdec__sweep) so that four
  * independent remainder chains keep the multiplier busy.
  * Chunks become characters in bigdec_digits.c, without division either.

@@ -6,7 +6,7 @@
  *   4-digit quarters, each quarter into two pairs; a pair is two bytes copied from a
  *   200-byte table "000102...99" (always in L1 after the first chunk).
  * Per 19 digits: 6 multiplies for the cuts plus 10 two-byte copies, against 19 `div`
- * (or 38 for the two-division loop of SEEDS.md S5) in the textbook loop. A test checks
+ * (or 38 for the two-division loop of seed row S5) in the textbook loop. A test checks
  * that this file's machine code holds no division instruction.
  */
 #include "internal/bigdec_conv.h"

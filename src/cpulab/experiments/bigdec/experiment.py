@@ -1,4 +1,4 @@
-"""Experiment `bigdec` (SEEDS.md S5): big integer to decimal, from the seed's two-`div`
+"""Experiment `bigdec` (seed row S5): big integer to decimal, from the seed's two-`div`
 digit loop to a subquadratic library.
 
 First the seed's own case: a 1000-bit number converted with CRuby r54102's scheme

@@ -1,4 +1,4 @@
-"""Experiment `dispatch` (SEEDS.md S15, S1, S14's claim about handler code): one real
+"""Experiment `dispatch` (seed row S15, S1, S14's claim about handler code): one real
 bytecode VM under every dispatch technique.
 
 The VM of native/lib/vm runs its five shipped programs (fib, sieve, nbody, loops,

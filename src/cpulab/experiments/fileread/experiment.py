@@ -1,4 +1,4 @@
-"""Experiment `fileread` (SEEDS.md S8, the C side): read versus mmap versus fread.
+"""Experiment `fileread` (seed row S8, the C side): read versus mmap versus fread.
 
 native/kernels/fileread makes whole passes over one file, checksumming every byte (a sum
 of 64-bit words, the same code for every strategy): read() with 4 KiB to 4 MiB buffers,

@@ -1,4 +1,4 @@
-"""Experiment `mulpre` (SEEDS.md S11): fixed-size multi-precision multiplication,
+"""Experiment `mulpre` (seed row S11): fixed-size multi-precision multiplication,
 z[2N] = x[N] * y[N] with 64-bit limbs, generated mulx/adox/adcx assembly against GMP and
 against what compilers make of the same schoolbook loop.
 

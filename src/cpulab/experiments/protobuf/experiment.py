@@ -1,4 +1,4 @@
-"""Experiment `protobuf` (SEEDS.md S14): does a tail-call protobuf parser in C reach 2 GB/s,
+"""Experiment `protobuf` (seed row S14): does a tail-call protobuf parser in C reach 2 GB/s,
 and how far ahead of Google's parsers is it on this machine?
 
 Five payloads (cpulab.experiments.protobuf.payloads): a FileDescriptorSet of every .proto

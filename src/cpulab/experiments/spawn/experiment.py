@@ -1,4 +1,4 @@
-"""Experiment `spawn` (SEEDS.md S13): what a process costs, and what a no-op build costs
+"""Experiment `spawn` (seed row S13): what a process costs, and what a no-op build costs
 with GNU make and with ninja.
 
 Part one, native/kernels/spawn: create, run and reap one do-nothing child per iteration
