@@ -61,3 +61,11 @@ def add_rates(c: Case) -> None:
     else:
         c.metrics["faults-per-gib"] = Metric.of([v * GiB / per_unit for v in pf.values],
                                                 "faults/GiB", pf.source)
+
+
+def cell(c: Case, metric: str, digits: int = 2) -> str:
+    """A table cell: the figure, `unavailable` when the case lacks it for a reason, `-`."""
+    v = c.value(metric)
+    if v is None:
+        return "unavailable" if metric in c.unavailable else "-"
+    return f"{v:,.{digits}f}"

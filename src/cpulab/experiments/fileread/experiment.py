@@ -28,7 +28,7 @@ from cpulab.context import Context, Profile
 from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.fileread import smallfiles, testfile
-from cpulab.experiments.fileread.cases import cases_of
+from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     CEILING,
@@ -187,13 +187,6 @@ def _key(a: Artifact, size: int, cache: str) -> str:
 # ---- evidence tables -------------------------------------------------------------------
 
 
-def _fmt(c: Case, metric: str, digits: int = 2) -> str:
-    v = c.value(metric)
-    if v is None:
-        return "unavailable" if metric in c.unavailable else "-"
-    return f"{v:,.{digits}f}"
-
-
 def ceiling_table(cases: list[Case]) -> dict:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
@@ -203,9 +196,9 @@ def ceiling_table(cases: list[Case]) -> dict:
             if c is None:
                 continue
             r = median_ratio(memory, c, "time") if memory and c is not memory else None
-            rows.append([size_label(size), cache, v, build, _fmt(c, "throughput"),
+            rows.append([size_label(size), cache, v, build, cell(c, "throughput"),
                          format_ratio(r) if r else "1" if c is memory else "-",
-                         _fmt(c, "faults-per-gib", 0), _fmt(c, "huge-mapped", 0)])
+                         cell(c, "faults-per-gib", 0), cell(c, "huge-mapped", 0)])
     return {"title": "Throughput of each strategy, as a fraction of the checksum pass over "
                      "a copy in memory (same process); GB = 10^9 bytes",
             "columns": ["file", "cache", "strategy", "build", "GB/s (clock)",
@@ -227,11 +220,11 @@ def cache_table(cases: list[Case]) -> dict:
         if c.error:
             state = c.error
         elif c.params.get("cache") == "cold":
-            state = (f"at most {_fmt(c, 'resident-after-eviction', 3)}% of pages resident "
+            state = (f"at most {cell(c, 'resident-after-eviction', 3)}% of pages resident "
                      "after eviction")
         else:
-            state = (f"pages missing before {_fmt(c, 'rewarmed-calls', 0)} calls (at most "
-                     f"{_fmt(c, 'missing-before-pass', 3)}%), read back untimed")
+            state = (f"pages missing before {cell(c, 'rewarmed-calls', 0)} calls (at most "
+                     f"{cell(c, 'missing-before-pass', 3)}%), read back untimed")
         label = size_label(int(c.params.get("size", 0)))
         if "files" in c.params:
             label = f"{int(c.params['files']):,} x {label}"

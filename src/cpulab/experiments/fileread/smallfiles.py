@@ -20,7 +20,7 @@ from cpulab.context import Context, Profile
 from cpulab.experiments.base import Case
 from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.fileread import testfile
-from cpulab.experiments.fileread.cases import cases_of
+from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     FILE_STRATEGIES,
@@ -113,13 +113,6 @@ def _key(a: Artifact, size: int, cache: str) -> str:
 # ---- evidence (pure) -------------------------------------------------------------------
 
 
-def _fmt(c: Case, metric: str, digits: int = 2) -> str:
-    v = c.value(metric)
-    if v is None:
-        return "unavailable" if metric in c.unavailable else "-"
-    return f"{v:,.{digits}f}"
-
-
 def table(cases: list[Case]) -> dict:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
@@ -130,9 +123,9 @@ def table(cases: list[Case]) -> dict:
                 continue
             r = median_ratio(c, read, "time") if read and c is not read else None
             rows.append([f"{int(c.params.get('files', 0)):,} x {size_label(size)}", cache, v,
-                         build, _fmt(c, "time", 0), _fmt(c, "throughput"),
+                         build, cell(c, "time", 0), cell(c, "throughput"),
                          format_ratio(r) if r else "1" if c is read else "-",
-                         _fmt(c, "page-faults")])
+                         cell(c, "page-faults")])
     return {"title": "Many small files read whole, per file: time against open+read+close "
                      "(same process); GB = 10^9 bytes",
             "columns": ["files", "cache", "strategy", "build", "ns/file (clock)",
