@@ -43,6 +43,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "filepass.h"
+
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 #define MAX_CHUNK (4 * MiB)
@@ -87,17 +89,6 @@ static size_t rewarmed_calls, most_missing_when_warm;
 
 /* ---- the checksum ---------------------------------------------------------------------- */
 
-/* The sum of n/8 little-endian 64-bit words, modulo 2^64. `p` is 8-byte aligned (a page
- * or an aligned buffer) and n a multiple of 8: the file's size is checked to be one. */
-__attribute__((noinline)) /* one copy for every strategy, and one to read: cpulab asm */
-static uint64_t sum_words(const void *p, size_t n)
-{
-    const uint64_t *w = p;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n / 8; i++)
-        sum += w[i];
-    return sum;
-}
 
 static uint64_t checked(const struct strategy *s, uint64_t sum)
 {
@@ -205,21 +196,6 @@ static uint64_t pass(uint64_t iters, void *arg)
 
 /* ---- the page cache --------------------------------------------------------------------- */
 
-/* Pages of the file in the page cache now (mincore() of a fresh, untouched mapping: the
- * kernel reports page-cache residency of a file the caller owns). */
-static size_t resident_pages(void)
-{
-    void *p = mmap(NULL, file_size, PROT_READ, MAP_SHARED, file_fd, 0);
-    if (p == MAP_FAILED)
-        clh_fail("mmap(%s) for mincore: %s", path, strerror(errno));
-    if (mincore(p, file_size, residency) != 0)
-        clh_fail("mincore(%s): %s", path, strerror(errno));
-    munmap(p, file_size);
-    size_t n = 0;
-    for (size_t i = 0; i < file_pages; i++)
-        n += residency[i] & 1;
-    return n;
-}
 
 static void evict(void *arg)
 {
@@ -227,7 +203,7 @@ static void evict(void *arg)
     int rc = posix_fadvise(file_fd, 0, 0, POSIX_FADV_DONTNEED);
     if (rc != 0)
         clh_fail("eviction refused: posix_fadvise(POSIX_FADV_DONTNEED): %s", strerror(rc));
-    size_t left = resident_pages();
+    size_t left = file_resident_pages(file_fd, path, file_size, file_pages, residency);
     if (left > most_resident_after_eviction)
         most_resident_after_eviction = left;
     if (left * 10000 > file_pages * EVICT_TOLERANCE)
@@ -241,7 +217,7 @@ static void evict(void *arg)
 static void check_warm(void *arg)
 {
     const struct strategy *s = arg;
-    size_t n = resident_pages();
+    size_t n = file_resident_pages(file_fd, path, file_size, file_pages, residency);
     if (n == file_pages)
         return;
     rewarmed_calls++;
@@ -250,7 +226,7 @@ static void check_warm(void *arg)
     for (size_t off = 0; off < file_size; off += MAX_CHUNK)
         if (pread(file_fd, chunk_buf, MAX_CHUNK, (off_t)off) < 0)
             clh_fail("pread(%s): %s", path, strerror(errno));
-    n = resident_pages();
+    n = file_resident_pages(file_fd, path, file_size, file_pages, residency);
     if (n < file_pages)
         clh_fail("warm cache lost before %s: only %zu of %zu pages of %s stay resident "
                  "(mincore) after reading it again", s ? s->name : "the first case", n,
@@ -259,14 +235,6 @@ static void check_warm(void *arg)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
-static void *must_map(size_t n, const char *what)
-{
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        clh_fail("mmap(%zu bytes) for %s: %s", n, what, strerror(errno));
-    memset(p, 0, n); /* fault it in now, not in a timed pass */
-    return p;
-}
 
 static void read_whole_file(void)
 {

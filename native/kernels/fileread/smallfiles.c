@@ -31,6 +31,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "filepass.h"
+
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 #define MAX_FILES 100000
@@ -62,16 +64,6 @@ static unsigned char *buf;       /* file_size + 8 bytes: read's buffer, fread's 
 static unsigned char *residency; /* mincore() vector of one file                         */
 static size_t most_resident_after_eviction, rewarmed_calls, most_missing_when_warm;
 
-/* The sum of n/8 little-endian 64-bit words, modulo 2^64 (n a multiple of 8, checked). */
-__attribute__((noinline)) /* one copy for every strategy, and one to read: cpulab asm */
-static uint64_t sum_words(const void *p, size_t n)
-{
-    const uint64_t *w = p;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n / 8; i++)
-        sum += w[i];
-    return sum;
-}
 
 static void check_size(const struct strategy *s, const char *path, size_t got)
 {
@@ -159,20 +151,6 @@ static uint64_t pass(uint64_t iters, void *arg)
 
 /* ---- the page cache --------------------------------------------------------------------- */
 
-/* Pages of the open file `fd` in the page cache now (mincore() of a fresh mapping). */
-static size_t resident_pages(int fd, const char *path)
-{
-    void *p = mmap(NULL, file_size, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED)
-        clh_fail("mmap(%s) for mincore: %s", path, strerror(errno));
-    if (mincore(p, file_size, residency) != 0)
-        clh_fail("mincore(%s): %s", path, strerror(errno));
-    munmap(p, file_size);
-    size_t n = 0;
-    for (size_t i = 0; i < file_pages; i++)
-        n += residency[i] & 1;
-    return n;
-}
 
 static int open_quietly(const char *path)
 {
@@ -192,7 +170,7 @@ static void evict(void *arg)
         int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         if (rc != 0)
             clh_fail("eviction refused: posix_fadvise(POSIX_FADV_DONTNEED): %s", strerror(rc));
-        left += resident_pages(fd, paths[k]);
+        left += file_resident_pages(fd, paths[k], file_size, file_pages, residency);
         close(fd);
     }
     if (left > most_resident_after_eviction)
@@ -211,12 +189,12 @@ static void check_warm(void *arg)
     size_t missing = 0;
     for (uint64_t k = 0; k < nfiles; k++) {
         int fd = open_quietly(paths[k]);
-        size_t n = resident_pages(fd, paths[k]);
+        size_t n = file_resident_pages(fd, paths[k], file_size, file_pages, residency);
         if (n < file_pages) {
             missing += file_pages - n;
             if (pread(fd, buf, file_size, 0) < 0)
                 clh_fail("pread(%s): %s", paths[k], strerror(errno));
-            if (resident_pages(fd, paths[k]) < file_pages)
+            if (file_resident_pages(fd, paths[k], file_size, file_pages, residency) < file_pages)
                 clh_fail("warm cache lost: %s does not stay resident (mincore) after "
                          "reading it again", paths[k]);
         }
@@ -231,14 +209,6 @@ static void check_warm(void *arg)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
-static void *must_map(size_t n, const char *what)
-{
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        clh_fail("mmap(%zu bytes) for %s: %s", n, what, strerror(errno));
-    memset(p, 0, n); /* fault it in now, not in a timed pass */
-    return p;
-}
 
 /* The names, each checked to be a regular file of `size` bytes, before anything runs. */
 static void find_files(void)
