@@ -56,33 +56,15 @@ static inline uint64_t use(unsigned char *p, size_t n)
 #define INIT_MEMCPY(p, n) (clh_escape(p), memcpy(p, zero_template, n))
 #define INIT_NONE(p, n) clh_escape(p)
 
-/* One case: NAME_64 with the size a constant, NAME_n with the size a variable. `checked`:
- * the object must read as zero, or the run fails. */
-#define ALLOC_CASE(name, alloc_expr, init, checked)                                        \
-    static uint64_t name##_64(uint64_t iters, void *arg)                                   \
+/* One timed loop: allocate `size_expr` bytes, initialise, touch, free. `checked`: the
+ * object must read as zero, or the run fails. */
+#define ALLOC_LOOP(fname, name, size_expr, alloc_expr, init, checked)                      \
+    static uint64_t fname(uint64_t iters, void *arg)                                       \
     {                                                                                      \
         (void)arg;                                                                         \
         uint64_t seen = 0;                                                                 \
         for (uint64_t i = 0; i < iters; i++) {                                             \
-            const size_t n = SEED_SIZE;                                                    \
-            unsigned char *p = alloc_expr;                                                 \
-            if (!p)                                                                        \
-                clh_fail(#name ": out of memory for %zu bytes", n);                        \
-            init(p, n);                                                                    \
-            clh_escape(p);                                                                 \
-            seen |= use(p, n);                                                             \
-            free(p);                                                                       \
-        }                                                                                  \
-        if ((checked) && seen)                                                             \
-            clh_fail(#name ": the object was not zero");                                   \
-        return iters;                                                                      \
-    }                                                                                      \
-    static uint64_t name##_n(uint64_t iters, void *arg)                                    \
-    {                                                                                      \
-        (void)arg;                                                                         \
-        uint64_t seen = 0;                                                                 \
-        for (uint64_t i = 0; i < iters; i++) {                                             \
-            const size_t n = size;                                                         \
+            const size_t n = size_expr;                                                    \
             unsigned char *p = alloc_expr;                                                 \
             if (!p)                                                                        \
                 clh_fail(#name ": out of memory for %zu bytes", n);                        \
@@ -95,6 +77,12 @@ static inline uint64_t use(unsigned char *p, size_t n)
             clh_fail(#name ": the object was not zero");                                   \
         return iters;                                                                      \
     }
+
+/* One case: NAME_64 with the size a constant (what `cpulab asm` shows), NAME_n with the
+ * size a variable. */
+#define ALLOC_CASE(name, alloc_expr, init, checked)                                        \
+    ALLOC_LOOP(name##_64, name, SEED_SIZE, alloc_expr, init, checked)                      \
+    ALLOC_LOOP(name##_n, name, size, alloc_expr, init, checked)
 
 ALLOC_CASE(malloc_memset, malloc(n), INIT_MEMSET, 1)
 ALLOC_CASE(calloc_zeroed, calloc(1, n), INIT_NONE, 1)
