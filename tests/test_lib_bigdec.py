@@ -27,12 +27,11 @@ from pathlib import Path
 import pytest
 
 from cpulab.asm import disassemble, find_functions, instruction_mix
-from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain
-from cpulab.paths import KERNELS, LIBS
+from cpulab.build import BuildConfig, build_one, find_toolchain, library
+from cpulab.paths import KERNELS
 
-DIR = LIBS / "bigdec"
-LIB_SOURCES = tuple(sorted((DIR / "src").glob("*.c")))
-INCLUDES = (DIR / "include", DIR / "src")
+BIGDEC = library("bigdec")
+DIR = BIGDEC.root
 FULL = bool(os.environ.get("CPULAB_FULL"))
 
 
@@ -40,8 +39,8 @@ def _driver(cc: str, opt: str = "O2", cflags: tuple[str, ...] = (), name: str = 
     tc = find_toolchain(cc)
     if tc is None:
         pytest.skip(f"{cc} not installed")
-    t = Target(name, (*LIB_SOURCES, DIR / "tests" / "bigdec_check.c"), include_dirs=INCLUDES,
-               cflags=cflags, ldflags=cflags, libs=("gmp", "pthread", "m"))
+    t = BIGDEC.target(name, (DIR / "tests" / "bigdec_check.c",), cflags=cflags, ldflags=cflags,
+                      libs=("gmp", "m"))
     return build_one(t, BuildConfig(tc, opt))
 
 
@@ -101,7 +100,7 @@ def test_sanitizers_address_undefined():
 
 @pytest.fixture(scope="module")
 def lib():
-    so = build_shared("bigdec", LIB_SOURCES, include_dirs=INCLUDES, libs=("pthread",))
+    so = BIGDEC.build_shared()
     lib = ctypes.CDLL(str(so))
     lib.bigdec_size.restype = ctypes.c_size_t
     lib.bigdec_size.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
@@ -185,7 +184,7 @@ def test_digits_max_is_exact(lib):
 # ---- machine code ----
 
 def test_no_division_instruction_in_the_conversion():
-    so = build_shared("bigdec", LIB_SOURCES, include_dirs=INCLUDES, libs=("pthread",))
+    so = BIGDEC.build_shared()
     fns = find_functions(so, ["bigdec__basecase", "bigdec__chunk_fixed", "bigdec__chunk_var"])
     assert {f.name for f in fns} == {"bigdec__basecase", "bigdec__chunk_fixed",
                                      "bigdec__chunk_var"}
@@ -204,9 +203,9 @@ def _kernel(cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) -> Path:
     tc = find_toolchain(cc)
     if tc is None:
         pytest.skip(f"{cc} not installed")
-    t = Target("bigdec_kernel" + ("_broken" if defines else ""),
-               (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c", *LIB_SOURCES),
-               include_dirs=INCLUDES, libs=("gmp", "pthread"), defines=defines)
+    t = BIGDEC.target("bigdec_kernel" + ("_broken" if defines else ""),
+                      (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c"), libs=("gmp",),
+                      defines=defines)
     return build_one(t, BuildConfig(tc, opt))
 
 

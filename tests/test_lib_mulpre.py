@@ -28,10 +28,11 @@ from capstone import CS_ARCH_X86, CS_MODE_64, CS_OP_MEM, Cs
 from capstone import x86_const as X86
 from elftools.elf.elffile import ELFFile
 
-from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain
-from cpulab.paths import HARNESS_DIR, KERNELS, LIBS
+from cpulab.build import BuildConfig, build_one, find_toolchain, library
+from cpulab.paths import HARNESS_DIR, KERNELS
 
-MULPRE = LIBS / "mulpre"
+LIB = library("mulpre")
+MULPRE = LIB.root
 GEN = MULPRE / "gen" / "gen_mulpre_asm.py"
 ASM = MULPRE / "src" / "mulpre_asm.S"
 DRIVER = MULPRE / "tests" / "mulpre_test.c"
@@ -55,29 +56,14 @@ def cpu_has_mulx_adx() -> bool:
     return {"bmi2", "adx"} <= flags
 
 
-def lib_sources() -> list[Path]:
-    src = MULPRE / "src"
-    return sorted(src.glob("*.c")) + sorted(src.glob("*.S"))
-
-
-def include_dirs() -> tuple[Path, ...]:
-    return (MULPRE / "include", MULPRE / "internal")
-
-
 def build_driver(cc: str, opt: str = "O2", sanitize: bool = False) -> Path:
     tc = find_toolchain(cc)
     if tc is None:
         pytest.fail(f"compiler {cc} not found (make setup installs gcc and clang-19)")
     san = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
            "-fno-omit-frame-pointer") if sanitize else ()
-    target = Target(
-        name="mulpre_test" + ("_asan" if sanitize else ""),
-        sources=(*lib_sources(), DRIVER),
-        include_dirs=include_dirs(),
-        cflags=("-Wextra", "-Werror", *san),
-        ldflags=san,
-        libs=("gmp",),
-    )
+    target = LIB.target("mulpre_test" + ("_asan" if sanitize else ""), (DRIVER,),
+                        cflags=("-Wextra", "-Werror", *san), ldflags=san, libs=("gmp",))
     return build_one(target, BuildConfig(tc, opt))
 
 
@@ -138,8 +124,7 @@ def test_generated_asm_is_current():
 
 @pytest.fixture(scope="module")
 def libso() -> Path:
-    return build_shared("mulpre", lib_sources(), cc="gcc", opt="O2",
-                        include_dirs=include_dirs())
+    return LIB.build_shared("gcc", "O2")
 
 
 def function_code(so: Path) -> dict[str, tuple[int, bytes]]:
@@ -379,8 +364,7 @@ def test_bench_kernel_runs():
     if not (HARNESS_DIR / "cpulab_harness.h").exists():
         pytest.skip("native/harness/cpulab_harness.h not written yet")
     tc = find_toolchain("gcc")
-    exe = build_one(Target(name="mulpre_bench", sources=(KERNEL, *lib_sources()),
-                           include_dirs=include_dirs(), libs=("gmp", "dl")),
+    exe = build_one(LIB.target("mulpre_bench", (KERNEL,), libs=("gmp", "dl")),
                     BuildConfig(tc, "O2"))
     proc = subprocess.run([str(exe), "--iters", "1000", "--reps", "2", "--cpu", "-1",
                            "--no-pmu", "--param", "n=3-4"],

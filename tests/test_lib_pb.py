@@ -10,10 +10,11 @@ import pytest
 
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.mix import has_frame
-from cpulab.build import BuildConfig, Target, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
-from test_lib_pb_support import (
+from pb_support import (
     BUILDS,
+    PB,
     PB_DIR,
     SCHEMA,
     allkinds_set,
@@ -26,12 +27,11 @@ from test_lib_pb_support import (
 def api_test(cc: str, defines: tuple[str, ...] = (), sanitize: bool = False):
     tc = find_toolchain(cc)
     flags = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all") if sanitize else ()
-    t = Target(
+    t = PB.target(
         f"pb_api_test_{cc}{'_san' if sanitize else ''}{'_' + '_'.join(defines) if defines else ''}"
         .replace("=", ""),
-        (*sorted((PB_DIR / "src").glob("*.c")), PB_DIR / "tests" / "pb_api_test.c"),
-        include_dirs=(PB_DIR / "include", PB_DIR), defines=defines, cflags=flags,
-        ldflags=flags, libs=("m",),
+        (PB_DIR / "tests" / "pb_api_test.c",), defines=defines, cflags=flags, ldflags=flags,
+        libs=("m",),
     )
     return build_one(t, BuildConfig(tc, "O1" if sanitize else "O2"))
 

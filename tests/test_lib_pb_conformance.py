@@ -11,11 +11,11 @@ import subprocess
 
 import pytest
 
-from cpulab.build import BuildConfig, Target, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
-from test_lib_pb_malformed import CASES
-from test_lib_pb_support import (
+from pb_support import (
     DATA,
+    PB,
     PB_DIR,
     descriptor_set,
     fill_random,
@@ -23,14 +23,13 @@ from test_lib_pb_support import (
     google_parse,
     mutate,
 )
+from test_lib_pb_malformed import CASES
 
 PROTOBUF, JSON, TEXT = 1, 2, 4
 
 
 def build_testee():
-    t = Target("pb_conformance_testee",
-               (*sorted((PB_DIR / "src").glob("*.c")), PB_DIR / "tests" / "conformance_testee.c"),
-               include_dirs=(PB_DIR / "include", PB_DIR))
+    t = PB.target("pb_conformance_testee", (PB_DIR / "tests" / "conformance_testee.c",))
     return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))
 
 

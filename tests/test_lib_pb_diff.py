@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from test_lib_pb_support import (
+from pb_support import (
     ALIAS,
     BUILDS,
     DECODERS,

@@ -15,16 +15,17 @@ import subprocess
 
 import pytest
 
-from cpulab.build import BuildConfig, Target, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
-from test_lib_pb_malformed import CASES
-from test_lib_pb_support import (
+from pb_support import (
+    PB,
     PB_DIR,
     allkinds_set,
     descriptor_proto_set,
     fill_random,
     google_classes,
 )
+from test_lib_pb_malformed import CASES
 
 FUZZ_SECONDS = 60 if os.environ.get("CPULAB_FULL") else 20
 TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
@@ -36,17 +37,15 @@ def fuzz_target(defines: tuple[str, ...] = ()):
     tc = find_toolchain("clang")
     if tc is None:
         pytest.skip("clang not found")
-    t = Target(
-        "pb_fuzz" + "".join("_" + d.replace("=", "") for d in defines),
-        (*sorted((PB_DIR / "src").glob("*.c")), PB_DIR / "tests" / "fuzz_decode.c"),
-        include_dirs=(PB_DIR / "include", PB_DIR), defines=defines, cflags=SAN, ldflags=SAN,
-    )
+    t = PB.target("pb_fuzz" + "".join("_" + d.replace("=", "") for d in defines),
+                  (PB_DIR / "tests" / "fuzz_decode.c",), defines=defines, cflags=SAN,
+                  ldflags=SAN)
     return build_one(t, BuildConfig(tc, "O1"))
 
 
 def schema_file():
     """One descriptor set with every fuzzed type (allkinds + descriptor.proto)."""
-    from test_lib_pb_support import DATA, SYSTEM_PROTO, descriptor_set
+    from pb_support import DATA, SYSTEM_PROTO, descriptor_set
     fds = descriptor_set(("allkinds2.proto", "allkinds3.proto",
                           "google/protobuf/descriptor.proto"), (DATA, SYSTEM_PROTO))
     p = build_dir() / "pb-data" / "fuzz_schema.pb"

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from test_lib_pb_support import (
+from pb_support import (
     BENCH_TYPES,
     CPP_PEERS,
     PB_ADAPTERS,

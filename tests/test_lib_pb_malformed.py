@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from test_lib_pb_support import (
+from pb_support import (
     ALIAS,
     BUILDS,
     DECODERS,

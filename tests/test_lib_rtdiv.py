@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 
 from cpulab.asm import find_functions, instruction_mix
-from cpulab.build import BuildConfig, Target, build_one, find_toolchain
-from cpulab.paths import KERNELS, LIBS
+from cpulab.build import BuildConfig, Target, build_one, find_toolchain, library
+from cpulab.paths import KERNELS
 
-DIR = LIBS / "rtdiv"
-SOURCES = (*sorted((DIR / "src").glob("*.c")), DIR / "tests" / "rtdiv_check.c")
+RTDIV = library("rtdiv")
+DRIVER = RTDIV.root / "tests" / "rtdiv_check.c"
 FULL = bool(os.environ.get("CPULAB_FULL"))
 
 U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF"]
@@ -44,9 +44,8 @@ def _driver(cc: str, opt: str, *defines: str) -> Path:
         pytest.skip(f"{cc} not installed")
     # -march=native lets the exhaustive mode vectorise its fast pass (~10x); the verbs
     # are the same C either way.
-    t = Target(f"rtdiv_check{'_inject' if defines else ''}", SOURCES,
-               include_dirs=(DIR / "include", DIR / "src"), cflags=("-march=native",),
-               libs=("pthread",), defines=defines)
+    t = RTDIV.target(f"rtdiv_check{'_inject' if defines else ''}", (DRIVER,),
+                     cflags=("-march=native",), libs=("pthread",), defines=defines)
     return build_one(t, BuildConfig(tc, opt))
 
 
@@ -148,12 +147,11 @@ def _kernel(name: str, cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) 
     tc = find_toolchain(cc)
     if tc is None:
         pytest.skip(f"{cc} not installed")
+    label = name + "".join("_" + d.replace("=", "") for d in defines)
     if name == "divide_bench":
-        srcs = (KDIR / "divide_bench.c", *sorted((DIR / "src").glob("*.c")))
+        t = RTDIV.target(label, (KDIR / "divide_bench.c",), defines=defines)
     else:
-        srcs = (KDIR / "quo_bench.c", KDIR / "quo_seed.c")
-    t = Target(name + "".join("_" + d.replace("=", "") for d in defines), srcs,
-               include_dirs=(DIR / "include", DIR / "src"), defines=defines)
+        t = Target(label, (KDIR / "quo_bench.c", KDIR / "quo_seed.c"), defines=defines)
     return build_one(t, BuildConfig(tc, opt))
 
 

@@ -34,20 +34,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpulab.build import BuildConfig, BuildError, Target, build_one, build_shared, find_toolchain
-from cpulab.paths import HARNESS_DIR, KERNELS, LIBS
+from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain, library
+from cpulab.paths import HARNESS_DIR, KERNELS
 
-VM = LIBS / "vm"
+LIB = library("vm")
+VM = LIB.root
 PROGRAMS = VM / "programs"
-SOURCES = sorted((VM / "src").glob("*.c"))
 PROGRAM_NAMES = ("fib", "sieve", "nbody", "loops", "fannkuch")
 TECHNIQUES = ("switch", "goto-shared", "goto-replicated", "call", "tail", "tail-pn",
               "trampoline")
 MUSTTAIL = ("tail", "tail-pn")
 REPLICATED = ("goto-replicated", "tail", "tail-pn")
-# clang 19 folds the `goto *` copies of goto-replicated back into one jump unless its
-# tail duplication may handle blocks with many predecessors (dispatch_goto_replicated.c)
-CLANG_FLAGS = ("-mllvm", "-tail-dup-pred-size=128", "-mllvm", "-tail-dup-succ-size=128")
 COMPILERS = ("gcc", "clang")
 
 OK, SYNTAX, TYPE, INDEX, DIVZERO, STACK, HEAP, ARGS, RANGE, UNAVAILABLE = (
@@ -204,10 +201,8 @@ def _toolchain(cc: str):
 @cache
 def vmlib(cc: str, trace: bool = False) -> VmLib:
     _toolchain(cc)
-    path = build_shared(
-        f"vm{'_trace' if trace else ''}", SOURCES, cc=cc, opt="O2",
-        cflags=CLANG_FLAGS if cc == "clang" else (), libs=["m"],
-        include_dirs=[VM / "include", VM], defines=["VM_TRACE=1"] if trace else [])
+    path = LIB.build_shared(cc, "O2", defines=["VM_TRACE=1"] if trace else [],
+                            suffix="_trace" if trace else "")
     return VmLib(path)
 
 
@@ -779,9 +774,8 @@ def test_dispatch_sites_in_machine_code(cc):
 def vmrun(cc: str, trace: bool = False) -> Path:
     tc = _toolchain(cc)
     # DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 19's DWARF 5
-    t = Target("vmrun", (*SOURCES, VM / "tools" / "vmrun.c"), include_dirs=(VM / "include", VM),
-               cflags=(*(CLANG_FLAGS if cc == "clang" else ()), "-gdwarf-4"), libs=("m",),
-               defines=("VM_TRACE=1",) if trace else ())
+    t = LIB.target("vmrun", (VM / "tools" / "vmrun.c",), cflags=("-gdwarf-4",),
+                   defines=("VM_TRACE=1",) if trace else ())
     return build_one(t, BuildConfig(tc, "O2"))
 
 
@@ -816,9 +810,8 @@ def test_callgrind_instructions_per_vm_instruction_deterministic():
 @cache
 def _fuzzer() -> Path | None:
     tc = _toolchain("clang")
-    t = Target("fuzz_assemble", (*SOURCES, VM / "tools" / "fuzz_assemble.c"),
-               include_dirs=(VM / "include", VM), libs=("m",),
-               cflags=("-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"))
+    t = LIB.target("fuzz_assemble", (VM / "tools" / "fuzz_assemble.c",),
+                   cflags=("-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"))
     try:
         return build_one(t, BuildConfig(tc, "O1"))
     except BuildError as e:  # no libFuzzer runtime (Debian: libclang-rt-19-dev)
@@ -895,10 +888,8 @@ def test_vmrun_trace_file():
 def _kernel(cc: str, tech: str) -> Path:
     tc = _toolchain(cc)
     macro = tech.upper().replace("-", "_")
-    t = Target(f"dispatch-{tech}", (KERNELS / "dispatch" / "dispatch.c", *SOURCES),
-               include_dirs=(VM / "include", VM),
-               defines=("VM_ONLY=1", f"VM_ONLY_{macro}=1", f'VM_PROGRAMS_DIR="{PROGRAMS}"'),
-               cflags=CLANG_FLAGS if cc == "clang" else (), libs=("m",))
+    t = LIB.target(f"dispatch-{tech}", (KERNELS / "dispatch" / "dispatch.c",),
+                   defines=("VM_ONLY=1", f"VM_ONLY_{macro}=1", f'VM_PROGRAMS_DIR="{PROGRAMS}"'))
     return build_one(t, BuildConfig(tc, "O2"))
 
 
@@ -922,9 +913,8 @@ def test_dispatch_kernel(cc, tech):
         prog = program(cc, name)
         assert reps[name]["units"] == lib.count(prog, lib.bench_args(prog)).trace_len
     # a build with every technique needs to be told which
-    t = Target("dispatch-all", (KERNELS / "dispatch" / "dispatch.c", *SOURCES),
-               include_dirs=(VM / "include", VM), defines=(f'VM_PROGRAMS_DIR="{PROGRAMS}"',),
-               libs=("m",))
+    t = LIB.target("dispatch-all", (KERNELS / "dispatch" / "dispatch.c",),
+                   defines=(f'VM_PROGRAMS_DIR="{PROGRAMS}"',))
     exe = build_one(t, BuildConfig(_toolchain("gcc"), "O2"))
     p = subprocess.run([str(exe), "--iters", "1", "--reps", "1", "--no-pmu"],
                        capture_output=True, text=True, timeout=60)

@@ -1,12 +1,14 @@
 """Build layer: toolchains, targets, and the ninja driver that compiles them.
 
-An experiment declares `Target`s (sources + defines); the lab pairs each with `BuildConfig`s
+An experiment declares `Target`s (sources + defines), those that use a shipped library
+through its manifest (`library("pb").target(...)`); the lab pairs each with `BuildConfig`s
 (compiler x optimisation x PGO) and `build()` compiles them all through one generated
 build.ninja. Outputs live in directories named by a hash of everything that shapes them,
 so an unchanged rebuild does no work.
 """
 
 from cpulab.build.config import BuildConfig, matrix
+from cpulab.build.library import Library, ManifestError, library, library_names
 from cpulab.build.ninja import Artifact, BuildError, build, build_one, build_shared
 from cpulab.build.target import Target
 from cpulab.build.toolchain import Toolchain, find_toolchain, find_toolchains
@@ -15,6 +17,8 @@ __all__ = [
     "Artifact",
     "BuildConfig",
     "BuildError",
+    "Library",
+    "ManifestError",
     "Target",
     "Toolchain",
     "build",
@@ -22,5 +26,7 @@ __all__ = [
     "build_shared",
     "find_toolchain",
     "find_toolchains",
+    "library",
+    "library_names",
     "matrix",
 ]

@@ -19,14 +19,14 @@ from collections.abc import Callable
 
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
-from cpulab.build import Artifact, Target
+from cpulab.build import Artifact, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
-from cpulab.paths import KERNELS, LIBS
+from cpulab.paths import KERNELS
 
 TYPES = ("u32", "u64", "s32", "s64")
 OPS = ("div", "rem")
@@ -43,7 +43,7 @@ QUO_MAGIC = "0x112e0be826d694b3"  # the seed's multiplier for a signed 64-bit / 
 CONST_BOUND = 1.15  # the target: ours within 1.15x of the compile-time constant
 TIE = 0.03  # "at least as fast": at most 3% slower counts as a tie on a shared VM
 DIR = KERNELS / "divide"
-RTDIV = LIBS / "rtdiv"
+RTDIV = library("rtdiv")
 _DIVS, _SIZE = "div-instructions", "code-size"
 
 
@@ -75,11 +75,8 @@ class Divide(Experiment):
         )]
 
     def divide_target(self, divisor: int) -> Target:
-        return Target(f"divide-bench-{divisor}",
-                      (DIR / "divide_bench.c", *sorted((RTDIV / "src").glob("*.c"))),
-                      defines=(f"DIVIDE_CONST={divisor}",),
-                      include_dirs=(RTDIV / "include", RTDIV / "src"),
-                      meta={"divisor": divisor})
+        return RTDIV.target(f"divide-bench-{divisor}", (DIR / "divide_bench.c",),
+                            defines=(f"DIVIDE_CONST={divisor}",), meta={"divisor": divisor})
 
     def quo_target(self) -> Target:
         return Target("quo-bench", (DIR / "quo_bench.c", DIR / "quo_seed.c"))

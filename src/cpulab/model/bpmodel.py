@@ -12,10 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cpulab.build import build_shared
-from cpulab.paths import LIBS
+from cpulab.build import library
 
-_DIR = LIBS / "bpmodel"
 _MAX_TABLES = 12
 _KINDS = {"last-target": 0, "ittage": 1}
 
@@ -107,8 +105,7 @@ class ModelResult:
 
 @functools.cache
 def _lib() -> ctypes.CDLL:
-    path = build_shared("bpmodel", sorted((_DIR / "src").glob("*.c")), cc="gcc", opt="O2",
-                        include_dirs=[_DIR / "include", _DIR])
+    path = library("bpmodel").build_shared("gcc", "O2")
     lib = ctypes.CDLL(str(path))
     u32p = ctypes.POINTER(ctypes.c_uint32)
     lib.bpm_simulate.argtypes = [ctypes.POINTER(_Config), u32p, u32p, ctypes.c_size_t,

@@ -26,6 +26,14 @@
 #ifndef BIGDEC_H
 #define BIGDEC_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * BIGDEC_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define BIGDEC_VERSION_MAJOR 0
+#define BIGDEC_VERSION_MINOR 1
+#define BIGDEC_VERSION_PATCH 0
+#define BIGDEC_VERSION (BIGDEC_VERSION_MAJOR * 10000 + BIGDEC_VERSION_MINOR * 100 + BIGDEC_VERSION_PATCH)
+#define BIGDEC_VERSION_STRING "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -29,6 +29,14 @@
 #ifndef BPMODEL_H
 #define BPMODEL_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * BPM_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define BPM_VERSION_MAJOR 0
+#define BPM_VERSION_MINOR 1
+#define BPM_VERSION_PATCH 0
+#define BPM_VERSION (BPM_VERSION_MAJOR * 10000 + BPM_VERSION_MINOR * 100 + BPM_VERSION_PATCH)
+#define BPM_VERSION_STRING "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -22,6 +22,14 @@
 #ifndef MULPRE_H
 #define MULPRE_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * MULPRE_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define MULPRE_VERSION_MAJOR 0
+#define MULPRE_VERSION_MINOR 1
+#define MULPRE_VERSION_PATCH 0
+#define MULPRE_VERSION (MULPRE_VERSION_MAJOR * 10000 + MULPRE_VERSION_MINOR * 100 + MULPRE_VERSION_PATCH)
+#define MULPRE_VERSION_STRING "0.1.0"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #ifndef MULPRE_INTERNAL_IMPL_H
 #define MULPRE_INTERNAL_IMPL_H
 
-#include "../include/mulpre.h"
+#include "mulpre.h"
 #include "mulpre_port.h" /* same folder */
 
 #define MULPRE_FOR_EACH_N(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9)

@@ -5,7 +5,7 @@
  * Both values are read and written with relaxed atomics: detection is idempotent, so two
  * threads racing on the first call store the same value.
  */
-#include "../internal/mulpre_impl.h"
+#include "internal/mulpre_impl.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

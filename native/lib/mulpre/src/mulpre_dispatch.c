@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../internal/mulpre_impl.h"
+#include "internal/mulpre_impl.h"
 
 static const unsigned need_mulx = MULPRE_CPU_BMI2 | MULPRE_CPU_ADX;
 

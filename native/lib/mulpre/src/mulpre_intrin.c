@@ -9,7 +9,7 @@
  * carry target("bmi2,adx") (MULPRE_TARGET_MULX), so the library builds and runs on any
  * x86-64; the dispatcher calls them only where cpuid reports BMI2 and ADX.
  */
-#include "../internal/mulpre_impl.h"
+#include "internal/mulpre_impl.h"
 
 #if MULPRE_HAVE_INTRIN
 

@@ -10,7 +10,7 @@
  * This is what "the compiler's code" means in the benchmark; built with -mbmi2 the
  * compilers use mulx here, without it mul.
  */
-#include "../internal/mulpre_impl.h"
+#include "internal/mulpre_impl.h"
 
 typedef unsigned __int128 mulpre_u128;
 

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "mulpre.h"
-#include "mulpre_impl.h" /* internal tables, for --ignore-cpuid */
+#include "internal/mulpre_impl.h" /* internal tables, for --ignore-cpuid */
 
 #define MAXN MULPRE_MAX_LIMBS
 #define GUARD 2

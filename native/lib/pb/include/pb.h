@@ -27,6 +27,14 @@
 #ifndef PB_H
 #define PB_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * PB_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define PB_VERSION_MAJOR 0
+#define PB_VERSION_MINOR 1
+#define PB_VERSION_PATCH 0
+#define PB_VERSION (PB_VERSION_MAJOR * 10000 + PB_VERSION_MINOR * 100 + PB_VERSION_PATCH)
+#define PB_VERSION_STRING "0.1.0"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

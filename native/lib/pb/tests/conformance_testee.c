@@ -1,5 +1,5 @@
 /* A conformance testee: speaks the protobuf conformance runner's protocol
- * (tests/data/protobuf/conformance.proto) on stdin/stdout, for the binary
+ * (tests/data/conformance.proto) on stdin/stdout, for the binary
  * tests. It reads its requests and writes its responses with the pb library
  * itself, so the protocol messages are decoded and encoded by the code under
  * test too.

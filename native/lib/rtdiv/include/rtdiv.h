@@ -44,10 +44,36 @@
 #ifndef RTDIV_H
 #define RTDIV_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * RTDIV_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define RTDIV_VERSION_MAJOR 0
+#define RTDIV_VERSION_MINOR 1
+#define RTDIV_VERSION_PATCH 0
+#define RTDIV_VERSION (RTDIV_VERSION_MAJOR * 10000 + RTDIV_VERSION_MINOR * 100 + RTDIV_VERSION_PATCH)
+#define RTDIV_VERSION_STRING "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal/rtdiv_types.h"
+/* The one list of integer types rtdiv serves. Every per-type definition (the struct, the
+ * inline verbs, generation, the batch paths) is expanded from it, so the four types cannot
+ * drift apart. Columns: suffix, value type, unsigned type of the same width, signed type
+ * of the same width, double-width unsigned and signed types (for the high half of a
+ * product), width in bits, and whether the type is signed. The double-width types need
+ * __int128, present in gcc and clang on every 64-bit target. */
+typedef unsigned __int128 rtdiv__u128;
+typedef __int128 rtdiv__s128;
+
+/* X(S, T, UT, ST, UW, SW, N, SIGNED) */
+#define RTDIV_FOR_EACH_UNSIGNED(X)                                                       \
+    X(u32, uint32_t, uint32_t, int32_t, uint64_t, int64_t, 32, 0)                        \
+    X(u64, uint64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 0)
+
+#define RTDIV_FOR_EACH_SIGNED(X)                                                         \
+    X(s32, int32_t, uint32_t, int32_t, uint64_t, int64_t, 32, 1)                         \
+    X(s64, int64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 1)
+
+#define RTDIV_FOR_EACH_TYPE(X) RTDIV_FOR_EACH_UNSIGNED(X) RTDIV_FOR_EACH_SIGNED(X)
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,7 +168,89 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
 }
 #endif
 
-/* The inline verbs (div, div_bf, rem, rem_bf, divisible, divisor). */
-#include "internal/rtdiv_inline.h"
+/* ---- Inline implementation: not API; it may change between versions. ---- */
+
+/* The inline verbs (div, div_bf, rem, rem_bf, divisible, divisor), expanded once per type
+ * from RTDIV_FOR_EACH_TYPE.
+ *
+ * Two bodies only, unsigned and signed; the width comes from the list's double-width
+ * type, whose high half is the one multiply every quotient costs:
+ *   unsigned branchfree: hi = mulhi(n, m); q = (((n - hi) >> sh1) + hi) >> sh2
+ *                        (n - hi >= 0, so this is floor((n + hi) / 2^(sh1+sh2)) without
+ *                        the N+1-bit sum; 32-bit types add in a 64-bit register instead)
+ *   signed branchfree:   q = mulhi(n, m) + n; q += (q < 0 ? bias : 0); q >>= sh2;
+ *                        q = (q ^ neg) - neg
+ * Signed intermediate arithmetic is done in the unsigned type: wrap-around is intended
+ * (MIN / -1) and must not be undefined behaviour. Right shifts of negative values are
+ * arithmetic in gcc and clang (documented GNU C behaviour).
+ */
+#define RTDIV__INLINE static inline __attribute__((always_inline))
+
+#define RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)                                       \
+    RTDIV__INLINE T rtdiv_##S##_divisor(const rtdiv_##S *dv) { return (T)dv->d; }        \
+    RTDIV__INLINE int rtdiv_##S##_divisible(const rtdiv_##S *dv, T n) {                  \
+        UT x = (UT)((UT)n * dv->inv + dv->ofs);                                          \
+        unsigned k = dv->tz;                                                             \
+        x = (UT)((x >> k) | (x << ((N - k) & (N - 1)))); /* rotate right by k */         \
+        return x <= dv->lim;                                                             \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_rem(const rtdiv_##S *dv, T n) {                          \
+        return (T)((UT)n - (UT)rtdiv_##S##_div(dv, n) * dv->d);                          \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_rem_bf(const rtdiv_##S *dv, T n) {                       \
+        return (T)((UT)n - (UT)rtdiv_##S##_div_bf(dv, n) * dv->d);                       \
+    }
+
+#define RTDIV__UNSIGNED(S, T, UT, ST, UW, SW, N, SG)                                     \
+    RTDIV__INLINE T rtdiv_##S##_mulhi(T a, T b) { return (T)(((UW)a * b) >> N); }        \
+    RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
+        unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
+        if (more & RTDIV_MORE_POW2)                                                      \
+            return n >> s;                                                               \
+        T hi = rtdiv_##S##_mulhi(n, dv->magic);                                          \
+        if (more & RTDIV_MORE_ADD)                                                       \
+            return (((n - hi) >> 1) + hi) >> s;                                          \
+        return hi >> s;                                                                  \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_div_bf(const rtdiv_##S *dv, T n) {                       \
+        T hi = rtdiv_##S##_mulhi(n, dv->magic_bf);                                       \
+        if (N < 64) /* the N+1-bit sum fits a 64-bit register: one op fewer */          \
+            return (T)(((uint64_t)hi + n) >> (dv->sh1 + dv->sh2));                       \
+        return (((n - hi) >> dv->sh1) + hi) >> dv->sh2;                                  \
+    }                                                                                    \
+    RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
+
+#define RTDIV__SIGNED(S, T, UT, ST, UW, SW, N, SG)                                       \
+    RTDIV__INLINE T rtdiv_##S##_mulhi(T a, T b) { return (T)(((SW)a * b) >> N); }        \
+    RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
+        unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
+        UT q;                                                                            \
+        if (more & RTDIV_MORE_POW2) {                                                    \
+            /* bias negative n by 2^s - 1 so the arithmetic shift truncates */          \
+            q = (UT)n + ((UT)(n >> (N - 1)) & (((UT)1 << s) - 1));                       \
+            q = (UT)((T)q >> s);                                                         \
+        } else {                                                                         \
+            q = (UT)rtdiv_##S##_mulhi(n, (T)dv->magic);                                  \
+            if (more & RTDIV_MORE_ADD)                                                   \
+                q += (UT)n;                                                              \
+            q = (UT)((T)q >> s);                                                         \
+            q += q >> (N - 1); /* floor -> truncation for negative quotients */          \
+        }                                                                                \
+        return (T)((q ^ dv->neg) - dv->neg);                                             \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_div_bf(const rtdiv_##S *dv, T n) {                       \
+        UT q = (UT)rtdiv_##S##_mulhi(n, (T)dv->magic_bf) + (UT)n;                        \
+        q += (UT)((T)q >> (N - 1)) & dv->bias_bf;                                        \
+        q = (UT)((T)q >> dv->sh2);                                                       \
+        return (T)((q ^ dv->neg) - dv->neg);                                             \
+    }                                                                                    \
+    RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
+
+RTDIV_FOR_EACH_UNSIGNED(RTDIV__UNSIGNED)
+RTDIV_FOR_EACH_SIGNED(RTDIV__SIGNED)
+
+#undef RTDIV__UNSIGNED
+#undef RTDIV__SIGNED
+#undef RTDIV__COMMON
 
 #endif /* RTDIV_H */

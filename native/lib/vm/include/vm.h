@@ -46,6 +46,14 @@
 #ifndef VM_H
 #define VM_H
 
+/* The version of this header and of the library built with it (semantic versioning).
+ * VM_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define VM_VERSION_MAJOR 0
+#define VM_VERSION_MINOR 1
+#define VM_VERSION_PATCH 0
+#define VM_VERSION (VM_VERSION_MAJOR * 10000 + VM_VERSION_MINOR * 100 + VM_VERSION_PATCH)
+#define VM_VERSION_STRING "0.1.0"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

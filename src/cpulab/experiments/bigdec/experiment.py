@@ -20,14 +20,14 @@ import sys
 
 from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError, Function
-from cpulab.build import Artifact, Target
+from cpulab.build import Artifact, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
-from cpulab.paths import KERNELS, LIBS
+from cpulab.paths import KERNELS
 
 SEED_BITS = 1000
 SEED_CASES = ("seed_twodiv", "seed_fused", "bigdec", "gmp")
@@ -46,7 +46,7 @@ LARGE_TARGET = 2.0
 CLEARLY_SUBQUADRATIC = 1.9  # "clearly below 2": the exponent + 2 standard errors
 SEED_BEFORE_S, SEED_AFTER_S = 8.686, 6.392
 DIR = KERNELS / "bigdec"
-LIB = LIBS / "bigdec"
+LIB = library("bigdec")
 _DIVS = "divs/digit"
 
 # The code that writes the digits: the seed's loops are kept from unrolling, so their
@@ -91,10 +91,8 @@ class Bigdec(Experiment):
         )]
 
     def target(self) -> Target:
-        return Target("bigdec-bench",
-                      (DIR / "bigdec_bench.c", DIR / "big2str_seed.c",
-                       *sorted((LIB / "src").glob("*.c"))),
-                      include_dirs=(LIB / "include", LIB / "src"), libs=("gmp", "pthread"))
+        return LIB.target("bigdec-bench", (DIR / "bigdec_bench.c", DIR / "big2str_seed.c"),
+                          libs=("gmp",))
 
     def targets(self) -> dict[str, Target]:
         return dict.fromkeys(("seed_twodiv", "seed_fused", "bigdec"), self.target())

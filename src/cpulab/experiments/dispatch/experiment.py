@@ -26,7 +26,7 @@ import numpy as np
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
-from cpulab.build import Artifact, BuildConfig, Target
+from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
 from cpulab.experiments.dispatch.names import (
@@ -48,13 +48,10 @@ from cpulab.experiments.dispatch.verdicts import (
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
-from cpulab.paths import KERNELS, LIBS
+from cpulab.paths import KERNELS
 
-VM = LIBS / "vm"
-VM_SOURCES = tuple(sorted((VM / "src").glob("*.c")))
-# clang 19 folds goto-replicated's per-handler jumps back into one without these
-# (LLVM 18+ skips tail duplication past 16 predecessors); no other technique changes.
-CLANG_TAIL_DUP = ("-mllvm", "-tail-dup-pred-size=128", "-mllvm", "-tail-dup-succ-size=128")
+# The library's manifest carries clang's tail-duplication limits for goto-replicated.
+VM = library("vm")
 # valgrind 3.19 cannot read clang 19's DWARF 5
 DWARF = ("-gdwarf-4",)
 # Callgrind runs the programs with smaller arguments than the timed runs: the kernel
@@ -107,18 +104,16 @@ class Dispatch(Experiment):
         if technique not in TECHNIQUES:
             raise ValueError(f"unknown technique {technique!r}; known: {', '.join(TECHNIQUES)}")
         macro = technique.upper().replace("-", "_")
-        return Target(
-            f"dispatch-{technique}", (KERNELS / "dispatch" / "dispatch.c", *VM_SOURCES),
+        return VM.target(
+            f"dispatch-{technique}", (KERNELS / "dispatch" / "dispatch.c",),
             defines=("VM_ONLY=1", f"VM_ONLY_{macro}=1",
-                     f'VM_PROGRAMS_DIR="{VM / "programs"}"'),
-            include_dirs=(VM / "include", VM), cflags=DWARF,
-            family_cflags=(("clang", CLANG_TAIL_DUP),), libs=("m",))
+                     f'VM_PROGRAMS_DIR="{VM.root / "programs"}"'),
+            cflags=DWARF)
 
     def trace_target(self) -> Target:
         """vmrun with every technique and the dispatch trace (VM_TRACE=1)."""
-        return Target("vmrun-trace", (*VM_SOURCES, VM / "tools" / "vmrun.c"),
-                      defines=("VM_TRACE=1",), include_dirs=(VM / "include", VM),
-                      cflags=DWARF, family_cflags=(("clang", CLANG_TAIL_DUP),), libs=("m",))
+        return VM.target("vmrun-trace", (VM.root / "tools" / "vmrun.c",),
+                         defines=("VM_TRACE=1",), cflags=DWARF)
 
     def targets(self) -> dict[str, Target]:
         return {t: self.target(t) for t in TECHNIQUES}
@@ -223,7 +218,7 @@ class Dispatch(Experiment):
             for tech in TECHNIQUES:
                 for program in PROGRAMS:
                     res = ctx.runner.run([str(art.path), "-t", tech, "--trace", str(trace),
-                                          str(VM / "programs" / f"{program}.vmasm")],
+                                          str(VM.root / "programs" / f"{program}.vmasm")],
                                          timeout=ctx.profile.timeout_s)
                     if res.failure:
                         out[(tech, program)] = f"vmrun --trace: {res.failure}"

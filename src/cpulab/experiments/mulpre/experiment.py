@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
-from cpulab.build import Artifact, BuildConfig, Target
+from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
@@ -28,10 +28,10 @@ from cpulab.machine.cpuinfo import parse_cpuinfo
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
-from cpulab.paths import KERNELS, LIBS
+from cpulab.paths import KERNELS
 
 DIR = KERNELS / "mulpre"
-LIB = LIBS / "mulpre"
+LIB = library("mulpre")
 SIZES = tuple(range(1, 10))
 MULX_FLAGS = ("-mbmi2", "-madx")  # the seed's "LLVM with mulx"
 # Cases of the kernel this experiment measures (mulpre_bench.c's header lists them all).
@@ -93,13 +93,7 @@ class Mulpre(Experiment):
         ]
 
     def bench(self) -> Target:
-        src = LIB / "src"
-        return Target(
-            "mulpre_bench",
-            (DIR / "mulpre_bench.c", *sorted(src.glob("*.c")), *sorted(src.glob("*.S"))),
-            include_dirs=(LIB / "include", LIB / "internal"),
-            libs=("gmp", "dl"),
-        )
+        return LIB.target("mulpre_bench", (DIR / "mulpre_bench.c",), libs=("gmp", "dl"))
 
     def targets(self) -> dict[str, Target]:
         # One program holds every implementation; the variants differ in their hot code.

@@ -34,7 +34,7 @@ from pathlib import Path
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
-from cpulab.build import Artifact, BuildConfig, Target
+from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context
 from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
 from cpulab.experiments.protobuf import payloads
@@ -42,10 +42,10 @@ from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import Ratio, ratio
-from cpulab.paths import KERNELS, LIBS
+from cpulab.paths import KERNELS
 
 DIR = KERNELS / "protobuf"
-PB_DIR = LIBS / "pb"
+PB = library("pb")
 TARGET_GBS = 2.0  # GB/s on descriptor.proto, copy mode
 VS_CPP = 1.3  # x the best protobuf C++ configuration, every payload
 VS_UPB = 2.0  # x upb through Python, every payload
@@ -102,12 +102,10 @@ class Protobuf(Experiment):
     def pb_target(self, tailcall: bool) -> Target:
         # PB_TAILCALL=2 makes a compiler without musttail a build error, not a silent
         # trampoline: a `pb-tailcall` figure is always the musttail code.
-        return Target(
-            "pbbench-tailcall" if tailcall else "pbbench-trampoline",
-            (*sorted((PB_DIR / "src").glob("*.c")), DIR / "pb_adapter.c"),
+        return PB.target(
+            "pbbench-tailcall" if tailcall else "pbbench-trampoline", (DIR / "pb_adapter.c",),
             defines=("PB_TAILCALL=2",) if tailcall else ("PB_TAILCALL=0",),
-            include_dirs=(PB_DIR / "include", PB_DIR, DIR),
-            cflags=("-Wl,-Bsymbolic",), shared=True)
+            include_dirs=(DIR,), cflags=("-Wl,-Bsymbolic",), shared=True)
 
     def cpp_target(self, flavour: str, config: BuildConfig) -> Target:
         """protobuf C++ generated code (in a package of its own per build) + adapter."""

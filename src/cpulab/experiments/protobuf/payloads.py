@@ -21,10 +21,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from cpulab.paths import ROOT, build_dir
+from cpulab.paths import KERNELS, build_dir
 
 SYSTEM_PROTO = Path("/usr/include")
-BENCH_PROTO_DIR = ROOT / "tests" / "data" / "protobuf"
+BENCH_PROTO_DIR = KERNELS / "protobuf"
 DESCRIPTOR_PROTO = "google/protobuf/descriptor.proto"
 
 # payload name -> its message type (full name)

@@ -21,7 +21,7 @@ from pathlib import Path
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 
-from cpulab.build import build_shared
+from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain, library
 from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported to the tests)
     BENCH_TYPES,
     SYSTEM_PROTO,
@@ -30,10 +30,11 @@ from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported t
     generate_cpp,
     make_bench_data,
 )
-from cpulab.paths import LIBS, ROOT
+from cpulab.paths import KERNELS
 
-PB_DIR = LIBS / "pb"
-DATA = ROOT / "tests" / "data" / "protobuf"
+PB = library("pb")
+PB_DIR = PB.root
+DATA = PB_DIR / "tests" / "data"
 
 # pb_status
 OK, TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, UTF8, GROUP, DEPTH = range(9)
@@ -76,19 +77,13 @@ BUILDS = {
 }
 
 
-def lib_sources() -> list[Path]:
-    return sorted((PB_DIR / "src").glob("*.c")) + [PB_DIR / "tests" / "pb_testapi.c"]
-
-
 @functools.cache
 def build_lib(build: str = "musttail", sanitize: bool = False) -> Path:
     cc, defines = BUILDS[build]
     cflags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"] if sanitize else []
-    return build_shared(
-        f"pb_{build.replace('-', '_')}{'_san' if sanitize else ''}", lib_sources(), cc=cc,
-        opt="O2", cflags=cflags, include_dirs=[PB_DIR / "include", PB_DIR],
-        defines=defines,
-    )
+    return PB.build_shared(cc, "O2", extra=[PB_DIR / "tests" / "pb_testapi.c"],
+                           defines=defines, cflags=cflags,
+                           suffix=f"_{build.replace('-', '_')}{'_san' if sanitize else ''}")
 
 
 class PbError(RuntimeError):
@@ -510,7 +505,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 # ---- the benchmark: payloads, adapter libraries, the kernel ---------------------------
 # (the protobuf experiment builds and runs the same things)
 
-KERNEL_DIR = ROOT / "native" / "kernels" / "protobuf"
+KERNEL_DIR = KERNELS / "protobuf"
 
 
 # pb builds measured by the kernel: label -> (compiler, defines)
@@ -523,10 +518,10 @@ PB_ADAPTERS = {
 
 def build_pb_adapter(label: str) -> Path:
     cc, defines = PB_ADAPTERS[label]
-    srcs = sorted((PB_DIR / "src").glob("*.c")) + [KERNEL_DIR / "pb_adapter.c"]
-    return build_shared(f"pbbench_{label.replace('-', '_')}", srcs, cc=cc, opt="O2",
-                        include_dirs=[PB_DIR / "include", PB_DIR, KERNEL_DIR],
-                        defines=defines, cflags=["-Wl,-Bsymbolic"])
+    t = PB.target(f"pbbench_{label.replace('-', '_')}", (KERNEL_DIR / "pb_adapter.c",),
+                  include_dirs=(KERNEL_DIR,), defines=defines, cflags=("-Wl,-Bsymbolic",),
+                  shared=True)
+    return build_one(t, BuildConfig(find_toolchain(cc), "O2"))
 
 
 # protobuf C++ flavours: label -> (compiler, protoc --cpp_opt, description)
@@ -550,7 +545,6 @@ def build_cpp_peer(label: str) -> Path:
 
 
 def build_kernel() -> Path:
-    from cpulab.build import BuildConfig, Target, build_one, find_toolchain
     t = Target("pb_bench", (KERNEL_DIR / "pb_bench.c",), include_dirs=(KERNEL_DIR,),
                libs=("dl",))
     return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))

@@ -1,0 +1,162 @@
+"""The shipped C libraries, read from their manifests (native/lib/<name>/library.json).
+
+The same manifest is what native/CMakeLists.txt builds and installs each library from
+(native/cmake/CpulabLibrary.cmake), so a library's recipe (its sources, the system
+libraries it needs, options only one compiler family takes) is written down once, and the
+lab's builds of a library are the ones a user installs, whatever compiler and flags the
+lab adds. The layout is a convention, not part of the manifest: include/<name>.h is the
+one public header (its <PREFIX>_VERSION_* macros give the version), and the library's own
+folder is the private include root (`#include "internal/x.h"`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cpulab.build.config import BuildConfig
+from cpulab.build.ninja import BuildError, build_one
+from cpulab.build.target import Target
+from cpulab.build.toolchain import find_toolchain
+from cpulab.paths import LIBS
+
+MANIFEST = "library.json"
+
+
+class ManifestError(ValueError):
+    """A library's manifest is missing, malformed or names a file that does not exist."""
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    root: Path
+    description: str
+    version: str
+    sources: tuple[Path, ...]
+    system_libraries: tuple[str, ...]
+    # (compiler family, options) pairs, as Target.family_cflags takes them
+    compile_options: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @property
+    def header(self) -> Path:
+        return self.root / "include" / f"{self.name}.h"
+
+    @property
+    def include_dirs(self) -> tuple[Path, ...]:
+        """The public header's folder, then the private include root."""
+        return (self.root / "include", self.root)
+
+    def target(
+        self,
+        name: str,
+        program: Iterable[str | Path] = (),
+        *,
+        defines: Iterable[str] = (),
+        include_dirs: Iterable[str | Path] = (),
+        cflags: Iterable[str] = (),
+        ldflags: Iterable[str] = (),
+        libs: Iterable[str] = (),
+        shared: bool = False,
+        pgo_args: Iterable[str] = (),
+        meta: dict | None = None,
+    ) -> Target:
+        """A program (or shared library) made of `program`'s sources and this library's.
+
+        The library's own system libraries and compiler options are added; `libs`,
+        `defines` and the rest are the program's.
+        """
+        extra = tuple(Path(s) for s in program)
+        libs = tuple(libs)
+        return Target(
+            name,
+            (*extra, *self.sources),
+            defines=tuple(defines),
+            include_dirs=(*self.include_dirs, *(Path(d) for d in include_dirs)),
+            cflags=tuple(cflags),
+            ldflags=tuple(ldflags),
+            libs=(*libs, *(lib for lib in self.system_libraries if lib not in libs)),
+            shared=shared,
+            pgo_args=tuple(pgo_args),
+            family_cflags=self.compile_options,
+            meta=meta or {},
+        )
+
+    def build_shared(
+        self,
+        cc: str = "gcc",
+        opt: str = "O2",
+        *,
+        extra: Iterable[str | Path] = (),
+        defines: Iterable[str] = (),
+        cflags: Iterable[str] = (),
+        libs: Iterable[str] = (),
+        suffix: str = "",
+    ) -> Path:
+        """The library as a shared object (for ctypes), plus `extra` sources; cached."""
+        tc = find_toolchain(cc)
+        if tc is None:
+            raise BuildError(f"compiler {cc!r} not found")
+        t = self.target(f"{self.name}{suffix}", extra, defines=defines, cflags=cflags,
+                        libs=libs, shared=True)
+        return build_one(t, BuildConfig(tc, opt))
+
+
+def _strings(m: dict, key: str, where: Path) -> tuple[str, ...]:
+    value = m.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{where}: {key!r} must be a list of strings")
+    return tuple(value)
+
+
+def _version(header: Path) -> str:
+    text = header.read_text()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(rf"^#define [A-Z]+_VERSION_{part} (\d+)$", text, re.M)
+        if not m:
+            raise ManifestError(f"{header}: no <PREFIX>_VERSION_{part} macro")
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
+@functools.cache
+def library(name: str) -> Library:
+    """The library `name` (a folder of native/lib) as its manifest describes it."""
+    root = LIBS / name
+    path = root / MANIFEST
+    try:
+        m = json.loads(path.read_text())
+    except FileNotFoundError:
+        known = ", ".join(library_names()) or "none"
+        raise ManifestError(f"no library {name!r} (no {path}); libraries: {known}") from None
+    except json.JSONDecodeError as e:
+        raise ManifestError(f"{path}: {e}") from None
+    if m.get("name") != name:
+        raise ManifestError(f"{path}: name is {m.get('name')!r}, not the folder's {name!r}")
+    sources = tuple(root / s for s in _strings(m, "sources", path))
+    missing = [str(s) for s in sources if not s.is_file()]
+    if missing or not sources:
+        raise ManifestError(f"{path}: sources missing: {', '.join(missing) or 'none listed'}")
+    options = m.get("compile_options", {})
+    if not isinstance(options, dict):
+        raise ManifestError(f"{path}: 'compile_options' must map a compiler family to a list")
+    header = root / "include" / f"{name}.h"
+    return Library(
+        name=name,
+        root=root,
+        description=str(m.get("description", "")),
+        version=_version(header),
+        sources=sources,
+        system_libraries=_strings(m, "system_libraries", path),
+        compile_options=tuple((fam, _strings(options, fam, path)) for fam in sorted(options)),
+    )
+
+
+def library_names() -> list[str]:
+    """Every folder of native/lib with a manifest."""
+    return sorted(p.parent.name for p in LIBS.glob(f"*/{MANIFEST}"))
