@@ -1,0 +1,99 @@
+/* A program outside cpulab's source tree that uses every installed library, the way a
+ * user's own program would: `#include <cpulab/NAME.h>` and link through pkg-config or
+ * find_package(cpulab). tests/test_native_build.py builds it both ways against a fresh
+ * install and checks what it prints; each line's answer is worked out independently.
+ *
+ *   consumer DESCRIPTORS.pb     (protoc --include_imports --descriptor_set_out of
+ *                                google/protobuf/descriptor.proto)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cpulab/bigdec.h>
+#include <cpulab/bpmodel.h>
+#include <cpulab/mulpre.h>
+#include <cpulab/pb.h>
+#include <cpulab/rtdiv.h>
+#include <cpulab/vm.h>
+
+static int pb_example(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return perror(path), 1;
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+
+  /* The descriptor set describes itself: load it as a schema, then decode it with it. */
+  pb_schema *s;
+  pb_status st = pb_schema_load(buf, n, &s);
+  if (st != PB_OK) return fprintf(stderr, "schema: %s\n", pb_status_str(st)), 1;
+  const pb_msgdef *set = pb_schema_find(s, "google.protobuf.FileDescriptorSet");
+  pb_arena *a = pb_arena_new(0);
+  pb_msg *msg = pb_msg_new(set, a);
+  st = pb_decode(buf, n, msg, set, a, NULL);
+  if (st != PB_OK) return fprintf(stderr, "decode: %s\n", pb_status_str(st)), 1;
+  const pb_fielddef *file = pb_msgdef_field_by_name(set, "file");
+  const pb_msg *first = pb_msg_array_get(msg, file, 0).msg;
+  const pb_msgdef *fdp = pb_fielddef_msg(file);
+  pb_str name = pb_msg_get(first, pb_msgdef_field_by_name(fdp, "name")).str;
+  size_t types = pb_msg_array_size(first, pb_msgdef_field_by_name(fdp, "message_type"));
+  printf("pb %s: %zu file(s), %.*s with %zu message types\n", PB_VERSION_STRING,
+         pb_msg_array_size(msg, file), (int)name.size, name.data, types);
+  pb_arena_free(a);
+  pb_schema_free(s);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) return fprintf(stderr, "usage: consumer DESCRIPTORS.pb\n"), 2;
+  if (pb_example(argv[1])) return 1;
+
+  /* (2^64 - 1)^2 = 2^128 - 2^65 + 1: limbs 1, 0, 2^64 - 2, 2^64 - 1 */
+  uint64_t x[2] = {UINT64_MAX, 0}, y[2] = {UINT64_MAX, 0}, z[4];
+  mulpre_status ms = mulpre_mul(z, x, y, 2);
+  printf("mulpre %s: %s %016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64 "\n",
+         MULPRE_VERSION_STRING, mulpre_status_str(ms), z[3], z[2], z[1], z[0]);
+
+  uint64_t limbs[2] = {0, 1}; /* 2^64 */
+  char text[64];
+  size_t len;
+  bigdec_status bs = bigdec_write(text, sizeof text, limbs, 2, &len);
+  printf("bigdec %s: %s %s (%zu digits)\n", BIGDEC_VERSION_STRING, bigdec_status_str(bs),
+         text, len);
+
+  rtdiv_u64 seven;
+  rtdiv_u64_gen(&seven, 7);
+  printf("rtdiv %s: 1000000007 / 7 = %" PRIu64 " rem %" PRIu64 ", 49 divisible: %d\n",
+         RTDIV_VERSION_STRING, rtdiv_u64_div(&seven, 1000000007),
+         rtdiv_u64_rem(&seven, 1000000007), rtdiv_u64_divisible(&seven, 49));
+
+  static const char fib[] =
+      ".func main 1\n  call r0, fib\n  ret r0\n.end\n"
+      ".func fib 1\n  loadi r1, 2\n  jlt r0, r1, small\n  subvn r1, r0, 1\n  call r1, fib\n"
+      "  subvn r2, r0, 2\n  call r2, fib\n  add r0, r1, r2\n  ret r0\nsmall:\n  ret r0\n.end\n";
+  vm_program *p;
+  vm_diag diag;
+  if (vm_program_assemble(fib, sizeof fib - 1, &p, &diag) != VM_OK)
+    return fprintf(stderr, "vm: line %d: %s\n", diag.line, diag.message), 1;
+  vm_machine *m = vm_machine_new(NULL);
+  vm_value arg = vm_value_int(20);
+  vm_result r;
+  vm_machine_run(m, p, VM_TECH_SWITCH, &arg, 1, &r);
+  printf("vm %s: fib(20) = %d (%s)\n", VM_VERSION_STRING, vm_value_as_int(r.value),
+         vm_status_str(r.status));
+  vm_machine_free(m);
+  vm_program_free(p);
+
+  /* One site alternating between two targets: a last-target table misses every one. */
+  uint32_t sites[1000], targets[1000];
+  for (int i = 0; i < 1000; i++) sites[i] = 1, targets[i] = (uint32_t)(i & 1);
+  bpm_config cfg;
+  bpm_config_default(BPM_LAST_TARGET, &cfg);
+  bpm_stats stats = {0};
+  bpm_simulate(&cfg, sites, targets, 1000, &stats);
+  printf("bpmodel %s: %" PRIu64 " of %" PRIu64 " mispredicted\n", BPM_VERSION_STRING,
+         stats.misses, stats.branches);
+  return 0;
+}

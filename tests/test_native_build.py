@@ -1,0 +1,223 @@
+"""The shipped C libraries as a user gets them, through native/CMakeLists.txt.
+
+- configure, build and ctest pass, with gcc and again under ASan+UBSan with clang (the
+  `asan` preset's option), and every library has C tests registered;
+- `cmake --install` lays out headers under include/cpulab/, shared libraries with a
+  versioned soname that export the API and hide the internals, static libraries,
+  pkg-config files and the CMake package;
+- a program outside the tree (tests/consumer/) builds against the install with
+  pkg-config, and with find_package for the shared and the static targets, and prints
+  answers that are worked out here independently;
+- each library's recipe is its manifest: the manifest lists exactly the files of src/,
+  the version is the header's, and no Python file writes a library's sources again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+
+from cpulab.build import find_toolchain, library, library_names
+from cpulab.experiments.protobuf.payloads import SYSTEM_PROTO, descriptor_set
+from cpulab.paths import NATIVE, ROOT, build_dir
+
+CONSUMER = Path(__file__).parent / "consumer"
+LIBRARIES = library_names()
+# The prefix of each library's API symbols, where it is not "<name>_".
+PREFIX = {"bpmodel": "bpm_"}
+
+pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="cmake not installed")
+
+
+def run(*argv: str | Path, env: dict | None = None, timeout: int = 600) -> str:
+    p = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                       timeout=timeout, env={**os.environ, **(env or {})})
+    if p.returncode != 0:
+        pytest.fail(f"{' '.join(map(str, argv))} exited {p.returncode}:\n"
+                    f"{p.stdout[-4000:]}\n{p.stderr[-4000:]}")
+    return p.stdout
+
+
+def configure_and_build(name: str, *options: str) -> Path:
+    tree = build_dir() / "cmake" / name
+    run("cmake", "-S", NATIVE, "-B", tree, "-G", "Ninja", *options)
+    run("cmake", "--build", tree)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def tree() -> Path:
+    return configure_and_build("default")
+
+
+@pytest.fixture(scope="module")
+def prefix(tree: Path, tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("prefix")
+    run("cmake", "--install", tree, "--prefix", p)
+    return p
+
+
+def ctest_tests(tree: Path) -> list[dict]:
+    return json.loads(run("ctest", "--test-dir", tree, "--show-only=json-v1"))["tests"]
+
+
+def labels(test: dict) -> set[str]:
+    for prop in test.get("properties", []):
+        if prop["name"] == "LABELS":
+            return set(prop["value"])
+    return set()
+
+
+def test_ctest_passes_and_covers_every_library(tree):
+    tests = ctest_tests(tree)
+    for lib in LIBRARIES:
+        assert any(lib in labels(t) for t in tests), f"no ctest for {lib}"
+    out = run("ctest", "--test-dir", tree, "--output-on-failure")
+    assert f"100% tests passed, 0 tests failed out of {len(tests)}" in out
+
+
+def test_ctest_under_asan_and_ubsan():
+    clang = find_toolchain("clang")
+    if clang is None:
+        pytest.skip("clang not installed")
+    tree = configure_and_build("asan", "-DCPULAB_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug",
+                               f"-DCMAKE_C_COMPILER={clang.cc}")
+    flags = (tree / "CMakeCache.txt").read_text()
+    assert "CPULAB_SANITIZE:BOOL=ON" in flags
+    out = run("ctest", "--test-dir", tree, "--output-on-failure",
+              env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "print_stacktrace=1"})
+    assert "tests passed, 0 tests failed" in out
+
+
+def test_install_layout(prefix):
+    libdir = next(prefix.glob("lib*/**/libcpulab-pb.so")).parent
+    for lib in LIBRARIES:
+        version = library(lib).version
+        major = version.split(".")[0]
+        header = prefix / "include" / "cpulab" / f"{lib}.h"
+        assert header.is_file(), header
+        real = libdir / f"libcpulab-{lib}.so.{version}"
+        assert real.is_file() and (libdir / f"libcpulab-{lib}.a").is_file()
+        assert (libdir / f"libcpulab-{lib}.so").resolve() == real.resolve()
+        with real.open("rb") as f:
+            dyn = next(s for s in ELFFile(f).iter_sections() if isinstance(s, DynamicSection))
+            sonames = [t.soname for t in dyn.iter_tags() if t.entry.d_tag == "DT_SONAME"]
+        assert sonames == [f"libcpulab-{lib}.so.{major}"]
+        pc = libdir / "pkgconfig" / f"cpulab-{lib}.pc"
+        assert f"Version: {version}" in pc.read_text()
+    cmake_dir = libdir / "cmake" / "cpulab"
+    assert {p.name for p in cmake_dir.glob("cpulab*.cmake")} >= {
+        "cpulabConfig.cmake", "cpulabConfigVersion.cmake", "cpulabTargets.cmake"}
+
+
+def test_shared_libraries_export_the_api_only(prefix):
+    for lib in LIBRARIES:
+        so = next(prefix.glob(f"lib*/**/libcpulab-{lib}.so"))
+        with so.open("rb") as f:
+            dynsym = ELFFile(f).get_section_by_name(".dynsym")
+            names = {s.name for s in dynsym.iter_symbols()
+                     if s["st_shndx"] != "SHN_UNDEF" and s.name}
+        api = PREFIX.get(lib, f"{lib}_")
+        assert names, lib
+        assert all(n.startswith(api) and not n.startswith(api + "_") for n in names), \
+            sorted(n for n in names if not n.startswith(api) or n.startswith(api + "_"))
+        # every function the public header declares is exported
+        code = re.sub(r"/\*.*?\*/|//[^\n]*", "", library(lib).header.read_text(), flags=re.S)
+        declared = set(re.findall(rf"\b({api}[a-z0-9_]+)\s*\(", code))
+        inline = set(re.findall(rf"static inline[^(]*\b({api}\w+)\s*\(", code))
+        assert declared - inline - names == set(), lib
+
+
+def expected_output(descriptors: bytes) -> list[str]:
+    """What consumer.c must print, computed without the libraries."""
+    from google.protobuf import descriptor_pb2
+
+    fds = descriptor_pb2.FileDescriptorSet.FromString(descriptors)
+    v = {lib: library(lib).version for lib in LIBRARIES}
+    z = (2**64 - 1) ** 2
+    words = [f"{(z >> (64 * i)) & (2**64 - 1):016x}" for i in (3, 2, 1, 0)]
+    return [
+        f"pb {v['pb']}: {len(fds.file)} file(s), {fds.file[0].name} with "
+        f"{len(fds.file[0].message_type)} message types",
+        f"mulpre {v['mulpre']}: ok {' '.join(words)}",
+        f"bigdec {v['bigdec']}: ok {2**64} ({len(str(2**64))} digits)",
+        f"rtdiv {v['rtdiv']}: 1000000007 / 7 = {1000000007 // 7} rem {1000000007 % 7}, "
+        "49 divisible: 1",
+        f"vm {v['vm']}: fib(20) = 6765 (ok)",
+        f"bpmodel {v['bpmodel']}: 1000 of 1000 mispredicted",
+    ]
+
+
+@pytest.fixture(scope="module")
+def descriptors(tmp_path_factory) -> tuple[Path, bytes]:
+    data = descriptor_set(("google/protobuf/descriptor.proto",), (SYSTEM_PROTO,))
+    path = tmp_path_factory.mktemp("data") / "descriptor.pb"
+    path.write_bytes(data)
+    return path, data
+
+
+def outside_copy(tmp_path: Path) -> Path:
+    """The consumer's sources, copied where nothing of the tree is near them."""
+    src = tmp_path / "consumer"
+    shutil.copytree(CONSUMER, src)
+    assert not str(src).startswith(str(ROOT))
+    return src
+
+
+def test_consumer_with_pkg_config(prefix, descriptors, tmp_path):
+    if not shutil.which("pkg-config"):
+        pytest.skip("pkg-config not installed")
+    src = outside_copy(tmp_path)
+    env = {"PKG_CONFIG_PATH": str(next(prefix.glob("lib*/**/pkgconfig")))}
+    mods = [f"cpulab-{lib}" for lib in LIBRARIES]
+    flags = run("pkg-config", "--cflags", "--libs", *mods, env=env).split()
+    libdir = next(f[2:] for f in flags if f.startswith("-L"))
+    exe = tmp_path / "consumer_pc"
+    run("cc", "-std=c11", "-Wall", "-Werror", src / "consumer.c", "-o", exe, *flags,
+        f"-Wl,-rpath,{libdir}")
+    out = run(exe, descriptors[0]).splitlines()
+    assert out == expected_output(descriptors[1])
+
+
+@pytest.mark.parametrize("linkage", ["shared", "static"])
+def test_consumer_with_find_package(prefix, descriptors, tmp_path, linkage):
+    src = outside_copy(tmp_path)
+    b = tmp_path / "build"
+    run("cmake", "-S", src, "-B", b, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}",
+        f"-DLINKAGE={linkage}")
+    run("cmake", "--build", b)
+    exe = b / "consumer"
+    out = run(exe, descriptors[0]).splitlines()
+    assert out == expected_output(descriptors[1])
+    needed = run("readelf", "-d", exe)
+    assert ("libcpulab-pb.so.0" in needed) == (linkage == "shared")
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_manifest_lists_exactly_the_sources(lib):
+    m = library(lib)
+    on_disk = {p for p in (m.root / "src").iterdir() if p.suffix in (".c", ".S")}
+    assert set(m.sources) == on_disk
+    text = m.header.read_text()
+    assert re.search(rf'#define [A-Z]+_VERSION_STRING "{re.escape(m.version)}"', text)
+    assert not (m.root / "include" / "internal").exists()  # private headers: internal/
+
+
+def test_no_library_recipe_outside_the_manifests():
+    """A library's source list or include folders written by hand anywhere in Python
+    would drift from what CMake builds and installs."""
+    pattern = re.compile(r'"src"\)\.glob\(|include_dirs=.*/ "(?:include|internal)"')
+    offenders = [f"{p.relative_to(ROOT)}:{i}" for p in (*ROOT.glob("src/**/*.py"),
+                                                        *ROOT.glob("tests/*.py"))
+                 if p.name != Path(__file__).name
+                 for i, line in enumerate(p.read_text().splitlines(), 1)
+                 if pattern.search(line)]
+    assert offenders == []
