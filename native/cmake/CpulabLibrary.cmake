@@ -155,6 +155,33 @@ function(cpulab_add_test exe)
   set_tests_properties(${lib}.${T_NAME} PROPERTIES LABELS ${lib})
 endfunction()
 
+# cpulab_add_fuzz_test(EXE SOURCES... RUNS N [CORPUS DIR] [ENVIRONMENT VAR=VALUE...]):
+# a libFuzzer target (clang, CPULAB_SANITIZE) over the current folder's library, run by
+# ctest for N inputs with a fixed seed, starting from a copy of the files of CORPUS.
+# The long runs with a seed corpus are in the Python suite.
+function(cpulab_add_fuzz_test exe)
+  if(NOT CPULAB_FUZZ)
+    return()
+  endif()
+  cmake_parse_arguments(F "" "RUNS;CORPUS" "SOURCES;ENVIRONMENT" ${ARGN})
+  get_filename_component(lib "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
+  add_executable(${exe} ${F_SOURCES})
+  set_target_properties(${exe} PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)
+  target_include_directories(${exe} PRIVATE
+    "${CMAKE_CURRENT_SOURCE_DIR}/include" "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${exe} PRIVATE ${lib}_static)
+  target_link_options(${exe} PRIVATE -fsanitize=fuzzer)
+  set(corpus "${CMAKE_CURRENT_BINARY_DIR}/${exe}-corpus")
+  file(MAKE_DIRECTORY "${corpus}")
+  if(F_CORPUS)
+    file(GLOB seeds "${F_CORPUS}/*")
+    file(COPY ${seeds} DESTINATION "${corpus}")
+  endif()
+  add_test(NAME ${lib}.${exe} COMMAND ${exe} -runs=${F_RUNS} -seed=1 "${corpus}")
+  set_tests_properties(${lib}.${exe} PROPERTIES LABELS "${lib};fuzz"
+                       ENVIRONMENT "${F_ENVIRONMENT}")
+endfunction()
+
 # The CMake package `cpulab`, installed once every library has been added.
 function(cpulab_install_package)
   include(CMakePackageConfigHelpers)
