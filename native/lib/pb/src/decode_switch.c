@@ -10,6 +10,18 @@
  */
 #include "internal/fast.h"
 
+/* One field of any kind, by the same cores as the fast functions. */
+PB_INLINE int pb_core(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef *m,
+                      uint64_t *hasbits, uint64_t data, int kind, int card, int tagbytes,
+                      pb_msgdecoder *child) {
+  if (kind == PB_FK_message)
+    return pb_core_message(d, pptr, msg, m, data, card, tagbytes, child);
+  if (kind == PB_FK_bytes || kind == PB_FK_string_utf8)
+    return pb_core_string(d, pptr, msg, hasbits, data, kind, card, tagbytes);
+  if (card == PB_FC_packed) return pb_core_packed(d, pptr, msg, m, data, kind, tagbytes);
+  return pb_core_scalar(d, pptr, msg, m, hasbits, data, kind, card, tagbytes);
+}
+
 const char *pb_switch_msg(pb_dec *d, const char *ptr, pb_msg *msg, const pb_msgdef *m) {
   uint64_t hasbits = 0;
   for (;;) {

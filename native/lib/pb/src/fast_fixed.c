@@ -3,4 +3,4 @@
  * the lists in internal/fast.h. */
 #include "internal/fast.h"
 
-PB_FAST_FIXED_KINDS(PB_FAST_CARDS_PACKABLE, PB_FAST_DEFINE_PACKABLE)
+PB_FAST_FIXED_FUNCS(PB_FAST_DEFINE_SCALAR)

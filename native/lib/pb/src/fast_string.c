@@ -4,4 +4,4 @@
  * lists in internal/fast.h. */
 #include "internal/fast.h"
 
-PB_FAST_STRING_KINDS(PB_FAST_CARDS_OTHER, PB_FAST_DEFINE_OTHER)
+PB_FAST_STRING_FUNCS(PB_FAST_DEFINE_STRING)

@@ -3,4 +3,4 @@
  * size, generated from the lists in internal/fast.h. */
 #include "internal/fast.h"
 
-PB_FAST_VARINT_KINDS(PB_FAST_CARDS_PACKABLE, PB_FAST_DEFINE_PACKABLE)
+PB_FAST_VARINT_FUNCS(PB_FAST_DEFINE_SCALAR)
