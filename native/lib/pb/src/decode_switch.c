@@ -1,14 +1,17 @@
 /* The switch-loop decoder: the "before" of the tail-call experiment.
  *
- * Same tables, same per-field code (the cores of internal/fast.h) as the
- * fast decoder; only the way from one field to the next differs: a loop
- * around one `switch` on the slot's function id, so that every field goes
- * through the same indirect jump (the switch's jump table) and the decoder
- * state lives in one frame, where the compiler keeps or spills it as the
- * whole loop's register pressure allows. The fast decoder instead has one
- * indirect jump per field function and the state in argument registers.
+ * Same tables, same per-field code (the cores of internal/fast_scalar.h,
+ * fast_string.h and fast_message.h) as the fast decoder; only the way from
+ * one field to the next differs: a loop around one `switch` on the slot's
+ * function id, so that every field goes through the same indirect jump (the
+ * switch's jump table) and the decoder state lives in one frame, where the
+ * compiler keeps or spills it as the whole loop's register pressure allows.
+ * The fast decoder instead has one indirect jump per field function and the
+ * state in argument registers.
  */
-#include "internal/fast.h"
+#include "internal/fast_message.h"
+#include "internal/fast_scalar.h"
+#include "internal/fast_string.h"
 
 /* One field of any kind, by the same cores as the fast functions. */
 PB_INLINE int pb_core(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef *m,
