@@ -88,6 +88,7 @@ enum {
 #undef PB_F
   PB_FID_COUNT
 };
+_Static_assert(PB_FID_COUNT <= 256, "switch ids are stored in uint8_t msgdef.fast_kind");
 
 #define PB_F(k, c, t) pb_fast_ret PB_CC PB_FAST_NAME(k, c, t)(PB_FAST_PARAMS);
 PB_FAST_FUNCS(PB_F)
@@ -124,8 +125,6 @@ pb_fast_ret PB_CC pb_fast_start(PB_FAST_PARAMS);
 #define PB_TAG_IS_ALT(data, t, x) ((t) == 1 ? (uint8_t)(data) == (x) : (uint16_t)(data) == (x))
 
 /* ---- dispatch and the function wrappers ---- */
-
-#define PB_FAST_ARGS d, ptr, msg, m, hasbits, data
 
 #if PB_MUSTTAIL
 #define PB_JUMP(fn, dat) \

@@ -60,14 +60,13 @@ PB_INLINE bool pb_kind_is_varint(int kind) { return kind <= PB_FK_enum_closed; }
 /* Convert a varint to its stored form; false for a closed-enum value that
  * the mask in the data word (values 0..23) does not vouch for: the fallback
  * decides (defined values above 23 are then slower, not wrong). */
-PB_INLINE bool pb_fast_convert(int kind, const pb_msgdef *m, uint64_t data, uint64_t *v) {
+PB_INLINE bool pb_fast_convert(int kind, uint64_t data, uint64_t *v) {
   switch (kind) {
     case PB_FK_boolean: *v = *v != 0; return true;
     case PB_FK_varint32: *v = (uint32_t)*v; return true;
     case PB_FK_zigzag32: *v = pb_zigzag32((uint32_t)*v); return true;
     case PB_FK_zigzag64: *v = pb_zigzag64(*v); return true;
     case PB_FK_enum_closed: {
-      (void)m;
       uint32_t x = (uint32_t)*v;
       *v = x;
       return x < 24 && ((PB_DATA_ENUM_MASK(data) >> x) & 1);
@@ -77,8 +76,7 @@ PB_INLINE bool pb_fast_convert(int kind, const pb_msgdef *m, uint64_t data, uint
 }
 
 /* Read one scalar value at p (after its tag); NULL to fall back. */
-PB_INLINE const char *pb_fast_scalar(int kind, const pb_msgdef *m, uint64_t data, const char *p,
-                                     uint64_t *v) {
+PB_INLINE const char *pb_fast_scalar(int kind, uint64_t data, const char *p, uint64_t *v) {
   if (kind == PB_FK_fixed32) {
     *v = pb_load32(p);
     return p + 4;
@@ -88,17 +86,17 @@ PB_INLINE const char *pb_fast_scalar(int kind, const pb_msgdef *m, uint64_t data
     return p + 8;
   }
   p = pb_fast_varint(p, v);
-  if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, m, data, v))) return NULL;
+  if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, data, v))) return NULL;
   return p;
 }
 
-PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef *m,
-                             uint64_t *hasbits, uint64_t data, int kind, int card, int tagbytes) {
+PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t *hasbits,
+                             uint64_t data, int kind, int card, int tagbytes) {
   const char *ptr = *pptr;
   uint32_t size = pb_kind_size(kind);
   uint64_t v;
   if (card != PB_FC_repeated) {
-    const char *p = pb_fast_scalar(kind, m, data, ptr + tagbytes, &v);
+    const char *p = pb_fast_scalar(kind, data, ptr + tagbytes, &v);
     if (PB_UNLIKELY(!p)) return PB_FAST_FALLBACK;
     pb_fast_presence(msg, hasbits, data, card, ptr, tagbytes);
     memcpy(PB_PTR_AT(msg, PB_DATA_OFFSET(data), char), &v, size);
@@ -113,7 +111,7 @@ PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, const pb
       r = pb_fast_need(d, arr, size, 1, 0);
       break;
     }
-    const char *p = pb_fast_scalar(kind, m, data, ptr + tagbytes, &v);
+    const char *p = pb_fast_scalar(kind, data, ptr + tagbytes, &v);
     if (PB_UNLIKELY(!p)) {
       r = PB_FAST_FALLBACK;
       break;
@@ -128,8 +126,8 @@ PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, const pb
 /* Packed runs that lie below limit_ptr: every element then starts below
  * `end`, so varints are read with no bounds check; runs crossing it (the
  * last 16 bytes of the buffer) fall back. */
-PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef *m,
-                             uint64_t data, int kind, int tagbytes) {
+PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t data, int kind,
+                             int tagbytes) {
   const char *ptr = *pptr;
   uint32_t size, elem = pb_kind_size(kind);
   const char *p = pb_fast_size(ptr + tagbytes, &size);
@@ -169,7 +167,7 @@ PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, const pb
   while (p < pend) {
     uint64_t v;
     p = pb_fast_varint(p, &v);
-    if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, m, data, &v))) {
+    if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, data, &v))) {
       arr->size = start; /* undo: the fallback decodes the whole run */
       return PB_FAST_FALLBACK;
     }
@@ -200,8 +198,8 @@ PB_INLINE uint32_t pb_kind_alt(int kind) {
 #define PB_FAST_DEFINE_SCALAR(k, c, t)                                          \
   PB_FAST_BODY(k, c, t,                                                         \
                PB_FC_##c == PB_FC_packed                                        \
-                   ? pb_core_packed(d, &ptr, msg, m, data, PB_FK_##k, t)        \
-                   : pb_core_scalar(d, &ptr, msg, m, &hasbits, data, PB_FK_##k, PB_FC_##c, t), \
+                   ? pb_core_packed(d, &ptr, msg, data, PB_FK_##k, t)           \
+                   : pb_core_scalar(d, &ptr, msg, &hasbits, data, PB_FK_##k, PB_FC_##c, t), \
                PB_FAST_TWIN(k, c, t))
 
 #endif /* PB_INTERNAL_FAST_SCALAR_H */

@@ -21,8 +21,8 @@ PB_INLINE int pb_core(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef
     return pb_core_message(d, pptr, msg, m, data, card, tagbytes, child);
   if (kind == PB_FK_bytes || kind == PB_FK_string_utf8)
     return pb_core_string(d, pptr, msg, hasbits, data, kind, card, tagbytes);
-  if (card == PB_FC_packed) return pb_core_packed(d, pptr, msg, m, data, kind, tagbytes);
-  return pb_core_scalar(d, pptr, msg, m, hasbits, data, kind, card, tagbytes);
+  if (card == PB_FC_packed) return pb_core_packed(d, pptr, msg, data, kind, tagbytes);
+  return pb_core_scalar(d, pptr, msg, hasbits, data, kind, card, tagbytes);
 }
 
 const char *pb_switch_msg(pb_dec *d, const char *ptr, pb_msg *msg, const pb_msgdef *m) {
