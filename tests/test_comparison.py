@@ -7,9 +7,8 @@ import copy
 import pytest
 
 from cpulab.comparison import ComparisonError, compare, differences
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
-from cpulab.record import RunRecord
+from cpulab.results import Case, RunRecord
 
 B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
 

@@ -7,8 +7,8 @@ import json
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case
 
 EXP = get("divide")
 TYPES = ["u32", "u64", "s32", "s64"]

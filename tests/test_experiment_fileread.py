@@ -23,12 +23,12 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.context import PROFILES
-from cpulab.experiments.base import Case
 from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome
 from cpulab.paths import build_dir
+from cpulab.results import Case
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")

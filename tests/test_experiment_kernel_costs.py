@@ -19,8 +19,8 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build, build_one, find_toolchain
 from cpulab.experiments import alloc, pagefault
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")

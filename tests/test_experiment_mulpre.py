@@ -11,11 +11,11 @@ import pytest
 from cpulab import cli
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
-from cpulab.experiments.base import VERDICTS, Case
 from cpulab.experiments.mulpre import experiment as mulpre
 from cpulab.experiments.mulpre import gmp as mulpre_gmp
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.results import VERDICTS, Case
 
 EXP = get("mulpre")
 GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}

@@ -7,8 +7,8 @@ import json
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case
 
 EXP = get("overflow")
 CHECKS = ["div_forced", "div", "mul_first_forced", "mul_first", "builtin", "u128"]

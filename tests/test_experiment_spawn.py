@@ -21,12 +21,12 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.experiments.base import Case
 from cpulab.experiments.spawn import experiment as spawn
 from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")

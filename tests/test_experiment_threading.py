@@ -10,10 +10,10 @@ import pytest
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.lab import Selection, run_experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.results import Case
 from cpulab.store import Store
 
 EXP = get("threading")

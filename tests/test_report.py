@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
 from cpulab.measure.metrics import Metric
-from cpulab.record import RunRecord
 from cpulab.report import render_record, render_runs
+from cpulab.results import Case, RunRecord, SeedTable, Verdict
 
 
 def _record() -> RunRecord:

@@ -7,9 +7,8 @@ import sqlite3
 
 import pytest
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
 from cpulab.measure.metrics import Metric
-from cpulab.record import SCHEMA, RunRecord
+from cpulab.results import SCHEMA, Case, RunRecord, SeedTable, Verdict
 from cpulab.store import Store, StoreError
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cpulab.experiments.base import Case
 from cpulab.experiments.compare import Tally, cycle_metric, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio
+from cpulab.results import Case
 
 
 def _r(low, high):

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from cpulab.experiments.base import Case
 from cpulab.experiments.compare import format_ratio, median_ratio
-from cpulab.record import RunRecord
+from cpulab.results import Case, RunRecord
 
 
 class ComparisonError(ValueError):

@@ -19,11 +19,12 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
+from cpulab.results import Case, PlotSpec, SeedTable, Verdict
 
 DIR = KERNELS / "alloc"
 VARIANTS = ("malloc-memset", "calloc", "malloc-memcpy", "malloc-only")

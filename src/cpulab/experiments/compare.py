@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpulab.experiments.base import Case, VerdictKind
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio, geomean, ratio
+from cpulab.results import Case, VerdictKind
 
 _GEOMEAN_RESAMPLES = 4000
 _GEOMEAN_SEED = 20240615

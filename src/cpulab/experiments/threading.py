@@ -19,7 +19,7 @@ from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildError, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.compare import (
     Tally,
     case_key,
@@ -32,6 +32,7 @@ from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.model import default_predictors, ertl_direct_trace, simulate
 from cpulab.paths import KERNELS
+from cpulab.results import Case, SeedTable, Verdict
 
 TECHNIQUES = ("direct", "indirect", "switch", "repl-switch", "call", "subroutine")
 DIR = KERNELS / "threading"

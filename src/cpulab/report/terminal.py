@@ -13,7 +13,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cpulab.record import RunRecord
+from cpulab.results import RunRecord
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
                   "inconclusive": "yellow", "unmeasurable": "dim"}

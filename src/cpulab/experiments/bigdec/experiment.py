@@ -22,12 +22,13 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
 from cpulab.paths import KERNELS, LIBS
+from cpulab.results import Case, PlotSpec, SeedTable, Verdict
 
 SEED_BITS = 1000
 SEED_CASES = ("seed_twodiv", "seed_fused", "bigdec", "gmp")

@@ -28,7 +28,7 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.dispatch.names import (
     ITTAGE,
     LAST_TARGET,
@@ -49,6 +49,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.paths import KERNELS, LIBS
+from cpulab.results import Case, SeedTable, Verdict
 
 VM = LIBS / "vm"
 VM_SOURCES = tuple(sorted((VM / "src").glob("*.c")))

@@ -6,10 +6,10 @@ rates derived from them (GB/s, page faults per GiB). Shared by one file and many
 from __future__ import annotations
 
 from cpulab.context import cases_from_outcome
-from cpulab.experiments.base import Case
 from cpulab.experiments.fileread.strategies import CEILING, VARIANTS, GiB
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome
+from cpulab.results import Case
 
 
 def cases_of(outcome: Outcome, build: dict, params: dict,

@@ -21,7 +21,7 @@ from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
 from cpulab.machine.cpuinfo import parse_cpuinfo
@@ -29,6 +29,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS, LIBS
+from cpulab.results import Case, PlotSpec, SeedTable, Verdict
 
 DIR = KERNELS / "mulpre"
 LIB = LIBS / "mulpre"

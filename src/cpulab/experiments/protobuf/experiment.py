@@ -36,13 +36,14 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import Ratio, ratio
 from cpulab.paths import KERNELS, LIBS
+from cpulab.results import Case, SeedTable, Verdict
 
 DIR = KERNELS / "protobuf"
 PB_DIR = LIBS / "pb"

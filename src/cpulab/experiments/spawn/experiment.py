@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
@@ -34,6 +34,7 @@ from cpulab.measure.kernel_output import KernelOutput
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.paths import KERNELS
+from cpulab.results import Case, SeedTable, Verdict
 
 DIR = KERNELS / "spawn"
 SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dynamic",

@@ -8,11 +8,11 @@ and on what. Format history:
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
-from cpulab.paths import ROOT
+from cpulab.results.case import Case
+from cpulab.results.tables import SeedTable
+from cpulab.results.verdict import Verdict
 
 SCHEMA = 1
 
@@ -64,24 +64,8 @@ class RunRecord:
             lab_revision=d["lab_revision"], builds=d["builds"],
             cases=[Case.from_dict(c) for c in d["cases"]],
             verdicts=[Verdict(**v) for v in d["verdicts"]],
-            seed_tables=[SeedTable(**t) for t in d.get("seed_tables", [])],
+            seed_tables=[SeedTable.from_dict(t) for t in d.get("seed_tables", [])],
             evidence=d.get("evidence", {}), notes=d.get("notes", []),
             status=d.get("status", "complete"), id=d.get("id"),
         )
 
-
-def lab_revision() -> str:
-    """The checkout's commit, with `+dirty` when the work tree differs from it."""
-    def git(*args: str) -> str | None:
-        try:
-            p = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
-                               text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return p.stdout.strip() if p.returncode == 0 else None
-
-    rev = git("rev-parse", "--short=12", "HEAD")
-    if rev is None:
-        return "unknown (not a git checkout)"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    return rev + ("+dirty" if dirty else "")
