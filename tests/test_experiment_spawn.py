@@ -26,7 +26,7 @@ from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
-from cpulab.results import Case
+from cpulab.results import Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -182,28 +182,28 @@ def spawn_case(us: float) -> Case:
 def test_verdicts_when_recursion_explains_make():
     cases = [spawn_case(1000), build_case("ninja", 10, 0),
              build_case("make", 11, 0), build_case("make-recursive", 40, 25)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "confirmed" and "make-recursive/ninja = 4.000x" in a.evidence
     # make: 1 ms extra, 0 processes (0%); make-recursive: 25 x 1 ms of 30 ms (83%)
     assert b.verdict == "inconclusive", b.evidence
     assert "83%" in b.evidence and "0%" in b.evidence
-    a, b = spawn.EXPERIMENT.verdicts([c for c in cases if c.variant != "make"], {})
+    a, b = spawn.EXPERIMENT.verdicts([c for c in cases if c.variant != "make"], Evidence())
     assert b.verdict == "confirmed"
 
 
 def test_verdicts_when_ninja_is_slower_or_counts_are_missing():
     cases = [spawn_case(1000), build_case("ninja", 20, None), build_case("make", 10, None),
              build_case("make-recursive", 12, None)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "refuted" and b.verdict == "unmeasurable"
     cases[1] = build_case("ninja", 5, None)
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "confirmed"
     assert b.verdict == "unmeasurable" and "perf refused" in b.evidence
 
 
 def test_verdicts_without_cases_are_unmeasurable():
-    assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], {})} == {"unmeasurable"}
+    assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
 
 # ---- end to end ------------------------------------------------------------------------

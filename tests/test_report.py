@@ -7,7 +7,7 @@ from rich.console import Console
 
 from cpulab.measure.metrics import Metric
 from cpulab.report import render_record, render_runs
-from cpulab.results import Case, RunRecord, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
 
 
 def _record() -> RunRecord:
@@ -24,8 +24,7 @@ def _record() -> RunRecord:
         lab_revision="abc123", builds=[build], cases=cases,
         verdicts=[Verdict("(a) [claim] with brackets", "refuted", "ratio 0.9x", "seed: 6.9")],
         seed_tables=[SeedTable("Ertl on Ivy Bridge", ["CPU", "cycles"], [["IVB", "689 M"]])],
-        evidence={"tables": [{"title": "model", "columns": ["p", "rate"],
-                              "rows": [["ittage", "0.00%"]]}]},
+        evidence=Evidence([EvidenceTable("model", ["p", "rate"], [["ittage", "0.00%"]])]),
         notes=["compiler 'clang' not found"], status="complete", id=9)
 
 

@@ -20,7 +20,7 @@ from cpulab.experiments import Experiment
 from cpulab.machine import fingerprint, fingerprint_key
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.paths import ROOT
-from cpulab.results import RunRecord
+from cpulab.results import Evidence, RunRecord
 
 
 class LabError(RuntimeError):
@@ -60,7 +60,7 @@ def run_experiment(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
     fp = fingerprint()
-    status, cases, verdicts, evidence = "complete", [], [], {}
+    status, cases, verdicts, evidence = "complete", [], [], Evidence()
     if not ctx.configs:
         raise LabError(f"{exp.name}: no compiler of {list(sel.compilers or exp.compilers)} "
                        "is installed; nothing to build")

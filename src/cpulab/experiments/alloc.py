@@ -24,7 +24,7 @@ from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
-from cpulab.results import Case, PlotSpec, SeedTable, Verdict
+from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
 
 DIR = KERNELS / "alloc"
 VARIANTS = ("malloc-memset", "calloc", "malloc-memcpy", "malloc-only")
@@ -128,7 +128,7 @@ class Alloc(Experiment):
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_template_beats_rezeroing(ok), _alone_is_cheapest(ok),
                 _calloc_saves_zeroing(ok)]

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from cpulab.build import Target
-from cpulab.results import Case, PlotSpec, SeedTable, Verdict
+from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
 
 if TYPE_CHECKING:
     from cpulab.context import Context
@@ -47,10 +47,10 @@ class Experiment(ABC):
         """Build, measure, return the cases. Failures become cases with `error` set."""
 
     @abstractmethod
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         """Pure: the verdict for each claim, computed from the cases and evidence."""
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        """Extra evidence (instruction mixes, models); default none. Under the key
-        "tables", a list of {"title", "columns", "rows"} that the report prints."""
-        return {}
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        """Extra evidence (instruction mixes, models): tables the report prints and facts
+        the verdicts read; default none."""
+        return Evidence()

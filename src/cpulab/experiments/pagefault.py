@@ -28,7 +28,7 @@ from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
-from cpulab.results import Case, SeedTable, Verdict
+from cpulab.results import Case, Evidence, SeedTable, Verdict
 
 DIR = KERNELS / "pagefault"
 FAULTS = ("anon-write", "zero-read", "zero-cow", "file-read", "thp-write")
@@ -117,7 +117,7 @@ class PageFault(Experiment):
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_faults_dominate_loop(ok), _trap_is_largest_part(ok)]
 

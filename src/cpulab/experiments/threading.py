@@ -32,7 +32,7 @@ from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.model import default_predictors, ertl_direct_trace, simulate
 from cpulab.paths import KERNELS
-from cpulab.results import Case, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
 
 TECHNIQUES = ("direct", "indirect", "switch", "repl-switch", "call", "subroutine")
 DIR = KERNELS / "threading"
@@ -135,7 +135,7 @@ class Threading(Experiment):
         mixes = [instruction_mix(f) for f in fns]
         return sum(m["jmp-indirect"] + m["call-indirect"] for m in mixes)
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """Modelled predictors on the program's own dispatch trace (source `model`): what
         a last-target table and a history-based (ITTAGE-like) predictor make of a shared
         and of a replicated dispatch. On a machine without a PMU this is the only view
@@ -150,15 +150,15 @@ class Threading(Experiment):
                                  r.predictor, f"{100 * r.miss_rate:.2f}%"])
         except (BuildError, OSError, ValueError) as e:
             ctx.note(f"branch-predictor model unavailable: {e}")
-            return {}
-        return {"tables": [{
-            "title": f"modelled indirect-branch predictors on the program's dispatch trace "
-                     f"({MODEL_ITERATIONS * DISPATCHES_PER_ITER:,} dispatches; source model)",
-            "columns": ["dispatch", "predictor", "misses per dispatch"], "rows": rows}]}
+            return Evidence()
+        return Evidence([EvidenceTable(
+            f"modelled indirect-branch predictors on the program's dispatch trace "
+            f"({MODEL_ITERATIONS * DISPATCHES_PER_ITER:,} dispatches; source model)",
+            ["dispatch", "predictor", "misses per dispatch"], rows)])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_replicated_beats_shared(ok), _pgo_changes_little(ok),
                 _shared_predicted(ok, evidence)]
@@ -240,7 +240,7 @@ def _pgo_changes_little(cases: list[Case]) -> Verdict:
                    head + ". " + "; ".join(rows), seed)
 
 
-def _shared_predicted(cases: list[Case], evidence: dict) -> Verdict:
+def _shared_predicted(cases: list[Case], evidence: Evidence) -> Verdict:
     claim = (f"(c) this CPU predicts the shared dispatch jump almost perfectly "
              f"(under {PREDICTED:.0%} misses per dispatch)")
     seed = ("Sandy/Ivy Bridge: 5.9-6.8% of branches missed (gcc 4.8 -O); Haswell and later: "
@@ -259,8 +259,7 @@ def _shared_predicted(cases: list[Case], evidence: dict) -> Verdict:
         ev = (f"needs the PMU's branch-misses, which this machine cannot count ({reason}). "
               "For comparison only, cachegrind's model (a last-target table, not this CPU) "
               "misses the shared jump in " + (", ".join(model[:4]) or "no build"))
-        shared_rows = [r for t in evidence.get("tables", []) for r in t["rows"]
-                       if r[0] == "one shared jump"]
+        shared_rows = [r for t in evidence.tables for r in t.rows if r[0] == "one shared jump"]
         if shared_rows:
             ev += "; the predictor models on the dispatch trace miss it in " + ", ".join(
                 f"{r[2]} of dispatches ({r[1]})" for r in shared_rows)

@@ -100,9 +100,9 @@ def render_record(rec: RunRecord, console: Console, table_metrics=None,
         console.print(table)
         for n in notes:
             console.print(f"  [dim]{escape(n)}[/]")
-    for et in rec.evidence.get("tables", []):
-        _heading(console, f"evidence: {et['title']}")
-        console.print(_plain_table(et["columns"], et["rows"]))
+    for et in rec.evidence.tables:
+        _heading(console, f"evidence: {et.title}")
+        console.print(_plain_table(et.columns, et.rows))
     if rec.verdicts:
         _heading(console, "verdicts")
         v = Table(header_style="bold", show_lines=True)

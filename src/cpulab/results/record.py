@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cpulab.results.case import Case
+from cpulab.results.evidence import Evidence
 from cpulab.results.tables import SeedTable
 from cpulab.results.verdict import Verdict
 
@@ -35,7 +36,7 @@ class RunRecord:
     cases: list[Case]
     verdicts: list[Verdict]
     seed_tables: list[SeedTable] = field(default_factory=list)
-    evidence: dict = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=Evidence)
     notes: list[str] = field(default_factory=list)
     status: str = "complete"
     id: int | None = None  # set by the store
@@ -50,7 +51,7 @@ class RunRecord:
             "cases": [c.as_dict() for c in self.cases],
             "verdicts": [v.as_dict() for v in self.verdicts],
             "seed_tables": [t.as_dict() for t in self.seed_tables],
-            "evidence": self.evidence, "notes": self.notes,
+            "evidence": self.evidence.as_dict(), "notes": self.notes,
         }
 
     @classmethod
@@ -65,7 +66,7 @@ class RunRecord:
             cases=[Case.from_dict(c) for c in d["cases"]],
             verdicts=[Verdict(**v) for v in d["verdicts"]],
             seed_tables=[SeedTable.from_dict(t) for t in d.get("seed_tables", [])],
-            evidence=d.get("evidence", {}), notes=d.get("notes", []),
+            evidence=Evidence.from_dict(d.get("evidence", {})), notes=d.get("notes", []),
             status=d.get("status", "complete"), id=d.get("id"),
         )
 

@@ -31,7 +31,7 @@ from cpulab.experiments.fileread.strategies import (
 )
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
-from cpulab.results import Case
+from cpulab.results import Case, EvidenceTable
 
 DIR = KERNELS / "fileread"
 SIZES = (4 * KiB, 16 * KiB, 64 * KiB)
@@ -113,7 +113,7 @@ def _key(a: Artifact, size: int, cache: str) -> str:
 # ---- evidence (pure) -------------------------------------------------------------------
 
 
-def table(cases: list[Case]) -> dict:
+def table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
         read = by.get(FILES_READ)
@@ -126,9 +126,9 @@ def table(cases: list[Case]) -> dict:
                          build, cell(c, "time", 0), cell(c, "throughput"),
                          format_ratio(r) if r else "1" if c is read else "-",
                          cell(c, "page-faults")])
-    return {"title": "Many small files read whole, per file: time against open+read+close "
-                     "(same process); GB = 10^9 bytes",
-            "columns": ["files", "cache", "strategy", "build", "ns/file (clock)",
-                        "GB/s (clock)", f"time / {FILES_READ} (clock)",
-                        "page faults/file (sw)"],
-            "rows": rows}
+    return EvidenceTable("Many small files read whole, per file: time against "
+                         "open+read+close (same process); GB = 10^9 bytes",
+                         ["files", "cache", "strategy", "build", "ns/file (clock)",
+                          "GB/s (clock)", f"time / {FILES_READ} (clock)",
+                          "page faults/file (sw)"],
+                         rows)

@@ -29,7 +29,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS, LIBS
-from cpulab.results import Case, PlotSpec, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
 
 DIR = KERNELS / "mulpre"
 LIB = LIBS / "mulpre"
@@ -138,14 +138,14 @@ class Mulpre(Experiment):
                 cases.append(_finish(case, mixes))
         return sorted(cases, key=_order)
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The seed's two tables redrawn from this run: ns per call by N, and the
         instruction mix of the N = 4 and N = 8 functions."""
-        return {"tables": [t for t in (time_table(cases), mix_table(cases)) if t]}
+        return Evidence([t for t in (time_table(cases), mix_table(cases)) if t])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_fast_at_ecc_sizes(ok), _beats_every_gmp(ok), _beats_compilers(ok),
                 _asm_in_registers(ok)]
@@ -233,7 +233,7 @@ def _order(c: Case) -> tuple:
 # ---- the seed's tables, from this run (pure) -------------------------------------------
 
 
-def time_table(cases: list[Case]) -> dict | None:
+def time_table(cases: list[Case]) -> EvidenceTable | None:
     """One row per implementation and build, one column per N: median ns per call."""
     rows: dict[tuple[str, str], dict[int, str]] = {}
     for c in sorted(cases, key=_order):
@@ -244,14 +244,14 @@ def time_table(cases: list[Case]) -> dict | None:
         return None
     sizes = sorted({n for cells in rows.values() for n in cells if n is not None})
     ordered = sorted(rows.items(), key=lambda kv: (_rank(kv[0][0]), kv[0]))
-    return {"title": "ns per call on this machine (median; source clock), as in the seed's "
-                     "table",
-            "columns": ["code", "build", *(f"N={n}" for n in sizes)],
-            "rows": [[v, b, *(cells.get(n, "-") for n in sizes)]
-                     for (v, b), cells in ordered]}
+    return EvidenceTable("ns per call on this machine (median; source clock), as in the "
+                         "seed's table",
+                         ["code", "build", *(f"N={n}" for n in sizes)],
+                         [[v, b, *(cells.get(n, "-") for n in sizes)]
+                          for (v, b), cells in ordered])
 
 
-def mix_table(cases: list[Case]) -> dict | None:
+def mix_table(cases: list[Case]) -> EvidenceTable | None:
     """The seed's instruction counts for N = 4 and N = 8, from the machine code."""
     rows = [[f"{c.variant} N={c.params['N']}", c.build_label,
              *(f"{c.value(m):.0f}" for m in MIX)]
@@ -259,10 +259,10 @@ def mix_table(cases: list[Case]) -> dict | None:
             if c.params.get("N") in MIX_SIZES and "mulx" in c.metrics]
     if not rows:
         return None
-    return {"title": "instructions of the N=4 and N=8 functions (static; source asm): "
-                     "mul counts every multiply, mulx those that are mulx, add every "
-                     "add-type (add, adc, adcx, adox, sub, sbb, inc, dec, neg)",
-            "columns": ["function", "build", *MIX], "rows": rows}
+    return EvidenceTable("instructions of the N=4 and N=8 functions (static; source asm): "
+                         "mul counts every multiply, mulx those that are mulx, add every "
+                         "add-type (add, adc, adcx, adox, sub, sbb, inc, dec, neg)",
+                         ["function", "build", *MIX], rows)
 
 
 # ---- verdicts ------------------------------------------------------------------------

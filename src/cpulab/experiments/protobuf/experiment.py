@@ -43,7 +43,7 @@ from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import Ratio, ratio
 from cpulab.paths import KERNELS, LIBS
-from cpulab.results import Case, SeedTable, Verdict
+from cpulab.results import Case, Evidence, SeedTable, Verdict
 
 DIR = KERNELS / "protobuf"
 PB_DIR = LIBS / "pb"
@@ -197,7 +197,7 @@ class Protobuf(Experiment):
 
     # ---- evidence from the machine code ------------------------------------------------
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         ev: dict = {"fast-path frames": {}, "protobuf C++ parsers": {}}
         pairs = [(self.pb_target(c.toolchain.family == "clang"), c) for c in ctx.configs]
         for art in ctx.build(pairs):  # already built by run(): a cache hit
@@ -214,15 +214,15 @@ class Protobuf(Experiment):
             ev["protobuf C++ parsers"]["protoc"] = payloads.protoc_version().strip()
         except payloads.PayloadError as e:
             ev["protobuf C++ parsers"]["protoc"] = str(e)
-        return ev
+        return Evidence(facts=ev)
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
-        return [_two_gbs(ok), _beats_cpp(ok, evidence.get("protobuf C++ parsers", {})),
+        return [_two_gbs(ok), _beats_cpp(ok, evidence.facts.get("protobuf C++ parsers", {})),
                 _beats_upb(ok), _beats_switch(ok),
-                _frameless(evidence.get("fast-path frames", {}))]
+                _frameless(evidence.facts.get("fast-path frames", {}))]
 
 
 # ---- turning the programs' output into cases ----------------------------------------------

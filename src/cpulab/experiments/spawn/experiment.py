@@ -34,7 +34,7 @@ from cpulab.measure.kernel_output import KernelOutput
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.paths import KERNELS
-from cpulab.results import Case, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
 
 DIR = KERNELS / "spawn"
 SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dynamic",
@@ -159,10 +159,10 @@ class Spawn(Experiment):
 
     # ---- evidence and verdicts (pure) ------------------------------------------------
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        return {"tables": [_spawn_table(cases), _build_table(cases)]}
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        return Evidence([_spawn_table(cases), _build_table(cases)])
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_make_slower_than_ninja(ok), _processes_explain_make(ok)]
 
@@ -317,15 +317,15 @@ def _fmt(c: Case, metric: str, scale: float = 1.0, digits: int = 0) -> str:
     return f"{v * scale:,.{digits}f}"
 
 
-def _spawn_table(cases: list[Case]) -> dict:
+def _spawn_table(cases: list[Case]) -> EvidenceTable:
     rows = [[c.variant, c.build_label, c.params.get("child", "-"), _fmt(c, "time", 1e-3, 1),
              _fmt(c, "page-faults", digits=1), _fmt(c, "child-page-faults", digits=1),
              _fmt(c, "child-cpu", 1e-3, 1)]
             for c in cases if c.variant in SPAWNS and not c.error]
-    return {"title": "Per process: create, run and reap a do-nothing child",
-            "columns": ["variant", "build", "child", "us/process (clock)",
-                        "parent faults/process (sw)", "child faults/process (sw)",
-                        "child CPU us/process (sw)"], "rows": rows}
+    return EvidenceTable("Per process: create, run and reap a do-nothing child",
+                         ["variant", "build", "child", "us/process (clock)",
+                          "parent faults/process (sw)", "child faults/process (sw)",
+                          "child CPU us/process (sw)"], rows)
 
 
 def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
@@ -336,7 +336,7 @@ def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
     return out
 
 
-def _build_table(cases: list[Case]) -> dict:
+def _build_table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for n, by in sorted(_builds(cases).items()):
         ninja = by.get("ninja")
@@ -349,10 +349,11 @@ def _build_table(cases: list[Case]) -> dict:
                          format_ratio(r) if r else "-", _fmt(c, "processes"),
                          _fmt(c, "syscalls"), _fmt(c, "child-page-faults"),
                          _fmt(c, "child-cpu", 1e-6, 2)])
-    return {"title": "No-op rebuild of a generated C project (one rebuild per row's figures)",
-            "columns": ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
-                        "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
-                        "CPU ms/run (sw)"], "rows": rows}
+    return EvidenceTable("No-op rebuild of a generated C project (one rebuild per row's "
+                         "figures)",
+                         ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
+                          "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
+                          "CPU ms/run (sw)"], rows)
 
 
 # ---- verdicts ------------------------------------------------------------------------
