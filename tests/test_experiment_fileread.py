@@ -26,7 +26,8 @@ from cpulab.context import PROFILES
 from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
-from cpulab.measure.schedule import Outcome
+from cpulab.measure.runner import FakeRunner
+from cpulab.measure.schedule import Outcome, Program, run_interleaved
 from cpulab.paths import build_dir
 from cpulab.results import Case, Evidence
 
@@ -352,6 +353,54 @@ def test_warm_cases_carry_the_pages_read_back():
     (_, _, cache) = experiment.EXPERIMENT.evidence(None, [c]).tables
     assert cache.rows == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
                               "(at most 0.781%), read back untimed"]]
+
+
+def over_rounds(*extras: list[dict]) -> Outcome:
+    """The outcome of one program over as many interleaved processes as `extras`, each
+    printing one mmap pass and its own extra lines."""
+    outputs = iter(extras)
+
+    def script(argv):
+        lines = [META, *next(outputs), {"type": "rep", "case": "mmap", "rep": 0, "iters": 1,
+                                        "units": MiB, "unit": "byte", "ns": 250_000}]
+        return 0, "\n".join(json.dumps(x) for x in lines)
+
+    runner = FakeRunner(script)
+    return run_interleaved([Program("p", ["fileread"])], runner, len(extras), 1)["p"]
+
+
+def test_extra_lines_of_every_process_count():
+    refused = {"type": "refused", "case": "mmap-hugepage", "reason": "madvise: EINVAL"}
+    out = over_rounds(
+        [refused, {"type": "pmd-mapped", "case": "mmap", "bytes": MiB, "file_pmd_mapped": 0},
+         {"type": "eviction", "pages": 256, "resident": 1}],
+        [refused, {"type": "pmd-mapped", "case": "mmap", "bytes": MiB,
+                   "file_pmd_mapped": MiB // 2},
+         {"type": "eviction", "pages": 256, "resident": 2}])
+    cases = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                                {"size": MiB, "cache": "cold"})
+    assert [c.variant for c in cases] == ["mmap", "mmap-hugepage"]  # one refusal, not two
+    m = cases[0]
+    assert m.metrics["huge-mapped"].values == (0.0, 50.0)  # each process's untimed pass
+    assert m.metrics["resident-after-eviction"].median == pytest.approx(200 / 256)  # worst
+
+
+def test_rewarmed_calls_are_summed_over_the_processes():
+    out = over_rounds([{"type": "rewarm", "pages": 256, "calls": 3, "most_missing": 2}],
+                     [{"type": "rewarm", "pages": 256, "calls": 1, "most_missing": 8}],
+                     [{"type": "rewarm", "pages": 256, "calls": 0, "most_missing": 0}])
+    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                               {"size": MiB, "cache": "warm"})
+    assert c.metrics["rewarmed-calls"].median == 4
+    assert c.metrics["missing-before-pass"].median == pytest.approx(800 / 256)
+
+
+def test_huge_mapped_unknown_in_any_process_is_unavailable():
+    probe = {"type": "pmd-mapped", "case": "mmap", "bytes": MiB}
+    out = over_rounds([{**probe, "file_pmd_mapped": 0}], [{**probe, "file_pmd_mapped": -1}])
+    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                               {"size": MiB, "cache": "warm"})
+    assert "huge-mapped" not in c.metrics and "smaps" in c.unavailable["huge-mapped"]["reason"]
 
 
 def test_a_failed_program_fails_every_variant():

@@ -208,7 +208,7 @@ def ceiling_table(cases: list[Case]) -> EvidenceTable:
 
 
 def cache_table(cases: list[Case]) -> EvidenceTable:
-    """What the cache states rest on (mincore, in the first process of each build and
+    """What the cache states rest on (mincore, over every process of each build and
     size): eviction confirmed before every cold pass, residency before every warm one."""
     rows, seen = [], set()
     for c in cases:
@@ -229,7 +229,7 @@ def cache_table(cases: list[Case]) -> EvidenceTable:
         if "files" in c.params:
             label = f"{int(c.params['files']):,} x {label}"
         rows.append([label, str(c.params.get("cache")), c.build_label, state])
-    return EvidenceTable("The page cache before each pass (mincore, sw, first process of "
+    return EvidenceTable("The page cache before each pass (mincore, sw, every process of "
                          "each build): cold, evicted by posix_fadvise(POSIX_FADV_DONTNEED), "
                          "over 1% resident fails the run; warm, every page resident; many "
                          "small files summed over the files",
