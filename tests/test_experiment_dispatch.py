@@ -11,11 +11,11 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.experiments import get
-from cpulab.experiments.compare import geomean_ratio
 from cpulab.experiments.dispatch.experiment import handler_code, summary_table
 from cpulab.experiments.dispatch.names import PROGRAMS, TECHNIQUES
 from cpulab.measure.metrics import Metric
 from cpulab.results import VERDICTS, Case, Evidence
+from cpulab.results.ratios import geomean_ratio
 from cpulab.store import Store
 
 EXP = get("dispatch")

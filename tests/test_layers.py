@@ -10,7 +10,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["cpulab.results", "cpulab.store", "cpulab.report",
-                                    "cpulab.report.plot"])
+                                    "cpulab.report.plot", "cpulab.comparison"])
 def test_readers_of_a_run_do_not_import_the_experiments(module):
     # A fresh interpreter: this test process has imported the experiments already.
     code = (f"import sys, {module}; "

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.results import Case, RunRecord
+from cpulab.results.ratios import format_ratio, median_ratio
 
 
 class ComparisonError(ValueError):

@@ -10,7 +10,7 @@ import pkgutil
 from cpulab.experiments.base import Experiment
 
 # Modules of this package that are machinery, not experiments.
-_NOT_EXPERIMENTS = {"base", "compare"}
+_NOT_EXPERIMENTS = {"base"}
 
 
 _import_errors: dict[str, str] = {}

@@ -20,11 +20,12 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 DIR = KERNELS / "alloc"
 VARIANTS = ("malloc-memset", "calloc", "malloc-memcpy", "malloc-only")

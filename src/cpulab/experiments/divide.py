@@ -22,12 +22,12 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS, LIBS
 from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 TYPES = ("u32", "u64", "s32", "s64")
 OPS = ("div", "rem")

@@ -21,12 +21,12 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 CHECKS = ("div_forced", "div", "mul_first_forced", "mul_first", "builtin", "u128")
 LOOPS = ("lat", "tput", "alloc")

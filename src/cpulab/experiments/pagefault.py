@@ -24,11 +24,11 @@ from pathlib import Path
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 DIR = KERNELS / "pagefault"
 FAULTS = ("anon-write", "zero-read", "zero-cow", "file-read", "thp-write")

@@ -20,19 +20,14 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildError, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import (
-    Tally,
-    case_key,
-    cycle_metric,
-    format_ratio,
-    median_ratio,
-)
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.model import default_predictors, ertl_direct_trace, simulate
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 TECHNIQUES = ("direct", "indirect", "switch", "repl-switch", "call", "subroutine")
 DIR = KERNELS / "threading"
@@ -178,11 +173,16 @@ def _sites(c: Case) -> float | None:
     return c.value("indirect-sites")
 
 
+def _case_key(c: Case) -> tuple[str, str]:
+    """(variant, build label): what identifies a case within one run."""
+    return c.variant, c.build_label
+
+
 def _replicated_beats_shared(cases: list[Case]) -> Verdict:
     claim = ("(a) replicated dispatch (one indirect jump per handler) needs fewer cycles per "
              "dispatch than one shared dispatch jump")
     seed = "Ivy Bridge: 6.9 cycles/dispatch (gcc 4.8 -O, shared) vs 1.24-1.35 (gcc -O3)"
-    by = {case_key(c): c for c in cases}
+    by = {_case_key(c): c for c in cases}
     rows, skipped, tally = [], [], Tally()
     for c in cases:
         if c.variant != "switch" or c.build is None or c.build.get("pgo"):
@@ -213,7 +213,7 @@ def _pgo_changes_little(cases: list[Case]) -> Verdict:
     claim = (f"(b) profile-guided builds change the time per dispatch little at -O1 "
              f"(within {PGO_LITTLE:.0%})")
     seed = "gcc -O vs -O + PGO: little change; -O3 vs -O3 + PGO: 123.8 vs 135.5 M cycles"
-    by = {case_key(c): c for c in cases}
+    by = {_case_key(c): c for c in cases}
     per_compiler: dict[str, list[float]] = {}
     rows = []
     for c in cases:

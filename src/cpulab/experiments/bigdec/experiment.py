@@ -23,12 +23,12 @@ from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
 from cpulab.paths import KERNELS, LIBS
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 SEED_BITS = 1000
 SEED_CASES = ("seed_twodiv", "seed_fused", "bigdec", "gmp")

@@ -5,10 +5,11 @@ bootstrap interval."""
 
 from __future__ import annotations
 
-from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, geomean_ratio
 from cpulab.experiments.dispatch.names import LAST_TARGET, MUSTTAIL, PROGRAMS, TAIL_CALLS
 from cpulab.measure.stats import Ratio
 from cpulab.results import Case, Evidence, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, geomean_ratio
+from cpulab.results.tally import Tally
 
 
 def _program(c: Case) -> str | None:

@@ -26,7 +26,6 @@ from pathlib import Path
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, Profile
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.fileread import smallfiles, testfile
 from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
@@ -43,6 +42,7 @@ from cpulab.experiments.fileread.verdicts import all_verdicts
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS, build_dir
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "fileread"
 SIZES = (MiB, 16 * MiB, 256 * MiB, GiB)

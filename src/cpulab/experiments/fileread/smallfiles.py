@@ -17,7 +17,6 @@ from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, Profile
-from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.fileread import testfile
 from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
@@ -32,6 +31,7 @@ from cpulab.experiments.fileread.strategies import (
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
 from cpulab.results import Case, EvidenceTable
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "fileread"
 SIZES = (4 * KiB, 16 * KiB, 64 * KiB)

@@ -22,7 +22,6 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildConfig, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
 from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
 from cpulab.machine.cpuinfo import parse_cpuinfo
 from cpulab.measure.metrics import Metric
@@ -30,6 +29,7 @@ from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS, LIBS
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 DIR = KERNELS / "mulpre"
 LIB = LIBS / "mulpre"

@@ -26,7 +26,6 @@ from pathlib import Path
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import ExtraLine, KernelOutput
@@ -34,6 +33,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "spawn"
 SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dynamic",
