@@ -32,9 +32,9 @@ UNITS = "GB = 10^9 bytes; time = ns per byte (clock)"
 
 def winner(r: Ratio) -> str:
     """Who wins on read/mmap time: its 95% interval above 1 is mmap, below 1 read()."""
-    if r.low >= 1:
+    if r.above(1):
         return "mmap faster"
-    if r.high < 1:
+    if r.below(1):
         return "read() faster"
     return "no clear winner"
 
