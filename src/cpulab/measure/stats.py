@@ -9,7 +9,7 @@ figures; a ratio is judged against a target by where its whole interval lies.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,9 +26,6 @@ class Summary:
     min: float
     max: float
     n: int
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def summarize(values: Sequence[float]) -> Summary:
@@ -49,9 +46,6 @@ class Ratio:
     high: float
     n_a: int
     n_b: int
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
     def above(self, threshold: float) -> bool:
         """The whole interval lies at or above `threshold`: the ratio reaches it."""

@@ -17,9 +17,6 @@ from cpulab.results.verdict import Verdict
 
 SCHEMA = 1
 
-# A run is complete, or was cut short by Ctrl-C (what finished is kept), or failed whole.
-STATUSES = ("complete", "interrupted", "failed")
-
 
 @dataclass
 class RunRecord:
@@ -38,6 +35,8 @@ class RunRecord:
     seed_tables: list[SeedTable] = field(default_factory=list)
     evidence: Evidence = field(default_factory=Evidence)
     notes: list[str] = field(default_factory=list)
+    # "complete", or "failed" when the experiment raised (its error is in `notes`); a run
+    # cut short by Ctrl-C is not stored at all.
     status: str = "complete"
     id: int | None = None  # set by the store
 
