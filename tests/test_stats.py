@@ -104,6 +104,8 @@ def test_geomean_ratio_resamples_every_pair():
     assert r.high - r.low < one.high - one.low
     with pytest.raises(ValueError):
         geomean_ratio([])
+    with pytest.raises(ValueError):
+        geomean_ratio([((1.0,), (0.0,))])
 
 
 def test_geomean():

@@ -101,15 +101,18 @@ def geomean_ratio(pairs: Sequence[tuple[Sequence[float], Sequence[float]]]) -> R
     samples = [np.asarray(x, dtype=float) for pair in pairs for x in pair]
     if any(x.size == 0 for x in samples):
         raise ValueError("geomean_ratio: empty sample")
+    medians = np.array([np.median(x) for x in samples])
+    if np.any(medians <= 0):
+        raise ValueError("geomean_ratio: needs positive medians")
     # log ratio = sum of +log(median) of the a sides and -log(median) of the b sides
     signs = np.tile([1.0, -1.0], len(pairs))
-    logs = np.log([np.median(x) for x in samples])
+    logs = np.log(medians)
     value = float(np.exp(np.dot(signs, logs) / len(pairs)))
     n_a, n_b = min(x.size for x in samples[::2]), min(x.size for x in samples[1::2])
     varying = [i for i, x in enumerate(samples) if x.size >= 2]
     if not varying:
         return Ratio(value, value, value, n_a, n_b)
-    fixed = sum(signs[i] * logs[i] for i in range(len(samples)) if i not in varying)
+    fixed = sum(signs[i] * logs[i] for i, x in enumerate(samples) if x.size < 2)
 
     def statistic(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
         total = fixed + sum(signs[i] * np.log(np.median(x, axis=axis))
