@@ -56,11 +56,18 @@ def test_runs_table_counts_verdicts():
 
 def test_comparison_colours_a_change_by_the_metric_direction():
     rec = _record()
-    rows = [Row("direct", "gcc-12 -O1", "", 2.0, 3.0, Ratio(1.5, 1.4, 1.6, 3, 3), "better"),
-            Row("switch", "gcc-12 -O1", "", 2.0, 1.0, Ratio(0.5, 0.4, 0.6, 3, 3), "worse")]
-    con = Console(record=True, width=140, color_system="standard", force_terminal=True)
-    render_comparison(rec, rec, Comparison("throughput", True, rows), [], con)
+    rows = [Row("direct", "gcc-12 -O1", "", 2.0, 3.0, Ratio(1.5, 1.4, 1.6, 6, 6), "faster",
+                0.002),
+            Row("switch", "gcc-12 -O1", "", 2.0, 1.0, Ratio(0.5, 0.4, 0.6, 3, 3), "slower")]
+    comparison = Comparison("throughput", True, rows, {"direct": (rows[0].ratio, "faster")},
+                            ["machine: A vs B"], ["different profiles (quick vs default)"])
+    con = Console(record=True, width=160, color_system="standard", force_terminal=True)
+    render_comparison(f"#{rec.id}", "#10", rec.experiment, comparison, con)
     text = con.export_text(styles=True)
-    assert "throughput (ratio new/old of medians, 95% interval; higher is better)" in text
+    assert "threading: #10 against #9, throughput (ratio new/old of medians, 95% interval; " \
+           "higher is faster)" in text
     assert "\x1b[32m1.500x [1.400, 1.600]" in text  # green: more throughput
     assert "\x1b[31m0.500x [0.400, 0.600]" in text  # red
+    assert "compared: machine: A vs B" in text and "0.002" in text
+    assert "WARNING, forced: different profiles" in text
+    assert "1 faster, 1 slower, 0 the same beyond noise" in text

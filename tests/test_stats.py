@@ -120,3 +120,20 @@ def test_loglog_slope_recovers_the_exponent():
     assert k == pytest.approx(1.58, abs=1e-9)
     assert err == pytest.approx(0, abs=1e-9)
     assert not math.isnan(k)
+
+
+def test_u_test_separates_shifted_samples_and_not_equal_ones():
+    from cpulab.measure.stats import u_test
+
+    a = [1.00, 1.02, 0.99, 1.01, 1.03, 0.98]
+    assert u_test(a, [x * 1.5 for x in a]) < 0.01  # every figure of b is larger
+    assert u_test(a, list(reversed(a))) == pytest.approx(1.0)
+    assert u_test([1.0], a) is None and u_test(a, [2.0]) is None  # an exact count
+
+
+def test_u_test_power_for_small_samples():
+    from cpulab.measure.stats import u_test_can_reject
+
+    assert not u_test_can_reject(3, 3, 0.05)  # smallest p is 0.1
+    assert u_test_can_reject(4, 4, 0.05) and u_test_can_reject(6, 6, 0.05)
+    assert not u_test_can_reject(1, 10, 0.05)

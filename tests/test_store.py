@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from cpulab.measure.metrics import Metric
 from cpulab.results import SCHEMA, Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
-from cpulab.store import Store, StoreError
+from cpulab.store import LAYOUT, Store, StoreError
 
 
 def _record(experiment="threading", **kw) -> RunRecord:
@@ -22,13 +24,13 @@ def _record(experiment="threading", **kw) -> RunRecord:
              {"cycles": {"source": "pmu", "reason": "no PMU"}}),
         Case("switch", None, {"n": 3}, error="killed by SIGSEGV"),
     ]
-    return RunRecord(
-        experiment=experiment, seed_row="S1", title="t", profile="quick",
-        started="2026-11-23T10:00:00+00:00", duration_s=1.5,
-        machine={"cpu": {"vendor": "AuthenticAMD"}}, machine_key="abc",
-        lab_revision="deadbeef", builds=[], cases=cases,
-        verdicts=[Verdict("claim", "unmeasurable", "no PMU", seed="6.9 cycles")],
-        seed_tables=[SeedTable("seed", ["a"], [["1"]])], notes=["a note"], **kw)
+    return RunRecord(**{
+        "experiment": experiment, "seed_row": "S1", "title": "t", "profile": "quick",
+        "started": "2026-11-23T10:00:00+00:00", "duration_s": 1.5,
+        "machine": {"cpu": {"vendor": "AuthenticAMD"}}, "machine_key": "abc",
+        "lab_revision": "deadbeef", "builds": [], "cases": cases,
+        "verdicts": [Verdict("claim", "unmeasurable", "no PMU", seed="6.9 cycles")],
+        "seed_tables": [SeedTable("seed", ["a"], [["1"]])], "notes": ["a note"], **kw})
 
 
 def test_round_trip(tmp_path):
@@ -118,3 +120,73 @@ def test_record_schema_is_checked():
     assert d["schema"] == SCHEMA
     with pytest.raises(ValueError, match="schema"):
         RunRecord.from_dict({**d, "schema": SCHEMA + 1})
+
+
+def test_the_same_run_is_stored_once(tmp_path):
+    with Store(tmp_path / "r.db") as s:
+        a = s.add(_record())
+        again = _record()
+        assert s.add(again) == a and again.id == a
+        other = s.add(_record(duration_s=2.5))
+        assert other != a
+        assert len(list(s.runs())) == 2
+
+
+def test_origin_is_kept_and_not_part_of_the_identity(tmp_path):
+    with Store(tmp_path / "r.db") as s:
+        a = s.add(_record(origin="host-a"))
+        assert s.get(a).origin == "host-a"
+        assert s.add(_record(origin="host-b")) == a  # the same run under another name
+        assert s.ids(machine="host-a") == [a] and s.ids(machine="abc") == [a]
+        assert s.ids(machine="host-b") == [] and s.ids("mulpre") == []
+
+
+def test_add_all_is_all_or_nothing(tmp_path):
+    bad = _record(duration_s=9.0)
+    bad.verdicts[0].claim = None  # NOT NULL fails on the last run's last statement
+    with Store(tmp_path / "r.db") as s:
+        kept = s.add(_record())
+        with pytest.raises(StoreError, match="none was stored"):
+            s.add_all([_record("mulpre"), bad])
+        assert [r["id"] for r in s.runs()] == [kept]
+        done = s.add_all([_record("mulpre"), _record()])
+        assert len(done.added) == 1 and done.present == [kept]
+
+
+LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
+
+
+def test_a_database_of_layout_1_is_migrated_on_open(tmp_path):
+    # A copy of a database that cpulab wrote before bundles (layout 1: no uid, no
+    # origin, meta holds the record schema only), with two real quick runs in it.
+    path = tmp_path / "old.db"
+    shutil.copy(LAYOUT1_DB, path)
+    raw = sqlite3.connect(path)
+    before = raw.execute("SELECT id, record FROM runs ORDER BY id").fetchall()
+    assert "uid" not in [c[1] for c in raw.execute("PRAGMA table_info(runs)")]
+    raw.close()
+    with Store(path) as s:
+        assert s.migrations == ["layout 1 -> 2: runs get their content hash (uid) and origin"]
+        assert [r["experiment"] for r in s.runs()] == ["overflow", "alloc"]
+        for rid, rec in before:
+            back = s.get(rid)
+            assert back.as_dict() == json.loads(rec)  # nothing lost or changed
+            assert s.add(back) == rid  # the migrated uid is the record's own
+    with Store(path) as s:
+        assert s.migrations == []  # migrated once
+    raw = sqlite3.connect(path)
+    assert dict(raw.execute("SELECT key, value FROM meta")) == {"schema": str(SCHEMA),
+                                                              "layout": str(LAYOUT)}
+    uids = [u for (u,) in raw.execute("SELECT uid FROM runs")]
+    assert len(set(uids)) == 2 and all(len(u) == 32 for u in uids)
+
+
+def test_a_newer_layout_is_refused(tmp_path):
+    path = tmp_path / "r.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value=? WHERE key='layout'", (str(LAYOUT + 1),))
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=f"layout {LAYOUT + 1} was written by a newer"):
+        Store(path)

@@ -4,32 +4,23 @@ layer are turned into one line and an exit status here, in one place."""
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
-
 from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
+from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
+from cpulab.commands.common import CommandError, UsageError, err, out
+from cpulab.commands.common import dump as _dump
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError, default_path
-
-# Piped or redirected output is read later, in an editor or a wider window: don't wrap
-# the tables at 80 columns then.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
-err = Console(stderr=True, highlight=False)
-
-
-class UsageError(Exception):
-    """The command line is at fault (exit status 2)."""
 
 
 def _list_arg(text: str) -> list[str]:
@@ -43,11 +34,6 @@ def _opt_arg(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(f"not an optimisation level: {', '.join(bad)} "
                                          "(use O1,O2,O3,...)")
     return opts
-
-
-def _dump(obj) -> None:
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
 
 
 # ---- env --------------------------------------------------------------------------------
@@ -204,22 +190,6 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_compare(args) -> int:
-    from cpulab.comparison import compare, differences
-    from cpulab.report import render_comparison
-
-    with Store(args.db) as store:
-        old, new = store.get(args.old), store.get(args.new)
-    comparison = compare(old, new, args.metric)
-    diffs = differences(old, new)
-    if args.json:
-        _dump({"experiment": new.experiment, "old": old.id, "new": new.id,
-               "differences": diffs, **comparison.as_dict()})
-    else:
-        render_comparison(old, new, comparison, diffs, out)
-    return 0
-
-
 def cmd_plot(args) -> int:
     from cpulab.report.plot import plot_run
 
@@ -330,17 +300,6 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the run's record as JSON")
     s.set_defaults(func=cmd_show)
 
-    c = sub.add_parser("compare", help="two stored runs of one experiment, case by case "
-                       "(other machine, compiler or commit)")
-    c.add_argument("old", type=int, metavar="OLD_ID")
-    c.add_argument("new", type=int, metavar="NEW_ID")
-    c.add_argument("--metric", default="tsc",
-                   help="metric to compare (default tsc; e.g. time, cycles, "
-                        "'instructions (callgrind)')")
-    c.add_argument("--db", metavar="PATH", help="results database")
-    c.add_argument("--json", action="store_true", help="print JSON")
-    c.set_defaults(func=cmd_compare)
-
     pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): a metric against "
                         "a swept size, log axes")
     pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
@@ -365,6 +324,7 @@ def parser() -> argparse.ArgumentParser:
     from cpulab.opprof.cli import add_parser as add_opprof
 
     add_opprof(sub)
+    add_travel_parsers(sub)
     return p
 
 
@@ -387,7 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
-    except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError) as e:
+    except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError,
+            CommandError, *TRAVEL_ERRORS) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -146,3 +146,24 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 
     res = sps.linregress(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)))
     return float(res.slope), float(res.stderr)
+
+
+def u_test_can_reject(n_a: int, n_b: int, alpha: float) -> bool:
+    """Whether samples this small can reach p < alpha at all: the smallest two-sided
+    exact p-value is 2 / C(n_a + n_b, n_a) (0.1 for 3 against 3, 0.029 for 4 against 4)."""
+    import math
+
+    return n_a >= 2 and n_b >= 2 and 2 / math.comb(n_a + n_b, n_a) < alpha
+
+
+def u_test(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Two-sided p-value of the Mann-Whitney U test that a and b come from one
+    distribution (google/benchmark's compare.py uses it per benchmark): rank-based, so a
+    few slow repetitions on a shared VM do not decide it. None when either side has fewer
+    than 2 figures (an exact count): there is no spread to test against."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    from scipy import stats as sps
+
+    return float(sps.mannwhitneyu(np.asarray(a, float), np.asarray(b, float),
+                                  alternative="two-sided").pvalue)

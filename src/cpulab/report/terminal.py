@@ -19,7 +19,7 @@ from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
                   "inconclusive": "yellow", "unmeasurable": "dim"}
-_CHANGE_STYLE = {"better": "green", "worse": "red", "same": ""}
+_CHANGE_STYLE = {"faster": "green", "slower": "red", "same": ""}
 
 
 def _fmt(v: float) -> str:
@@ -151,18 +151,37 @@ def render_runs(rows: list[dict], console: Console) -> None:
     console.print(t)
 
 
-def render_comparison(old: RunRecord, new: RunRecord, comparison: Comparison,
-                      diffs: list[str], console: Console) -> None:
-    better = "higher" if comparison.higher_is_better else "lower"
-    _heading(console, f"{new.experiment}: run #{new.id} vs run #{old.id}, "
-                      f"{comparison.metric} (ratio new/old of medians, 95% interval; "
-                      f"{better} is better)")
-    for d in diffs:
-        console.print(Text(f"differs: {d}", style="yellow"))
+def render_comparison(old: str, new: str, experiment: str, comparison: Comparison,
+                      console: Console) -> None:
+    """One comparison: what is compared, any forced reason, the cases with their ratio,
+    interval, U test and change (green faster, red slower), and the geomean per variant."""
+    c = comparison
+    better = "higher" if c.higher_is_better else "lower"
+    _heading(console, f"{experiment}: {new} against {old}, {c.metric} (ratio new/old of "
+                      f"medians, 95% interval; {better} is faster)")
+    for d in c.differences:
+        console.print(Text(f"compared: {d}", style="cyan"))
+    for f in c.forced:
+        console.print(Text(f"WARNING, forced: {f}", style="bold red"))
     t = Table(header_style="bold")
-    for col in ("variant", "build", "params", f"#{old.id}", f"#{new.id}", "new/old"):
-        t.add_column(col, justify="right" if col.startswith(("#", "new")) else "left")
-    for r in comparison.rows:
+    for col in ("variant", "build", "params", old, new, "new/old", "U test p", "change"):
+        t.add_column(col, justify="left" if col in ("variant", "build", "params", "change")
+                     else "right")
+    for r in c.rows:
+        style = _CHANGE_STYLE[r.change]
         t.add_row(r.variant, r.build, r.params, _fmt(r.old), _fmt(r.new),
-                  Text(format_ratio(r.ratio), style=_CHANGE_STYLE[r.change]))
+                  Text(format_ratio(r.ratio), style=style),
+                  "-" if r.p is None else f"{r.p:.3f}", Text(r.change, style=style))
     console.print(t)
+    if c.geomeans:
+        g = Table(header_style="bold", title_justify="left")
+        for col in ("variant", "cases", "geometric mean new/old", "change"):
+            g.add_column(col)
+        per = {v: sum(1 for r in c.rows if r.variant == v) for v in c.geomeans}
+        for v, (ratio, ch) in c.geomeans.items():
+            g.add_row(v, str(per[v]), Text(format_ratio(ratio), style=_CHANGE_STYLE[ch]),
+                      Text(ch, style=_CHANGE_STYLE[ch]))
+        console.print(g)
+    n = c.counts()
+    console.print(Text(f"{n['faster']} faster, {n['slower']} slower, {n['same']} the same "
+                       "beyond noise"))

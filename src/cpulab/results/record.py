@@ -39,6 +39,10 @@ class RunRecord:
     # cut short by Ctrl-C is not stored at all.
     status: str = "complete"
     id: int | None = None  # set by the store
+    # Where the run was made when it came from elsewhere (a fleet host's name, given to
+    # `cpulab export --origin`); None for a run made where it is stored. Not part of the
+    # run's identity: the same run imported under two names is one run.
+    origin: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -51,6 +55,7 @@ class RunRecord:
             "verdicts": [v.as_dict() for v in self.verdicts],
             "seed_tables": [t.as_dict() for t in self.seed_tables],
             "evidence": self.evidence.as_dict(), "notes": self.notes,
+            **({"origin": self.origin} if self.origin else {}),
         }
 
     @classmethod
@@ -66,6 +71,6 @@ class RunRecord:
             verdicts=[Verdict(**v) for v in d["verdicts"]],
             seed_tables=[SeedTable.from_dict(t) for t in d.get("seed_tables", [])],
             evidence=Evidence.from_dict(d.get("evidence", {})), notes=d.get("notes", []),
-            status=d.get("status", "complete"), id=d.get("id"),
+            status=d.get("status", "complete"), id=d.get("id"), origin=d.get("origin"),
         )
 

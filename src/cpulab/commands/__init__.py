@@ -1,0 +1,16 @@
+"""Subcommands that live in their own modules, each with `add_parser(sub)`: results that
+travel (compare, export, import, report, history, fleet). `cli.py` registers them and
+turns their errors (TRAVEL_ERRORS) into one line and exit status 1."""
+
+from __future__ import annotations
+
+from cpulab.store import BundleError
+
+TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
+
+
+def add_travel_parsers(sub) -> None:
+    from cpulab.commands import compare
+
+    for module in (compare,):
+        module.add_parser(sub)

@@ -1,0 +1,26 @@
+"""What every subcommand shares: the consoles, the usage error and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+
+# Piped or redirected output is read later, in an editor or a wider window: don't wrap
+# the tables at 80 columns then.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
+err = Console(stderr=True, highlight=False)
+
+
+class UsageError(Exception):
+    """The command line is at fault (exit status 2)."""
+
+
+class CommandError(Exception):
+    """A command could not do what was asked; the message says why (exit status 1)."""
+
+
+def dump(obj) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")

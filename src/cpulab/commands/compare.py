@@ -1,0 +1,111 @@
+"""`cpulab compare A B [C...]`: each later run against the first, case by case, per
+experiment; `--fail-on-regression PCT` turns a slowdown into an exit status for CI."""
+
+from __future__ import annotations
+
+import argparse
+
+from cpulab.commands.common import UsageError, dump, err, out
+from cpulab.commands.refs import RunRef, resolve_all
+from cpulab.comparison import Comparison, ComparisonError, compare
+from cpulab.store import Store, default_path
+
+# Exit status when --fail-on-regression finds one: not 1 (an error) nor 2 (usage), so that
+# CI can tell a slower build from a broken comparison.
+REGRESSION_STATUS = 3
+
+
+def _pairs(groups: list[list[RunRef]]) -> tuple[list[tuple[RunRef, RunRef]], list[str]]:
+    """(base, other) by experiment: each run of a later argument against the run of the
+    same experiment in the first argument; and what had no partner."""
+    base = {}
+    for ref in groups[0]:
+        base.setdefault(ref.record.experiment, ref)
+    pairs, alone = [], []
+    for group in groups[1:]:
+        for ref in group:
+            b = base.get(ref.record.experiment)
+            if b is None:
+                alone.append(f"{ref.label} ({ref.record.experiment}): no run of it in "
+                             f"{groups[0][0].label if len(groups[0]) == 1 else 'the first'}")
+            else:
+                pairs.append((b, ref))
+    return pairs, alone
+
+
+def cmd_compare(args) -> int:
+    from cpulab.report import render_comparison
+
+    if len(args.runs) < 2:
+        raise UsageError("give at least two runs: the first is the baseline")
+    with Store(args.db) as store:
+        groups = resolve_all(args.runs, store)
+    pairs, alone = _pairs(groups)
+    if not pairs:
+        raise ComparisonError("no two runs of one experiment: " + "; ".join(alone))
+    results: list[tuple[RunRef, RunRef, Comparison]] = []
+    for base, other in pairs:
+        c = compare(base.record, other.record, args.metric, force=args.force,
+                    old_build=base.compiler, new_build=other.compiler)
+        results.append((base, other, c))
+    for _, other, c in results:
+        for why in c.forced:
+            err.print(f"[bold red]WARNING: {other.label} against its baseline means little: "
+                      f"{why} (compared anyway: --force)[/]")
+    if args.json:
+        dump({"baseline": groups[0][0].label if len(groups[0]) == 1 else args.runs[0],
+              "unpaired": alone,
+              "comparisons": [{"experiment": o.record.experiment, "old": b.label,
+                               "new": o.label, **c.as_dict()} for b, o, c in results]})
+    else:
+        for b, o, c in results:
+            render_comparison(b.label, o.label, o.record.experiment, c, out)
+        for a in alone:
+            out.print(f"[dim]not compared: {a}[/]")
+    if args.fail_on_regression is not None:
+        worst = [(o, r) for _, o, c in results for r in c.regressions(args.fail_on_regression)]
+        if worst:
+            for o, r in worst:
+                err.print(f"[bold red]regression[/] in {o.label} {o.record.experiment}: "
+                          f"{r.variant} {r.build} {r.params} {r.ratio.value:.3f}x")
+            err.print(f"{len(worst)} case(s) slower than the baseline by more than "
+                      f"{args.fail_on_regression:g}%")
+            return REGRESSION_STATUS
+    return 0
+
+
+def _pct(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError("a percentage of 0 or more")
+    return v
+
+
+def add_parser(sub) -> None:
+    c = sub.add_parser(
+        "compare", help="runs of one experiment case by case: another machine, compiler "
+                        "or commit against a baseline",
+        description="Each later run against the first (the baseline), case by case: the "
+                    "ratio of medians with its 95% bootstrap interval, a Mann-Whitney U "
+                    "test over the repetitions, faster/slower/same by the metric's "
+                    "direction, and the geometric mean per variant. A run is named by id, "
+                    "EXPERIMENT, EXPERIMENT@MACHINE, @MACHINE (every experiment), or a "
+                    "bundle file; REF:COMPILER keeps one compiler's builds (12:gcc 12:clang "
+                    "compares one run's two compilers). Runs measured differently (profile, "
+                    "parameters, repetitions) are refused unless --force.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("runs", nargs="+", metavar="RUN", help="baseline first, then the others")
+    c.add_argument("--metric", default="tsc",
+                   help="metric to compare (default tsc; e.g. time, cycles, "
+                        "'instructions (callgrind)', throughput)")
+    c.add_argument("--force", action="store_true",
+                   help="compare runs measured differently, with a warning per reason")
+    c.add_argument("--fail-on-regression", type=_pct, metavar="PCT",
+                   help=f"exit with status {REGRESSION_STATUS} when a case is significantly "
+                        "slower than the baseline by more than PCT percent (for CI)")
+    c.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=cmd_compare)
