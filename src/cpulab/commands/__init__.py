@@ -10,7 +10,7 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import compare
+    from cpulab.commands import bundle, compare
 
-    for module in (compare,):
-        module.add_parser(sub)
+    compare.add_parser(sub)
+    bundle.add_parsers(sub)

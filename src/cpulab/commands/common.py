@@ -24,3 +24,13 @@ class CommandError(Exception):
 def dump(obj) -> None:
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
+
+
+def open_store(path):
+    """The results database, saying on stderr when opening it migrated an older layout."""
+    from cpulab.store import Store
+
+    store = Store(path)
+    for m in store.migrations:
+        err.print(f"[dim]{store.path}: migrated, {m}[/]", soft_wrap=True)
+    return store

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from cpulab.commands.common import UsageError, dump, err, out
+from cpulab.commands.common import UsageError, dump, err, open_store, out
 from cpulab.commands.refs import RunRef, resolve_all
 from cpulab.comparison import Comparison, ComparisonError, compare
-from cpulab.store import Store, default_path
+from cpulab.store import default_path
 
 # Exit status when --fail-on-regression finds one: not 1 (an error) nor 2 (usage), so that
 # CI can tell a slower build from a broken comparison.
@@ -38,7 +38,7 @@ def cmd_compare(args) -> int:
 
     if len(args.runs) < 2:
         raise UsageError("give at least two runs: the first is the baseline")
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         groups = resolve_all(args.runs, store)
     pairs, alone = _pairs(groups)
     if not pairs:

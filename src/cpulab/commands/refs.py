@@ -28,6 +28,7 @@ class RunRef:
     label: str  # how the run is named in output: "#12", "#12:gcc", "lab.json.gz#3 (host-a)"
     record: RunRecord
     compiler: str | None = None
+    bundle: Path | None = None  # the file it was read from; None for the database
 
 
 def _label(base: str, rec: RunRecord, compiler: str | None) -> str:
@@ -48,7 +49,7 @@ def resolve(text: str, store: Store) -> list[RunRef]:
         if not recs:
             raise UsageError(f"{text}: the bundle holds no run")
         return [RunRef(_label(f"{path.name}#{r.id if r.id is not None else i + 1}", r,
-                              compiler), r, compiler) for i, r in enumerate(recs)]
+                              compiler), r, compiler, path) for i, r in enumerate(recs)]
     if text.isdigit():
         rec = store.get(int(text))
         return [RunRef(_label(f"#{rec.id}", rec, compiler), rec, compiler)]

@@ -1,0 +1,157 @@
+"""Result bundles: export and import round trip, idempotence, refusal of newer schemas,
+and corrupt or truncated files rejected whole with the database unchanged."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cpulab import cli
+from cpulab.measure.metrics import Metric
+from cpulab.results import Case, RunRecord, Verdict
+from cpulab.store import BUNDLE_SCHEMA, BundleError, Store, read_bundle, write_bundle
+
+B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
+LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
+
+
+def _rec(experiment: str, t: float) -> RunRecord:
+    return RunRecord(
+        experiment=experiment, seed_row="S1", title="t", profile="quick",
+        started=f"2026-11-23T10:00:{int(t):02d}+00:00", duration_s=1.0,
+        machine={"cpu": {"model_name": "X"}}, machine_key="k1", lab_revision="r1",
+        builds=[B], cases=[Case("a", B, {"n": 1}, {"tsc": Metric.of([t, t * 1.1, t * 0.9],
+                                                                     "ticks/x", "tsc")})],
+        verdicts=[Verdict("c", "confirmed", "e")])
+
+
+def _db_state(path: Path) -> list:
+    with Store(path) as s:
+        return [(r["id"], r["experiment"]) for r in s.runs()]
+
+
+@pytest.mark.parametrize("name", ["b.json", "b.json.gz"])
+def test_round_trip_keeps_every_figure(tmp_path, name):
+    recs = [_rec("threading", 1), _rec("mulpre", 2)]
+    path = write_bundle(tmp_path / name, recs)
+    assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
+    back = read_bundle(path)
+    assert [r.as_dict() for r in back] == [r.as_dict() for r in recs]
+    assert back[0].cases[0].metrics["tsc"].values == recs[0].cases[0].metrics["tsc"].values
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_export_then_import_twice_adds_once(tmp_path, capsys):
+    src, dst = tmp_path / "src.db", tmp_path / "dst.db"
+    with Store(src) as s:
+        ids = [s.add(_rec("threading", 1)), s.add(_rec("mulpre", 2))]
+    bundle = tmp_path / "lab.json.gz"
+    assert cli.main(["export", "--all", "-o", str(bundle), "--origin", "host-a",
+                     "--db", str(src)]) == 0
+    assert "exported 2 run(s) of mulpre, threading" in capsys.readouterr().out
+    assert cli.main(["import", str(bundle), "--db", str(dst), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["bundles"][0]
+    assert len(first["added"]) == 2 and first["present"] == []
+    assert cli.main(["import", str(bundle), "--db", str(dst), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)["bundles"][0]
+    assert again["added"] == [] and sorted(again["present"]) == sorted(first["added"])
+    with Store(dst) as d, Store(src) as s:
+        assert len(list(d.runs())) == 2
+        for i, j in zip(ids, sorted(first["added"]), strict=True):
+            mine, theirs = s.get(i), d.get(j)
+            assert theirs.origin == "host-a" and mine.origin is None
+            assert {**theirs.as_dict(), "id": None, "origin": None} == \
+                   {**mine.as_dict(), "id": None, "origin": None}
+
+
+def test_export_by_experiment_and_nothing_named_is_an_error(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        s.add(_rec("threading", 1))
+        s.add(_rec("threading", 2))
+        s.add(_rec("mulpre", 3))
+    assert cli.main(["export", "threading", "-o", str(tmp_path / "t.json"), "--db", str(db)]) == 0
+    assert [r.started[-8:] for r in read_bundle(tmp_path / "t.json")] == ["02+00:00"]
+    assert cli.main(["export", "-o", str(tmp_path / "x.json"), "--db", str(db)]) == 2
+    assert "--latest or --all" in capsys.readouterr().err
+    assert cli.main(["export", "--latest", "-o", str(tmp_path / "l.json"),
+                     "--db", str(db)]) == 0
+    assert sorted(r.experiment for r in read_bundle(tmp_path / "l.json")) == ["mulpre",
+                                                                              "threading"]
+
+
+def _write_raw(path: Path, bundle: dict, compress: bool = False) -> Path:
+    data = json.dumps(bundle).encode()
+    path.write_bytes(gzip.compress(data) if compress else data)
+    return path
+
+
+def _bundle_dict(tmp_path) -> dict:
+    path = write_bundle(tmp_path / "ok.json", [_rec("threading", 1), _rec("mulpre", 2)])
+    return json.loads(path.read_text())
+
+
+def test_newer_schema_is_refused_with_the_versions(tmp_path, capsys):
+    d = _bundle_dict(tmp_path)
+    d["bundle_schema"] = BUNDLE_SCHEMA + 1
+    path = _write_raw(tmp_path / "new.json", d)
+    with pytest.raises(BundleError, match=f"bundle schema {BUNDLE_SCHEMA + 1} .* newer "
+                                          "cpulab.*upgrade cpulab"):
+        read_bundle(path)
+    db = tmp_path / "r.db"
+    assert cli.main(["import", str(path), "--db", str(db)]) == 1
+    assert "newer cpulab" in capsys.readouterr().err
+    assert _db_state(db) == []
+
+
+def _corruptions(tmp_path) -> list[tuple[str, Path]]:
+    good = write_bundle(tmp_path / "good.json.gz", [_rec("threading", 1), _rec("mulpre", 2)])
+    raw = good.read_bytes()
+    plain = gzip.decompress(raw)
+    d = json.loads(plain)
+    edited = json.loads(plain)
+    edited["runs"][1]["cases"][0]["metrics"]["tsc"]["median"] = 0.5  # checksum breaks
+    missing = json.loads(plain)
+    del missing["runs"][1]["machine_key"]
+    missing["sha256"] = __import__("cpulab.store.bundle", fromlist=["x"])._digest(
+        missing["runs"])
+    out = [("truncated gzip", tmp_path / "t1.json.gz"), ("truncated JSON", tmp_path / "t2.json"),
+           ("edited figure", tmp_path / "e.json"), ("record missing a field", tmp_path / "m.json"),
+           ("not a bundle", tmp_path / "n.json"), ("garbage", tmp_path / "g.bin")]
+    out[0][1].write_bytes(raw[: len(raw) * 2 // 3])
+    out[1][1].write_bytes(plain[: len(plain) - 40])
+    _write_raw(out[2][1], edited)
+    _write_raw(out[3][1], missing)
+    _write_raw(out[4][1], {"runs": d["runs"]})
+    out[5][1].write_bytes(b"\x1f\x8b\x08garbage")
+    return out
+
+
+def test_a_corrupt_bundle_is_rejected_whole_and_the_database_is_unchanged(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        s.add(_rec("threading", 9))
+    before = _db_state(db)
+    good = write_bundle(tmp_path / "fine.json", [_rec("alloc", 3)])
+    for what, path in _corruptions(tmp_path):
+        with pytest.raises(BundleError, match=str(path.name)):
+            read_bundle(path)
+        # with a good bundle before it on the same command line: nothing of either
+        assert cli.main(["import", str(good), str(path), "--db", str(db)]) == 1, what
+        assert path.name in capsys.readouterr().err, what
+        assert _db_state(db) == before, what
+
+
+def test_a_migrated_database_exports_and_reimports_as_the_same_runs(tmp_path, capsys):
+    db = tmp_path / "old.db"
+    shutil.copy(LAYOUT1_DB, db)
+    bundle = tmp_path / "old.json.gz"
+    assert cli.main(["export", "--all", "-o", str(bundle), "--db", str(db)]) == 0
+    assert "migrated, layout 1 -> 2" in capsys.readouterr().err
+    assert cli.main(["import", str(bundle), "--db", str(db), "--json"]) == 0
+    (b,) = json.loads(capsys.readouterr().out)["bundles"]
+    assert b["added"] == [] and sorted(b["present"]) == [1, 2]
