@@ -10,7 +10,8 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, compare
+    from cpulab.commands import bundle, compare, history
 
     compare.add_parser(sub)
     bundle.add_parsers(sub)
+    history.add_parser(sub)

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cpulab.comparison import Comparison
+from cpulab.history import History
 from cpulab.results import RunRecord
 from cpulab.results.ratios import format_ratio
 
@@ -185,3 +186,42 @@ def render_comparison(old: str, new: str, experiment: str, comparison: Compariso
     n = c.counts()
     console.print(Text(f"{n['faster']} faster, {n['slower']} slower, {n['same']} the same "
                        "beyond noise"))
+
+
+def render_history(h: History, console: Console, cases: bool = False) -> None:
+    """The runs of one experiment on one machine in order, what changed from each run to
+    the next; with `cases`, every figure of the series kept."""
+    _heading(console, f"{h.experiment} on {h.machine}: {h.metric}, {h.profile} profile, "
+                      f"{len(h.steps)} run(s), oldest first")
+    t = Table(header_style="bold")
+    for col in ("run", "started", "lab revision", "cases", "against the run before",
+                "faster", "slower"):
+        t.add_column(col)
+    for s in h.steps:
+        g = "-" if s.geomean is None else format_ratio(s.geomean)
+        t.add_row(f"#{s.run}", s.started, s.lab_revision, str(s.cases), g,
+                  Text(str(s.faster), style="green" if s.faster else ""),
+                  Text(str(s.slower), style="red" if s.slower else ""))
+    console.print(t)
+    points = h.change_points()
+    if points:
+        _heading(console, "change points (beyond noise, against the run before)")
+        for series, p in points:
+            console.print(Text(f"  run #{p.run} ({p.lab_revision}): {series.label} "
+                               f"{p.change}, {format_ratio(p.ratio)}",
+                               style=_CHANGE_STYLE[p.change]))
+    else:
+        console.print(Text("no change beyond noise between successive runs"))
+    if cases:
+        for series in h.series:
+            _heading(console, series.label)
+            c = Table(header_style="bold")
+            for col in ("run", "lab revision", h.metric, "against the run before", "change"):
+                c.add_column(col)
+            for p in series.points:
+                c.add_row(f"#{p.run}", p.lab_revision, _fmt(p.median),
+                          "-" if p.ratio is None else format_ratio(p.ratio),
+                          Text(p.change, style=_CHANGE_STYLE[p.change]))
+            console.print(c)
+    for why in h.left_out:
+        console.print(Text(f"left out: {why}", style="dim"))

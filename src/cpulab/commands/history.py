@@ -1,0 +1,74 @@
+"""`cpulab history EXPERIMENT`: one machine's runs of an experiment, revision after
+revision, with the runs (and cases) that changed beyond noise."""
+
+from __future__ import annotations
+
+from cpulab.commands.common import UsageError, dump, open_store, out
+from cpulab.history import History, history
+from cpulab.results import RunRecord
+from cpulab.store import Store, default_path
+
+
+def machine_label(rec: RunRecord) -> str:
+    cpu = rec.machine.get("cpu", {}).get("model_name") or "?"
+    return f"{rec.origin or 'this database'}: {cpu} ({rec.machine_key})"
+
+
+def runs_on_one_machine(store: Store, experiment: str, machine: str | None
+                        ) -> list[RunRecord]:
+    """The runs of `experiment` on one machine: the one `machine` names (key prefix or
+    origin), else the newest run's; a machine is its fingerprint key and origin, since
+    two fleet hosts can share a fingerprint."""
+    records = [store.get(i) for i in store.ids(experiment, machine)]
+    if not records:
+        where = f" on machine {machine!r}" if machine else ""
+        raise UsageError(f"no run of {experiment}{where} in {store.path}; see `cpulab runs`")
+    newest = records[-1]
+    return [r for r in records
+            if (r.machine_key, r.origin) == (newest.machine_key, newest.origin)]
+
+
+def load(store: Store, experiment: str, metric: str, machine: str | None) -> History:
+    records = runs_on_one_machine(store, experiment, machine)
+    return history(records, metric, machine_label(records[-1]))
+
+
+def cmd_history(args) -> int:
+    from cpulab.report.terminal import render_history
+
+    with open_store(args.db) as store:
+        h = load(store, args.experiment, args.metric, args.machine)
+    if not any(s.points for s in h.series):
+        raise UsageError(f"no run of {args.experiment} has the metric `{args.metric}`; "
+                         "give --metric")
+    if args.case:
+        h.series = [s for s in h.series if args.case in s.label]
+        if not h.series:
+            raise UsageError(f"--case {args.case!r} matches no case (variant, build or "
+                             "parameters) of these runs")
+    if args.json:
+        dump(h.as_dict())
+    else:
+        render_history(h, out, cases=bool(args.case))
+    return 0
+
+
+def add_parser(sub) -> None:
+    h = sub.add_parser(
+        "history", help="an experiment's runs on one machine across lab revisions, with "
+                        "the changes beyond noise",
+        description="The stored runs of one experiment on one machine, oldest first: per "
+                    "run its lab revision and the geometric mean of its cases against the "
+                    "run before, and every case that changed beyond noise (95% interval, "
+                    "U test, 3% drift band) from one run to the next. --case shows the "
+                    "figure of the matching cases in every run.")
+    h.add_argument("experiment", metavar="EXPERIMENT")
+    h.add_argument("--metric", default="tsc", help="metric to follow (default tsc)")
+    h.add_argument("--machine", metavar="KEY|ORIGIN",
+                   help="the machine (fingerprint key prefix or fleet host name); default: "
+                        "the newest run's")
+    h.add_argument("--case", metavar="TEXT",
+                   help="show the cases whose variant, build or parameters contain TEXT")
+    h.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    h.add_argument("--json", action="store_true", help="print JSON")
+    h.set_defaults(func=cmd_history)
