@@ -1,5 +1,6 @@
-"""Layers call only downwards: the result model, the store, the reports and `cpulab
-compare` read a stored run without importing a single experiment."""
+"""Layers call only downwards: the result model, the store (and its bundles), the reports
+(the HTML one too), `cpulab compare` and the history read a stored run without importing
+a single experiment."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["cpulab.results", "cpulab.store", "cpulab.report",
-                                    "cpulab.report.plot", "cpulab.comparison"])
+                                    "cpulab.report.plot", "cpulab.report.html",
+                                    "cpulab.comparison", "cpulab.history"])
 def test_readers_of_a_run_do_not_import_the_experiments(module):
     # A fresh interpreter: this test process has imported the experiments already.
     code = (f"import sys, {module}; "

@@ -61,3 +61,32 @@ def test_cli_plot_of_a_stored_run(tmp_path, capsys):
     paths = capsys.readouterr().out.split()
     assert [p.rsplit("/", 1)[1] for p in paths] == [f"run-{rid}-alloc-glibc.png",
                                                      f"run-{rid}-alloc-fresh.png"]
+
+
+def test_growth_is_fitted_on_three_or_more_points():
+    from cpulab.report.plot import growth
+
+    pts = [(64.0, 10.0, 0.0), (4096.0, 640.0, 0.0), (65536.0, 10240.0, 0.0)]
+    k, se = growth(pts)
+    assert k == pytest.approx(1.0) and se == pytest.approx(0.0, abs=1e-9)
+    assert growth(pts[:2]) is None
+
+
+def test_bars_give_the_median_inside_its_interval():
+    from cpulab.report.plot import bars
+
+    rec = _rec([_case("calloc", 64, 10.0), Case("x", B, {}, {"time": Metric.exact(3, "ns/x",
+                                                                                  "asm")})])
+    (label, med, low, high), exact = bars(rec, "time")
+    assert label == "calloc gcc-12 -O2 size=64 heap=glibc"
+    assert low <= med <= high and low < high
+    assert exact[1:] == (3, 3, 3)
+
+
+def test_svg_is_an_inline_element():
+    from cpulab.report.plot import bars_figure, sweep_figure, to_svg
+
+    rec = _rec([_case("calloc", n, n / 10) for n in (64, 4096, 65536)])
+    svg = to_svg(sweep_figure(rec, SPEC))
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert to_svg(bars_figure(rec, "time")).startswith("<svg")

@@ -10,8 +10,9 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, compare, history
+    from cpulab.commands import bundle, compare, history, report
 
+    report.add_parser(sub)
     compare.add_parser(sub)
     bundle.add_parsers(sub)
     history.add_parser(sub)

@@ -23,7 +23,9 @@ _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
 _CHANGE_STYLE = {"faster": "green", "slower": "red", "same": ""}
 
 
-def _fmt(v: float) -> str:
+def format_figure(v: float) -> str:
+    """A figure as the reports print it: whole numbers plain, large ones with thousands
+    separators, four significant digits otherwise."""
     a = abs(v)
     if v == int(v) and a < 1e6:
         return str(int(v))
@@ -32,6 +34,9 @@ def _fmt(v: float) -> str:
     if a >= 0.01:
         return f"{v:.4g}"
     return f"{v:.2e}"
+
+
+_fmt = format_figure
 
 
 def _metric_columns(rec: RunRecord, wanted: tuple[str, ...] | None) -> list[str]:

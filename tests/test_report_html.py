@@ -1,0 +1,154 @@
+"""The HTML report in a real browser: Debian's headless Chromium, driven by Playwright,
+loads the file offline; no console error, no request leaves the file, every section and
+figure is there, sorting and filtering a table work. A screenshot is kept in
+build/test-output/ for a person to look at."""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from cpulab import cli
+from cpulab.paths import ROOT
+from cpulab.store import Store
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
+SHOTS = ROOT / "build" / "test-output"
+# This machine has no network: nothing may try to reach one (scripts/packages.txt).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _scaled(rec, factor: float, **kw):
+    """Another run of `rec` whose figures are `factor` times its own: a second host or a
+    later revision, so that the page has runs side by side and a history."""
+    from cpulab.measure.metrics import Metric
+
+    other = copy.deepcopy(rec)
+    other.id = None
+    for c in other.cases:
+        c.metrics = {k: Metric.of([v * factor for v in m.values], m.unit, m.source)
+                     if m.values else m for k, m in c.metrics.items()}
+    for k, v in kw.items():
+        setattr(other, k, v)
+    return other
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("report")
+    db = tmp / "r.db"
+    shutil.copy(LAYOUT1_DB, db)  # two real quick runs: alloc (size sweeps), overflow
+    with Store(db) as s:
+        alloc = s.get(s.ids("alloc")[0])
+        s.add(_scaled(alloc, 0.5, started="2026-12-01T00:00:00+00:00",
+                      lab_revision="0123456789ab"))
+        s.add(_scaled(alloc, 1.2, origin="host-b"))
+    out = tmp / "report.html"
+    assert cli.main(["report", "--db", str(db), "-o", str(out),
+                     "--listing", "alloc:calloc"]) == 0
+    return out
+
+
+def test_the_file_is_self_contained(report):
+    html = report.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "<link" not in html and "@import" not in html and "url(http" not in html
+    assert html.count("<svg") >= 8 and "new Tablesort" in html
+
+
+def _browser_page(p, user_data: str):
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
+    ctx = p.chromium.launch_persistent_context(user_data, executable_path=str(CHROMIUM),
+                                               headless=True, args=CHROMIUM_ARGS,
+                                               viewport={"width": 1400, "height": 900})
+    return ctx, ctx.new_page()
+
+
+def _sort_values(page, table: str, column: int) -> list[float]:
+    return page.eval_on_selector(
+        table, f"""t => Array.from(t.tBodies[0].rows)
+                     .map(r => r.cells[{column}].dataset.sort)
+                     .filter(v => v !== undefined).map(Number)""")
+
+
+def test_in_a_browser(report):
+    from playwright.sync_api import sync_playwright
+
+    errors, foreign = [], []
+    with tempfile.TemporaryDirectory() as user_data, sync_playwright() as p:
+        ctx, page = _browser_page(p, user_data)
+        try:
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: foreign.append(r.url)
+                    if not r.url.startswith(("file:", "data:", "about:")) else None)
+            page.goto(report.as_uri())
+            page.wait_for_load_state("load")
+
+            for sel in ("#overview", "#exp-alloc", "#exp-overflow", "#machines",
+                        "#exp-alloc-history"):
+                assert page.locator(sel).count() == 1, sel
+            # --latest: the newest run of each experiment on each machine (this one's
+            # later revision, host-b's), the older one is in the history
+            assert page.locator("#overview-table tbody tr").count() == 3
+            assert page.locator("#overview-table .badge").count() >= 3
+            alloc_runs = page.locator("#exp-alloc article.run")
+            assert alloc_runs.count() == 2  # two machines' runs of one experiment, side by side
+            for i in range(2):  # bars + the two size sweeps, as inline SVG
+                assert alloc_runs.nth(i).locator("figure.plot svg").count() == 3
+            assert page.locator("#exp-overflow figure.plot svg").count() >= 1
+            assert page.locator("#exp-alloc-history figure.plot svg").count() == 1
+            assert page.locator("#exp-alloc .comparison").count() == 1
+            assert "host: this database vs host-b" in page.inner_text("#exp-alloc")
+            assert page.locator("#machines article.machine").count() == 2
+            assert "unavailable" in page.inner_text("#machines")  # no PMU here, with why
+            assert "seed" in page.inner_text("#exp-overflow .verdicts").lower()
+            listing = page.locator("#exp-alloc details.listing")
+            assert listing.count() == 1 and not listing.locator("pre").first.is_visible()
+            listing.locator("summary").click()  # the listing, on request
+            assert listing.locator("pre").first.is_visible()
+
+            # sorting: a click on a figure's header orders the rows by it, a second
+            # click reverses them
+            table = alloc_runs.nth(0).locator("table.cases").first
+            tid = "#" + table.get_attribute("id")
+            header = page.locator(f"{tid} thead th").nth(3)
+            header.click()
+            first = _sort_values(page, tid, 3)
+            assert len(first) > 5 and first != _sorted_none(first)
+            assert first in (sorted(first), sorted(first, reverse=True))
+            header.click()
+            assert _sort_values(page, tid, 3) == list(reversed(first))
+            assert header.get_attribute("aria-sort") in ("ascending", "descending")
+
+            # filtering
+            total = page.locator(f"{tid} tbody tr").count()
+            page.fill(f"input.filter[data-for='{tid[1:]}']", "calloc")
+            shown = page.locator(f"{tid} tbody tr:not([hidden])")
+            assert 0 < shown.count() < total
+            assert all("calloc" in t for t in shown.all_inner_texts())
+            assert f"of {total} rows" in page.inner_text(f"{tid}-count")
+            page.fill(f"input.filter[data-for='{tid[1:]}']", "")
+
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(SHOTS / "report.png"), full_page=False)
+            page.locator("#exp-alloc").screenshot(path=str(SHOTS / "report-alloc.png"))
+            print(f"screenshots: {SHOTS / 'report.png'}, {SHOTS / 'report-alloc.png'}")
+        finally:
+            ctx.close()
+    assert errors == []
+    assert foreign == []
+
+
+def _sorted_none(values):
+    """The order the rows had before any click (a sentinel that never equals a list)."""
+    return None
