@@ -83,8 +83,14 @@ def run_experiment(
     )
 
 
+# A copy of the sources without .git (a fleet host's, fleet/lab.yml) says in this file
+# which commit it was made from.
+REVISION_FILE = ".cpulab-revision"
+
+
 def lab_revision() -> str:
-    """The checkout's commit, with `+dirty` when the work tree differs from it."""
+    """The checkout's commit, with `+dirty` when the work tree differs from it; in a copy
+    without git, the commit its REVISION_FILE names."""
     def git(*args: str) -> str | None:
         try:
             p = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
@@ -95,6 +101,9 @@ def lab_revision() -> str:
 
     rev = git("rev-parse", "--short=12", "HEAD")
     if rev is None:
+        copied = ROOT / REVISION_FILE
+        if copied.is_file() and copied.read_text().strip():
+            return copied.read_text().strip()
         return "unknown (not a git checkout)"
     dirty = git("status", "--porcelain", "--untracked-files=no")
     return rev + ("+dirty" if dirty else "")

@@ -10,9 +10,10 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, compare, history, report
+    from cpulab.commands import bundle, compare, fleet, history, report
 
     report.add_parser(sub)
     compare.add_parser(sub)
     bundle.add_parsers(sub)
     history.add_parser(sub)
+    fleet.add_parser(sub)
