@@ -59,7 +59,8 @@ def test_cli_plot_of_a_stored_run(tmp_path, capsys):
                           for n in (1 << 17, 1 << 20)]))
     assert cli.main(["plot", str(rid), "--db", str(db), "--out", str(tmp_path)]) == 0
     paths = capsys.readouterr().out.split()
-    assert [p.rsplit("/", 1)[1] for p in paths] == [f"run-{rid}-alloc-glibc.png",
+    assert [p.rsplit("/", 1)[1] for p in paths] == [f"run-{rid}-alloc-bars.png",
+                                                     f"run-{rid}-alloc-glibc.png",
                                                      f"run-{rid}-alloc-fresh.png"]
 
 

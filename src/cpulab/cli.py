@@ -191,6 +191,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_plot(args) -> int:
+    from cpulab.report.html import primary_metric
     from cpulab.report.plot import plot_run
 
     with Store(args.db) as store:
@@ -198,10 +199,9 @@ def cmd_plot(args) -> int:
         out_dir = args.out or store.path.parent / "plots"
     if rec.experiment not in experiments.names():
         raise UsageError(f"run #{rec.id} is of {rec.experiment}, which this cpulab lacks")
-    specs = experiments.get(rec.experiment).plots
-    if not specs:
-        raise UsageError(f"{rec.experiment} has no figures (it sweeps no size)")
-    for path in plot_run(rec, specs, Path(out_dir)):
+    exp = experiments.get(rec.experiment)
+    for path in plot_run(rec, exp.plots, Path(out_dir),
+                         bars_metric=primary_metric([rec], exp.table_metrics)):
         out.print(str(path))
     return 0
 
@@ -300,8 +300,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the run's record as JSON")
     s.set_defaults(func=cmd_show)
 
-    pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): a metric against "
-                        "a swept size, log axes")
+    pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): its leading metric "
+                        "per case with 95% intervals, a metric against a swept size (log "
+                        "axes, fitted growth)")
     pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
     pl.add_argument("--out", type=Path, metavar="DIR",
                     help="folder for the PNG files (default: plots/ beside the database)")

@@ -209,6 +209,13 @@ def draw(rec: RunRecord, spec: PlotSpec, path: Path) -> Path:
     return save_png(sweep_figure(rec, spec), path)
 
 
-def plot_run(rec: RunRecord, specs: tuple[PlotSpec, ...], out_dir: Path) -> list[Path]:
-    return [draw(rec, s, out_dir / f"run-{rec.id}-{rec.experiment}-{s.name}.png")
-            for s in specs]
+def plot_run(rec: RunRecord, specs: tuple[PlotSpec, ...], out_dir: Path,
+             bars_metric: str | None = None) -> list[Path]:
+    """The sweeps `specs`, and with `bars_metric` the bars of that metric per case (left
+    out, not an error, for a run with more cases than bars can show)."""
+    paths = [draw(rec, s, out_dir / f"run-{rec.id}-{rec.experiment}-{s.name}.png")
+             for s in specs]
+    if bars_metric and len(bars(rec, bars_metric)) <= MAX_BARS:
+        paths.insert(0, save_png(bars_figure(rec, bars_metric),
+                                 out_dir / f"run-{rec.id}-{rec.experiment}-bars.png"))
+    return paths

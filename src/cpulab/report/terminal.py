@@ -144,8 +144,9 @@ def _plain_table(columns: list[str], rows: list[list]) -> Table:
 
 def render_runs(rows: list[dict], console: Console) -> None:
     t = Table(header_style="bold")
+    hosts = any(r.get("origin") for r in rows)  # imported from a fleet's hosts
     for col in ("id", "experiment", "seed", "started", "profile", "status", "cases",
-                "verdicts", "lab"):
+                "verdicts", "lab", *(("host",) if hosts else ())):
         t.add_column(col)
     for r in rows:
         counts: dict[str, int] = {}
@@ -153,7 +154,8 @@ def render_runs(rows: list[dict], console: Console) -> None:
             counts[v] = counts.get(v, 0) + 1
         t.add_row(str(r["id"]), r["experiment"], r["seed_row"], r["started"], r["profile"],
                   r["status"], str(r["cases"]),
-                  ", ".join(f"{n} {k}" for k, n in counts.items()) or "-", r["lab_revision"])
+                  ", ".join(f"{n} {k}" for k, n in counts.items()) or "-", r["lab_revision"],
+                  *((r.get("origin") or "-",) if hosts else ()))
     console.print(t)
 
 
