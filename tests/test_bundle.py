@@ -106,6 +106,13 @@ def test_newer_schema_is_refused_with_the_versions(tmp_path, capsys):
     assert cli.main(["import", str(path), "--db", str(db)]) == 1
     assert "newer cpulab" in capsys.readouterr().err
     assert _db_state(db) == []
+    d = _bundle_dict(tmp_path)
+    d["record_schema"] = d["record_schema"] + 1  # records newer than this cpulab reads
+    with pytest.raises(BundleError, match="newer cpulab"):
+        read_bundle(_write_raw(tmp_path / "rec.json", d))
+    d["record_schema"] = "two"
+    with pytest.raises(BundleError, match="not a number"):
+        read_bundle(_write_raw(tmp_path / "rec2.json", d))
 
 
 def _corruptions(tmp_path) -> list[tuple[str, Path]]:

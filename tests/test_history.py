@@ -71,5 +71,7 @@ def test_cli_history_of_one_machine(tmp_path, capsys):
     assert "run #2 (rev2): a gcc-12 -O2 slower" in text
     assert "rev3" in text and "rev4" not in text
     assert cli.main(["history", "nothing", "--db", str(db)]) == 2
-    assert cli.main(["history", "divide", "--db", str(db)]) == 2  # no tsc in these runs
+    assert cli.main(["history", "divide", "--db", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metric"] == "time"  # divide's leading figure
+    assert cli.main(["history", "divide", "--metric", "cycles", "--db", str(db)]) == 2
     assert "give --metric" in capsys.readouterr().err

@@ -28,8 +28,17 @@ def runs_on_one_machine(store: Store, experiment: str, machine: str | None
             if (r.machine_key, r.origin) == (newest.machine_key, newest.origin)]
 
 
-def load(store: Store, experiment: str, metric: str, machine: str | None) -> History:
+def load(store: Store, experiment: str, metric: str | None, machine: str | None) -> History:
+    """The history of `metric` (default: the experiment's leading figure, as the report
+    shows it) on one machine."""
+    from cpulab import experiments
+    from cpulab.report.html import primary_metric
+
     records = runs_on_one_machine(store, experiment, machine)
+    if metric is None:
+        wanted = (experiments.get(experiment).table_metrics
+                  if experiment in experiments.names() else None)
+        metric = primary_metric(records, wanted) or "tsc"
     return history(records, metric, machine_label(records[-1]))
 
 
@@ -63,7 +72,8 @@ def add_parser(sub) -> None:
                     "U test, 3% drift band) from one run to the next. --case shows the "
                     "figure of the matching cases in every run.")
     h.add_argument("experiment", metavar="EXPERIMENT")
-    h.add_argument("--metric", default="tsc", help="metric to follow (default tsc)")
+    h.add_argument("--metric", help="metric to follow (default: the experiment's leading "
+                                    "figure, e.g. time or throughput)")
     h.add_argument("--machine", metavar="KEY|ORIGIN",
                    help="the machine (fingerprint key prefix or fleet host name); default: "
                         "the newest run's")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cpulab import experiments
 from cpulab.commands.common import CommandError, UsageError, err, open_store, out
-from cpulab.commands.history import runs_on_one_machine
+from cpulab.commands.history import machine_label, runs_on_one_machine
 from cpulab.commands.refs import RunRef, resolve
 from cpulab.history import history
 from cpulab.report.html import Listing, Presentation, ReportInput, write_report
@@ -34,8 +34,6 @@ def _histories(store: Store, refs: list[RunRef], metric_of) -> dict:
         runs = [r for r in runs if (r.machine_key, r.origin) == (rec.machine_key, rec.origin)]
         metric = metric_of(rec.experiment, runs)
         if len(runs) >= 2 and metric:
-            from cpulab.commands.history import machine_label
-
             out[rec.experiment] = history(runs, metric, machine_label(rec))
     return out
 
@@ -56,7 +54,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
     tc = find_toolchain(cc)
     if tc is None:
         raise UsageError(f"--cc {cc}: compiler not found")
-    cfg = BuildConfig(tc, opt)
+    cfg = BuildConfig(tc, opt.removeprefix("-"))
     symbols = exp.hot_symbols(variant)
     if not symbols:
         raise UsageError(f"--listing {text!r}: {name} names no hot functions for {variant}")

@@ -88,10 +88,10 @@ def read_bundle(path: Path) -> list[RunRecord]:
                           "truncated or not a cpulab bundle; nothing was imported") from e
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
         raise BundleError(f"{path}: not a cpulab bundle (no \"format\": \"{FORMAT}\")")
-    found = bundle.get("bundle_schema")
-    if not isinstance(found, int):
-        raise BundleError(f"{path}: bundle_schema is missing or not a number")
-    if found > BUNDLE_SCHEMA or bundle.get("record_schema", SCHEMA) > SCHEMA:
+    found, records_found = bundle.get("bundle_schema"), bundle.get("record_schema", SCHEMA)
+    if not isinstance(found, int) or not isinstance(records_found, int):
+        raise BundleError(f"{path}: bundle_schema or record_schema is missing or not a number")
+    if found > BUNDLE_SCHEMA or records_found > SCHEMA:
         raise BundleError(
             f"{path}: bundle schema {found} (records {bundle.get('record_schema')}) was "
             f"written by a newer cpulab ({bundle.get('cpulab', '?')}); this one reads "
