@@ -5,7 +5,8 @@
 // (unbuffered channels: every message is one hand-over); unit "message".
 //
 // --param procs=P sets GOMAXPROCS. Counters are per OS thread and the goroutines run on
-// up to P threads, so none is opened (each is reported unavailable with that reason).
+// up to P threads, so none is opened (each is reported unavailable with that reason),
+// and the measuring goroutine is not locked to a thread (harness.Unlocked).
 package main
 
 import (
@@ -32,6 +33,7 @@ func main() {
 	}
 	runtime.GOMAXPROCS(int(procs))
 	h.NoCounters = "perf counters count one OS thread; the fan-in runs on up to GOMAXPROCS threads"
+	h.Unlocked = true
 	total := uint64(n * messages)
 	var cases []harness.Case
 	for _, way := range fanin.Ways {

@@ -52,8 +52,12 @@ type Harness struct {
 	params     map[string]string
 	read       map[string]any // parameters read, with their effective values
 	NoCounters string         // set before Run: why no counter is opened
-	out        *os.File
-	sink       uint64
+	// Unlocked, set before Run, leaves the measuring goroutine free to move between OS
+	// threads, unpinned: for cases that hand work to other goroutines, where a locked
+	// goroutine makes every hand-over a switch between OS threads (~10 us here).
+	Unlocked bool
+	out      *os.File
+	sink     uint64
 }
 
 // Init parses the standard flags (see native/harness/README.md); a bad one prints an
@@ -279,8 +283,11 @@ func (h *Harness) Run(cases []Case) int {
 		}
 		return 0
 	}
-	runtime.LockOSThread()
-	pinning := h.pin()
+	pinning := map[string]any{"pinned": false, "reason": "goroutines move between OS threads (Unlocked)"}
+	if !h.Unlocked {
+		runtime.LockOSThread()
+		pinning = h.pin()
+	}
 	ctr := openCounters(h.noPMU, h.NoCounters)
 	defer ctr.close()
 	iters := make([]uint64, len(sel))

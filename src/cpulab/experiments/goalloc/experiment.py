@@ -131,7 +131,8 @@ def _new_only(asm: dict) -> Verdict:
     ev = "; ".join(f"{b}, {int(k.split('|')[1]):,} B: {f['allocator calls']} allocator "
                    "call(s), "
                    f"{sum(f[x] for x in listing.ZEROING)} zeroing, "
-                   f"{sum(f[x] for x in listing.COPYING)} copying instructions" for b, k, f in facts)
+                   f"{sum(f[x] for x in listing.COPYING)} copying instructions"
+                   for b, k, f in facts)
     return Verdict(claim, "confirmed" if clean else "refuted", ev + " (asm)", SEED)
 
 
