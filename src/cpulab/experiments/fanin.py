@@ -101,7 +101,7 @@ def _compare(cases: list[Case], slow: str, fast: str, label: str, text: str) -> 
             key = (c.build_label, c.params.get("n"), c.params.get("procs"))
             groups.setdefault(key, {})[c.variant] = c
     tally, rows = Tally(), []
-    for (build, n, procs), by in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+    for (_build, n, procs), by in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][1])):
         a, b = by.get(slow), by.get(fast)
         r = median_ratio(a, b, "time") if a and b else None
         if r is None:
