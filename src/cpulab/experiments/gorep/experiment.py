@@ -5,7 +5,8 @@ file (1 GiB; quick: 32 MiB), page cache warm, with 1 and 2 threads.
 Every tool's output for every pattern is first checked to be gorep's (the same lines,
 sorted; commands.py makes them search the same files): a tool that differs is not
 timed, its cases carry the difference. Then native/kernels/spawn's `command` case runs
-each command line (posix_spawn, output to /dev/null), all interleaved; figures per run:
+each command line (posix_spawn, output to a file: GNU grep and ugrep stop at the
+first match when it is /dev/null), all interleaved; figures per run:
 wall time (clock) and the CPU time of the tool and its threads (getrusage of the
 children, sw). Last, S9's own question: names and contents in one gorep run, against
 find + grep and `rg --files | rg` + rg. Where gorep is more than 1.5x slower than
@@ -183,7 +184,9 @@ def _env() -> dict:
 def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], ctx: Context) -> Program:
     f = argv_dir / (key.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
     f.write_text("\n".join(argv) + "\n")
+    out = argv_dir / "output.txt"  # not /dev/null: GNU grep and ugrep stop at a first match
     return Program(key, [str(timer), "--case", "command", "--param", f"command={f}",
+                         "--param", f"stdout={out}",
                          "--iters", "1", "--reps", str(ctx.profile.reps), "--cpu", "-1"],
                    env=dict(commands.ENV))
 
