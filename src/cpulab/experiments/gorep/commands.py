@@ -44,17 +44,18 @@ def argv(tool: str, exe: str, pattern: str, root: Path, threads: int,
                     "-nIE", "--no-color", f"--threads={t}", "--", pattern]
         case "ugrep":
             return [exe, "-rnIE", "--hidden", "--color=never", f"-J{t}", "--", pattern, r]
-        case "ag":
-            return [exe, "--nocolor", "--noheading", "--numbers", "--hidden",
+        case "ag":  # -s: ag folds case by default when the pattern is all lower case
+            return [exe, "--nocolor", "--noheading", "--numbers", "--hidden", "-s",
                     "--skip-vcs-ignores", "--workers", t, "--", pattern, r]
     raise ValueError(f"unknown tool {tool!r}")
 
 
 def lines(output: str, root: Path) -> list[str]:
-    """A tool's output as sorted `relative/path:line:text` lines."""
+    """A tool's output as sorted `relative/path:line:text` lines (the blank lines ag puts
+    between files dropped: a matching line always starts with its path)."""
     prefix = str(root).rstrip("/") + "/"
     out = [ln[len(prefix):] if ln.startswith(prefix) else ln.removeprefix("./")
-           for ln in output.splitlines()]
+           for ln in output.splitlines() if ln]
     return sorted(out)
 
 
