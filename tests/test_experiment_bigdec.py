@@ -12,11 +12,11 @@ import pytest
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.experiments.bigdec.experiment import digits_max, growth_fits
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence
 
 EXP = get("bigdec")
 
@@ -40,7 +40,7 @@ def _sweep(bigdec, gmp, sizes=(64, 1024, 4096, 16384, 65536, 262144, 1048576, 33
 
 
 def _verdicts(cases):
-    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, Evidence())}
 
 
 def test_digits_max_is_exact_for_the_swept_sizes():

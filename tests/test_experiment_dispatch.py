@@ -11,11 +11,11 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.experiments import get
-from cpulab.experiments.base import VERDICTS, Case
-from cpulab.experiments.compare import geomean_ratio
 from cpulab.experiments.dispatch.experiment import handler_code, summary_table
 from cpulab.experiments.dispatch.names import PROGRAMS, TECHNIQUES
 from cpulab.measure.metrics import Metric
+from cpulab.results import VERDICTS, Case, Evidence
+from cpulab.results.ratios import geomean_ratio
 from cpulab.store import Store
 
 EXP = get("dispatch")
@@ -46,12 +46,12 @@ def _matrix(times: dict[str, float], build=CLANG) -> list[Case]:
 
 
 def _verdicts(cases, evidence=None):
-    return {v.claim.split(")")[0] + ")": v for v in EXP.verdicts(cases, evidence or {})}
+    return {v.claim.split(")")[0] + ")": v for v in EXP.verdicts(cases, evidence or Evidence())}
 
 
 def _targets(cases):
     """The two benchmark-target verdicts: against switch, against goto-replicated."""
-    return [v for v in EXP.verdicts(cases, {}) if v.claim.startswith("(target)")]
+    return [v for v in EXP.verdicts(cases, Evidence()) if v.claim.startswith("(target)")]
 
 
 FAST_TAIL = {"switch": 3.0, "goto-shared": 2.8, "goto-replicated": 2.5, "call": 4.0,
@@ -110,7 +110,8 @@ def test_no_tail_calls_is_unmeasurable():
 def test_handlers_without_frame_confirmed_and_framed_refuted():
     cases = (_all_programs("tail-pn", CLANG, 2.0, handlers=33)
              + _all_programs("tail", CLANG, 2.2, framed=23, stack=67, handlers=33))
-    v = _verdicts(cases, {"handlers-with-frame": {"clang-19 -O2": {"tail": ["vm_tail_ADD"]}}})
+    v = _verdicts(cases, Evidence(facts={"handlers-with-frame": {"clang-19 -O2": {"tail": [
+        "vm_tail_ADD"]}}}))
     s14 = v["(S14/S15)"]
     assert s14.verdict == "confirmed"
     assert "tail-pn clang-19 -O2: 0 of 33 handlers with a frame" in s14.evidence
@@ -152,9 +153,9 @@ def test_summary_table_rows():
     for c in cases:
         c.metrics["time"] = Metric.exact(c.value("tsc") / 2, "ns/vminsn", "clock")
     t = summary_table(cases)
-    assert [r[:2] for r in t["rows"]] == [["switch", "clang-19 -O2"], ["tail-pn", "clang-19 -O2"]]
-    assert t["rows"][1][3] == "0.667" and t["rows"][1][2] == "1"
-    assert t["rows"][1][5] == "n/a"  # no model figure: n/a, never 0
+    assert [r[:2] for r in t.rows] == [["switch", "clang-19 -O2"], ["tail-pn", "clang-19 -O2"]]
+    assert t.rows[1][3] == "0.667" and t.rows[1][2] == "1"
+    assert t.rows[1][5] == "n/a"  # no model figure: n/a, never 0
 
 
 # ---- machine code --------------------------------------------------------------------------

@@ -7,10 +7,12 @@ import json
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence, EvidenceTable
 
 EXP = get("divide")
+# The columns of the evidence table of machine code (source asm).
+CODE_COLUMNS = ["build", "function", "div", "instructions", "code"]
 TYPES = ["u32", "u64", "s32", "s64"]
 
 
@@ -47,7 +49,7 @@ def _quo(mul_size, mod_size, mod_divs=0, cc="gcc-12") -> list[Case]:
 
 
 def _verdicts(cases, evidence=None):
-    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or {})}
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or Evidence())}
 
 
 BASE = {"hw": 10.0, "const": 2.0, "rtdiv": 2.1, "rtdiv_bf": 2.6, "libdivide": 2.5,
@@ -85,8 +87,8 @@ def test_verdicts_without_their_cases_are_unmeasurable():
 
 
 def test_quo_claim_is_decided_by_instruction_counts():
-    ev = {"tables": [{"rows": [["gcc-12 -O2", "quo_mul_check", "0", "12",
-                                "movabs rax, 0x112e0be826d694b3; imul rdi"]]}]}
+    ev = Evidence([EvidenceTable("quo()", CODE_COLUMNS, [[
+        "gcc-12 -O2", "quo_mul_check", "0", "12", "movabs rax, 0x112e0be826d694b3; imul rdi"]])])
     v = _verdicts(_quo(12, 16), ev)["(d)"]
     assert v.verdict == "confirmed"
     assert "12 instructions" in v.evidence and "0x112e0be826d694b3 present" in v.evidence

@@ -23,12 +23,13 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.context import PROFILES
-from cpulab.experiments.base import Case
 from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
-from cpulab.measure.schedule import Outcome
+from cpulab.measure.runner import FakeRunner
+from cpulab.measure.schedule import Outcome, Program, run_interleaved
 from cpulab.paths import build_dir
+from cpulab.results import Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -349,9 +350,57 @@ def test_warm_cases_carry_the_pages_read_back():
                                {"size": MiB, "cache": "warm"})
     assert c.metrics["rewarmed-calls"].median == 3
     assert c.metrics["missing-before-pass"].median == pytest.approx(200 / 256)
-    (_, _, cache) = experiment.EXPERIMENT.evidence(None, [c])["tables"]
-    assert cache["rows"] == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
+    (_, _, cache) = experiment.EXPERIMENT.evidence(None, [c]).tables
+    assert cache.rows == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
                               "(at most 0.781%), read back untimed"]]
+
+
+def over_rounds(*extras: list[dict]) -> Outcome:
+    """The outcome of one program over as many interleaved processes as `extras`, each
+    printing one mmap pass and its own extra lines."""
+    outputs = iter(extras)
+
+    def script(argv):
+        lines = [META, *next(outputs), {"type": "rep", "case": "mmap", "rep": 0, "iters": 1,
+                                        "units": MiB, "unit": "byte", "ns": 250_000}]
+        return 0, "\n".join(json.dumps(x) for x in lines)
+
+    runner = FakeRunner(script)
+    return run_interleaved([Program("p", ["fileread"])], runner, len(extras), 1)["p"]
+
+
+def test_extra_lines_of_every_process_count():
+    refused = {"type": "refused", "case": "mmap-hugepage", "reason": "madvise: EINVAL"}
+    out = over_rounds(
+        [refused, {"type": "pmd-mapped", "case": "mmap", "bytes": MiB, "file_pmd_mapped": 0},
+         {"type": "eviction", "pages": 256, "resident": 1}],
+        [refused, {"type": "pmd-mapped", "case": "mmap", "bytes": MiB,
+                   "file_pmd_mapped": MiB // 2},
+         {"type": "eviction", "pages": 256, "resident": 2}])
+    cases = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                                {"size": MiB, "cache": "cold"})
+    assert [c.variant for c in cases] == ["mmap", "mmap-hugepage"]  # one refusal, not two
+    m = cases[0]
+    assert m.metrics["huge-mapped"].values == (0.0, 50.0)  # each process's untimed pass
+    assert m.metrics["resident-after-eviction"].median == pytest.approx(200 / 256)  # worst
+
+
+def test_rewarmed_calls_are_summed_over_the_processes():
+    out = over_rounds([{"type": "rewarm", "pages": 256, "calls": 3, "most_missing": 2}],
+                     [{"type": "rewarm", "pages": 256, "calls": 1, "most_missing": 8}],
+                     [{"type": "rewarm", "pages": 256, "calls": 0, "most_missing": 0}])
+    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                               {"size": MiB, "cache": "warm"})
+    assert c.metrics["rewarmed-calls"].median == 4
+    assert c.metrics["missing-before-pass"].median == pytest.approx(800 / 256)
+
+
+def test_huge_mapped_unknown_in_any_process_is_unavailable():
+    probe = {"type": "pmd-mapped", "case": "mmap", "bytes": MiB}
+    out = over_rounds([{**probe, "file_pmd_mapped": 0}], [{**probe, "file_pmd_mapped": -1}])
+    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+                               {"size": MiB, "cache": "warm"})
+    assert "huge-mapped" not in c.metrics and "smaps" in c.unavailable["huge-mapped"]["reason"]
 
 
 def test_a_failed_program_fails_every_variant():
@@ -407,7 +456,7 @@ def group(size: int, cache: str, read: float, mapped: float, **others: float) ->
 def test_seed_claim_warm_confirmed_cold_refuted():
     cases = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
              + group(MiB, "cold", 0.3, 0.6))
-    a, b, _, _ = experiment.EXPERIMENT.verdicts(cases, {})
+    a, b, _, _ = experiment.EXPERIMENT.verdicts(cases, Evidence())
     assert (a.verdict, b.verdict) == ("confirmed", "refuted")
     assert "2.000x" in a.evidence and "in 2 of 2" in a.evidence
     assert "20.00 vs 40.00 GB/s" in a.evidence and "10^9" in a.evidence
@@ -430,16 +479,17 @@ def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
     failed = [Case(v, BUILD, {"size": MiB, "cache": "cold"},
                    error="eviction without effect: left 256 of 256 pages resident")
               for v in strategies.VARIANTS]
-    a, b, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed, {})
+    a, b, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed,
+                                                Evidence())
     assert a.verdict == "confirmed"
     assert b.verdict == "unmeasurable" and "eviction without effect" in b.evidence
-    assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], {})} == {"unmeasurable"}
+    assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
 
 def test_ceiling_table_states_fractions_of_the_memory_pass():
     cases = group(MiB, "warm", 0.05, 0.025, memory=0.0125)
-    (t, _, _) = experiment.EXPERIMENT.evidence(None, cases)["tables"]
-    fractions = {row[2]: row[5] for row in t["rows"]}
+    (t, _, _) = experiment.EXPERIMENT.evidence(None, cases).tables
+    fractions = {row[2]: row[5] for row in t.rows}
     assert fractions["read-64k"].startswith("0.250x") and fractions["mmap"].startswith("0.500x")
     assert fractions["memory"] == "1"
 
@@ -466,7 +516,7 @@ def test_small_files_verdict_is_judged_warm_and_shows_cold_beside():
     assert "3.00 vs 9.00 us/file" in v.evidence and "0.00 vs 1.00 faults/file" in v.evidence
     assert "Cold, not counted" in v.evidence and "0.500x" in v.evidence
     assert verdicts.small_files(small(4096, "warm", 9000, 3000)).verdict == "refuted"
-    assert experiment.EXPERIMENT.verdicts(cases, {})[3].claim.startswith("(d)")
+    assert experiment.EXPERIMENT.verdicts(cases, Evidence())[3].claim.startswith("(d)")
 
 
 def test_small_files_verdict_is_unmeasurable_with_the_reason():
@@ -477,13 +527,12 @@ def test_small_files_verdict_is_unmeasurable_with_the_reason():
 
 
 def test_small_files_table_states_time_against_read():
-    (_, t, cache) = experiment.EXPERIMENT.evidence(None, small(4096, "warm", 3000, 9000))[
-        "tables"]
-    rows = {row[2]: row for row in t["rows"]}
+    (_, t, cache) = experiment.EXPERIMENT.evidence(None, small(4096, "warm", 3000, 9000)).tables
+    rows = {row[2]: row for row in t.rows}
     assert rows["files-read"][0] == "4,000 x 4 KiB" and rows["files-read"][6] == "1"
     assert rows["files-mmap"][6].startswith("3.000x") and rows["files-mmap"][7] == "1.00"
     assert rows["files-mmap"][4] == "9,000"  # ns/file
-    assert cache["rows"][0][0] == "4,000 x 4 KiB"
+    assert cache.rows[0][0] == "4,000 x 4 KiB"
 
 
 # ---- end to end --------------------------------------------------------------------------

@@ -19,8 +19,8 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build, build_one, find_toolchain
 from cpulab.experiments import alloc, pagefault
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -183,11 +183,13 @@ def spread(v: float) -> list[float]:
 def test_pagefault_zero_page_loop_verdict():
     cases = [case("zero-read", spread(1800), page_faults=1.0),
              case("mapped-read", spread(10), page_faults=0.0)]
-    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(a)")]
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, Evidence())
+            if v.claim.startswith("(a)")]
     assert v.verdict == "confirmed"
     assert "99.4%" in v.evidence and "80.7%" in v.seed
     cases[1] = case("mapped-read", spread(1500))
-    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(a)")]
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, Evidence())
+            if v.claim.startswith("(a)")]
     assert v.verdict == "refuted"
 
 
@@ -199,14 +201,15 @@ def test_pagefault_trap_share_verdict(populate, kind):
         pop = case("populate-read", [300, 1700, 900, 400, 1500])
     cases = [case("zero-read", spread(1800)), pop]
     cases[0].unavailable["cycles"] = {"source": "pmu", "reason": "no PMU here"}
-    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, {}) if v.claim.startswith("(b)")]
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, Evidence())
+            if v.claim.startswith("(b)")]
     assert v.verdict == kind, v.evidence
     assert "estimate" in v.evidence and "no PMU here" in v.evidence
 
 
 def test_pagefault_verdicts_without_cases_are_unmeasurable():
     failed = Case("zero-read", BUILD, error="refused")
-    assert {v.verdict for v in pagefault.EXPERIMENT.verdicts([failed], {})} == {
+    assert {v.verdict for v in pagefault.EXPERIMENT.verdicts([failed], Evidence())} == {
         "unmeasurable"}
 
 
@@ -216,10 +219,10 @@ def test_alloc_verdicts():
     cases = [case("malloc-memset", spread(26), p64), case("malloc-memcpy", spread(17), p64),
              case("malloc-only", spread(30), p64),
              case("malloc-memset", spread(900), big), case("calloc", spread(600), big)]
-    a, b, c = alloc.EXPERIMENT.verdicts(cases, {})
+    a, b, c = alloc.EXPERIMENT.verdicts(cases, Evidence())
     assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "refuted", "confirmed")
     assert "1.529x" in a.evidence and "17.2" in a.seed
-    only_small = alloc.EXPERIMENT.verdicts(cases[:3], {})
+    only_small = alloc.EXPERIMENT.verdicts(cases[:3], Evidence())
     assert only_small[2].verdict == "unmeasurable"
 
 
@@ -245,6 +248,6 @@ def test_quick_run_end_to_end(exp, tmp_path, capsys):
         if not c.get("error"):
             assert c["metrics"]["time"]["unit"].startswith("ns/")
             assert c["metrics"]["page-faults"]["source"] == "sw"
-    assert len(rec["verdicts"]) == len(exp.verdicts([], {}))
+    assert len(rec["verdicts"]) == len(exp.verdicts([], Evidence()))
     assert all(v["verdict"] in ("confirmed", "refuted", "inconclusive") for v in
                rec["verdicts"]), rec["verdicts"]

@@ -11,11 +11,11 @@ import pytest
 from cpulab import cli
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
-from cpulab.experiments.base import VERDICTS, Case
 from cpulab.experiments.mulpre import experiment as mulpre
 from cpulab.experiments.mulpre import gmp as mulpre_gmp
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.results import VERDICTS, Case, Evidence
 
 EXP = get("mulpre")
 GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
@@ -39,7 +39,7 @@ def with_mix(case: Case, mulx: int, spills: int = 0, reloads: int = 0) -> Case:
 
 
 def verdicts(cases: list[Case]) -> dict:
-    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, Evidence())}
 
 
 # ---- (a) 1.7x faster than GMP at N = 4 and 6 ----------------------------------------
@@ -156,7 +156,7 @@ def test_asm_in_registers_without_every_size_or_any_mix():
 
 def test_failed_cases_are_left_out_of_every_verdict():
     broken = Case("asm", GCC, {"N": 4}, error="killed by SIGSEGV")
-    assert all(v.verdict == "unmeasurable" for v in EXP.verdicts([broken], {}))
+    assert all(v.verdict == "unmeasurable" for v in EXP.verdicts([broken], Evidence()))
 
 
 # ---- cases and tables -----------------------------------------------------------------
@@ -177,15 +177,14 @@ def test_time_and_mix_tables():
     cases = [with_mix(timed("asm", n, n * 1.5), n * n) for n in (4, 8)]
     cases += [timed("gmp_mul_n", n, n * 3.0, None) for n in (4, 8)]
     cases.append(Case("portable", CLANG, {"N": 4}, error="build failed"))
-    tables = EXP.evidence(None, cases)["tables"]
-    times, mixes = tables
-    assert times["columns"] == ["code", "build", "N=4", "N=8"]
-    assert times["rows"] == [["asm", "gcc-12 -O2", "6.00", "12.00"],
+    times, mixes = EXP.evidence(None, cases).tables
+    assert times.columns == ["code", "build", "N=4", "N=8"]
+    assert times.rows == [["asm", "gcc-12 -O2", "6.00", "12.00"],
                              ["portable", "clang-19 -O2", "failed", "-"],
                              ["gmp_mul_n", "-", "12.00", "24.00"]]
-    assert mixes["rows"] == [["asm N=4", "gcc-12 -O2", "16", "16", "32", "4", "1", "0", "0"],
+    assert mixes.rows == [["asm N=4", "gcc-12 -O2", "16", "16", "32", "4", "1", "0", "0"],
                              ["asm N=8", "gcc-12 -O2", "64", "64", "128", "4", "1", "0", "0"]]
-    assert "source asm" in mixes["title"]
+    assert "source asm" in mixes.title
 
 
 # ---- where the GMP peers come from (scripted) ----------------------------------------

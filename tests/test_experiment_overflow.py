@@ -7,10 +7,12 @@ import json
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence, EvidenceTable
 
 EXP = get("overflow")
+# The columns of the evidence table of machine code (source asm).
+CODE_COLUMNS = ["build", "function", "div", "instructions", "code"]
 CHECKS = ["div_forced", "div", "mul_first_forced", "mul_first", "builtin", "u128"]
 LOOPS = ["lat", "tput", "alloc"]
 
@@ -32,12 +34,13 @@ def _all(ticks: dict[tuple[str, str], float], divs: dict[str, int], cc="gcc-12")
 
 
 def _verdicts(cases, evidence=None):
-    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or {})}
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, evidence or Evidence())}
 
 
 def test_division_rewritten_by_the_compiler_is_refuted_and_shows_the_code():
     cases = _all({}, {"div_forced": 1, "mul_first_forced": 1})
-    ev = {"tables": [{"rows": [["gcc-12 -O2", "size_check_div", "0", "9", "mul rdi; jo x"]]}]}
+    ev = Evidence([EvidenceTable("size checks", CODE_COLUMNS, [
+        ["gcc-12 -O2", "size_check_div", "0", "9", "mul rdi; jo x"]])])
     v = _verdicts(cases, ev)["(a)"]
     assert v.verdict == "refuted"
     assert "mul rdi; jo x" in v.evidence and "forced form: 1" in v.evidence

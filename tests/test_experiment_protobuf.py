@@ -11,7 +11,6 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.experiments.base import VERDICTS, Case
 from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
@@ -27,6 +26,7 @@ from cpulab.experiments.protobuf.experiment import (
 )
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.results import VERDICTS, Case
 
 CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
 GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}

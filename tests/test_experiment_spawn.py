@@ -21,12 +21,14 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.experiments.base import Case
 from cpulab.experiments.spawn import experiment as spawn
 from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import FakeRunner
+from cpulab.measure.schedule import Program, run_interleaved
+from cpulab.results import Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -56,7 +58,7 @@ def test_every_spawn_case_runs_its_child_and_reports_children(exes):
     parsed = parse(out)
     assert parsed.cases() == list(spawn.SPAWNS)
     for case in spawn.SPAWNS:
-        lines = spawn.children_per_rep([parsed], case)
+        lines = spawn.children_per_rep(parsed, case)
         assert len(lines) == 2 and all(x["iters"] == 5 for x in lines)
         # each child maps at least its stack and one page of code
         assert all(x["minflt"] >= 2 * 5 for x in lines), (case, lines)
@@ -88,10 +90,33 @@ def test_children_lines_must_match_the_reps():
         json.dumps({"type": "rep", "case": "a", "rep": 0, "iters": 4, "units": 4,
                     "unit": "process", "ns": 100}),
     ]))
-    assert spawn.children_per_rep([out], "a") == [out.extra[1]]
+    assert spawn.children_per_rep(out, "a") == [out.extra[1]]
     out.reps[0].iters = 3
     with pytest.raises(ValueError):
-        spawn.children_per_rep([out], "a")
+        spawn.children_per_rep(out, "a")
+
+
+def test_children_lines_pair_with_the_reps_of_their_own_round():
+    """Each process prints a warm-up call's line, then one per timed call; over three
+    interleaved processes every timed line is kept, each with the reps of its round."""
+    def script(argv):
+        rnd = len(runner.calls) - 1
+        usage = {"type": "children", "case": "a", "majflt": 0, "utime_ns": 0, "stime_ns": 0}
+        lines = [{"type": "meta"}, {**usage, "iters": 1, "minflt": -1}]
+        for i in range(2):
+            lines += [{**usage, "iters": 4, "minflt": 10 * rnd + i},
+                      {"type": "rep", "case": "a", "rep": i, "iters": 4, "units": 4,
+                       "unit": "process", "ns": 100}]
+        return 0, "\n".join(json.dumps(x) for x in lines)
+
+    runner = FakeRunner(script)
+    outcome = run_interleaved([Program("a", ["spawn"])], runner, rounds=3, timeout=1)["a"]
+    lines = spawn.children_per_rep(outcome.output, "a")
+    assert [(x.round, x["minflt"]) for x in lines] == [(0, 0), (0, 1), (1, 10), (1, 11),
+                                                       (2, 20), (2, 21)]
+    case = Case("a", None, {}, {"time": Metric.of([25.0] * 6, "ns/process", "clock")})
+    spawn.add_children(case, lines)
+    assert sorted(case.metrics["child-page-faults"].values) == [0, 0.25, 2.5, 2.75, 5, 5.25]
 
 
 # ---- the generated project -------------------------------------------------------------
@@ -182,28 +207,28 @@ def spawn_case(us: float) -> Case:
 def test_verdicts_when_recursion_explains_make():
     cases = [spawn_case(1000), build_case("ninja", 10, 0),
              build_case("make", 11, 0), build_case("make-recursive", 40, 25)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "confirmed" and "make-recursive/ninja = 4.000x" in a.evidence
     # make: 1 ms extra, 0 processes (0%); make-recursive: 25 x 1 ms of 30 ms (83%)
     assert b.verdict == "inconclusive", b.evidence
     assert "83%" in b.evidence and "0%" in b.evidence
-    a, b = spawn.EXPERIMENT.verdicts([c for c in cases if c.variant != "make"], {})
+    a, b = spawn.EXPERIMENT.verdicts([c for c in cases if c.variant != "make"], Evidence())
     assert b.verdict == "confirmed"
 
 
 def test_verdicts_when_ninja_is_slower_or_counts_are_missing():
     cases = [spawn_case(1000), build_case("ninja", 20, None), build_case("make", 10, None),
              build_case("make-recursive", 12, None)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "refuted" and b.verdict == "unmeasurable"
     cases[1] = build_case("ninja", 5, None)
-    a, b = spawn.EXPERIMENT.verdicts(cases, {})
+    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "confirmed"
     assert b.verdict == "unmeasurable" and "perf refused" in b.evidence
 
 
 def test_verdicts_without_cases_are_unmeasurable():
-    assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], {})} == {"unmeasurable"}
+    assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
 
 # ---- end to end ------------------------------------------------------------------------

@@ -10,10 +10,10 @@ import pytest
 
 from cpulab import cli
 from cpulab.experiments import get
-from cpulab.experiments.base import Case
 from cpulab.lab import Selection, run_experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.results import Case, Evidence
 from cpulab.store import Store
 
 EXP = get("threading")
@@ -39,7 +39,7 @@ def _case(variant, build, ticks, sites, misses=None, model_rate=None) -> Case:
 
 
 def _verdicts(cases):
-    return {v.claim[:3]: v for v in EXP.verdicts(cases, {})}
+    return {v.claim[:3]: v for v in EXP.verdicts(cases, Evidence())}
 
 
 def test_replicated_faster_is_confirmed():

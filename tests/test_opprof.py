@@ -29,10 +29,10 @@ import pytest
 
 from cpulab.build import BuildConfig, BuildError, Target, build_one, build_shared, find_toolchain
 from cpulab.opprof import OpprofError, Options, profile_samples
+from cpulab.opprof.aggregate import Item, aggregate, split
 from cpulab.opprof.flow import DISPATCH_OWNER, Insn, reach_from_entries, reach_sets
 from cpulab.opprof.markers import DEFAULT_PATTERNS, build_index, scan_text
-from cpulab.opprof.profile import Item, aggregate, split
-from cpulab.opprof.record import record, script
+from cpulab.opprof.perf_record import record, script
 from cpulab.opprof.regions import DISPATCH, Attribution
 from cpulab.opprof.render import to_dict
 from cpulab.opprof.run import profile_command

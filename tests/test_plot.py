@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cpulab import cli
-from cpulab.experiments.base import Case, PlotSpec
 from cpulab.measure.metrics import Metric
-from cpulab.record import RunRecord
 from cpulab.report.plot import PlotError, draw, series
+from cpulab.results import Case, PlotSpec, RunRecord
 from cpulab.store import Store
 
 B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}

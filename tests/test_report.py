@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
+from cpulab.comparison import Comparison, Row
 from cpulab.measure.metrics import Metric
-from cpulab.record import RunRecord
-from cpulab.report import render_record, render_runs
+from cpulab.measure.stats import Ratio
+from cpulab.report import render_comparison, render_record, render_runs
+from cpulab.results import Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
 
 
 def _record() -> RunRecord:
@@ -25,8 +26,7 @@ def _record() -> RunRecord:
         lab_revision="abc123", builds=[build], cases=cases,
         verdicts=[Verdict("(a) [claim] with brackets", "refuted", "ratio 0.9x", "seed: 6.9")],
         seed_tables=[SeedTable("Ertl on Ivy Bridge", ["CPU", "cycles"], [["IVB", "689 M"]])],
-        evidence={"tables": [{"title": "model", "columns": ["p", "rate"],
-                              "rows": [["ittage", "0.00%"]]}]},
+        evidence=Evidence([EvidenceTable("model", ["p", "rate"], [["ittage", "0.00%"]])]),
         notes=["compiler 'clang' not found"], status="complete", id=9)
 
 
@@ -52,3 +52,15 @@ def test_runs_table_counts_verdicts():
                 con)
     text = con.export_text()
     assert "2 confirmed, 1 refuted" in text and "48" in text
+
+
+def test_comparison_colours_a_change_by_the_metric_direction():
+    rec = _record()
+    rows = [Row("direct", "gcc-12 -O1", "", 2.0, 3.0, Ratio(1.5, 1.4, 1.6, 3, 3), "better"),
+            Row("switch", "gcc-12 -O1", "", 2.0, 1.0, Ratio(0.5, 0.4, 0.6, 3, 3), "worse")]
+    con = Console(record=True, width=140, color_system="standard", force_terminal=True)
+    render_comparison(rec, rec, Comparison("throughput", True, rows), [], con)
+    text = con.export_text(styles=True)
+    assert "throughput (ratio new/old of medians, 95% interval; higher is better)" in text
+    assert "\x1b[32m1.500x [1.400, 1.600]" in text  # green: more throughput
+    assert "\x1b[31m0.500x [0.400, 0.600]" in text  # red

@@ -7,9 +7,8 @@ import sqlite3
 
 import pytest
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
 from cpulab.measure.metrics import Metric
-from cpulab.record import SCHEMA, RunRecord
+from cpulab.results import SCHEMA, Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
 from cpulab.store import Store, StoreError
 
 
@@ -40,6 +39,30 @@ def test_round_trip(tmp_path):
     assert back.cases[0].metrics["time"].values == (1.0, 1.1, 0.9)
     assert back.cases[0].unavailable["cycles"]["reason"] == "no PMU"  # absent, not 0
     assert "cycles" not in back.cases[0].metrics
+
+
+def test_evidence_round_trips_as_tables_and_facts(tmp_path):
+    table = EvidenceTable("mix", ["function", "mulx"], [["mul4", "16"], ["mul8", "64"]])
+    facts = {"handlers-with-frame": {"clang-19 -O2": {"tail": ["vm_tail_ADD"]}}}
+    with Store(tmp_path / "r.db") as s:
+        back = s.get(s.add(_record(evidence=Evidence([table], facts))))
+    assert back.evidence == Evidence([table], facts)
+    assert type(back.evidence.tables[0]) is EvidenceTable
+    assert type(back.seed_tables[0]) is SeedTable
+
+
+def test_evidence_keeps_schema_1_layout():
+    # Written before evidence had a type: the facts by name, the tables under "tables".
+    stored = {"growth": [{"method": "bigdec", "exponent": 1.48}],
+              "tables": [{"title": "growth", "columns": ["method", "k"],
+                          "rows": [["bigdec", "1.480"]]}]}
+    ev = Evidence.from_dict(stored)
+    assert ev.tables == [EvidenceTable("growth", ["method", "k"], [["bigdec", "1.480"]])]
+    assert ev.facts == {"growth": [{"method": "bigdec", "exponent": 1.48}]}
+    assert ev.as_dict() == stored
+    assert Evidence.from_dict({}) == Evidence() and Evidence().as_dict() == {}
+    with pytest.raises(ValueError, match="tables"):
+        Evidence(facts={"tables": []})
 
 
 def test_listing_newest_first_and_filtered(tmp_path):

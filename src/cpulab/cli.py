@@ -210,14 +210,13 @@ def cmd_compare(args) -> int:
 
     with Store(args.db) as store:
         old, new = store.get(args.old), store.get(args.new)
-    rows = compare(old, new, args.metric)
+    comparison = compare(old, new, args.metric)
     diffs = differences(old, new)
     if args.json:
         _dump({"experiment": new.experiment, "old": old.id, "new": new.id,
-               "metric": args.metric, "differences": diffs,
-               "cases": [r.__dict__ for r in rows]})
+               "differences": diffs, **comparison.as_dict()})
     else:
-        render_comparison(old, new, args.metric, rows, diffs, out)
+        render_comparison(old, new, comparison, diffs, out)
     return 0
 
 

@@ -17,6 +17,7 @@ from cpulab.measure import valgrind
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.measure.schedule import Outcome, Program, run_interleaved
+from cpulab.results import Case
 
 
 @dataclass(frozen=True)
@@ -114,10 +115,8 @@ class Context:
 def cases_from_outcome(
     outcome: Outcome, variant_of: Callable[[str], str], build_info: dict | None, params: dict,
     case_names: Sequence[str] = (),
-) -> list:
+) -> list[Case]:
     """One Case per harness case in the output, or one failed Case per expected name."""
-    from cpulab.experiments.base import Case
-
     if outcome.error or outcome.output is None:
         names = case_names or ["?"]
         return [Case(variant_of(n), build_info, dict(params), error=outcome.error or "no output")

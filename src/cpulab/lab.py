@@ -7,6 +7,7 @@ the others: an experiment that raises becomes a `failed` record with the error.
 
 from __future__ import annotations
 
+import subprocess
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -18,7 +19,8 @@ from cpulab.context import PROFILES, Context, Reporter
 from cpulab.experiments import Experiment
 from cpulab.machine import fingerprint, fingerprint_key
 from cpulab.measure.runner import ProcessRunner, Runner
-from cpulab.record import RunRecord, lab_revision
+from cpulab.paths import ROOT
+from cpulab.results import Evidence, RunRecord
 
 
 class LabError(RuntimeError):
@@ -58,7 +60,7 @@ def run_experiment(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
     fp = fingerprint()
-    status, cases, verdicts, evidence = "complete", [], [], {}
+    status, cases, verdicts, evidence = "complete", [], [], Evidence()
     if not ctx.configs:
         raise LabError(f"{exp.name}: no compiler of {list(sel.compilers or exp.compilers)} "
                        "is installed; nothing to build")
@@ -79,3 +81,20 @@ def run_experiment(
         builds=[c.as_dict() for c in ctx.configs], cases=cases, verdicts=verdicts,
         seed_tables=exp.seed_tables(), evidence=evidence, notes=ctx.notes, status=status,
     )
+
+
+def lab_revision() -> str:
+    """The checkout's commit, with `+dirty` when the work tree differs from it."""
+    def git(*args: str) -> str | None:
+        try:
+            p = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
+                               text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return p.stdout.strip() if p.returncode == 0 else None
+
+    rev = git("rev-parse", "--short=12", "HEAD")
+    if rev is None:
+        return "unknown (not a git checkout)"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return rev + ("+dirty" if dirty else "")

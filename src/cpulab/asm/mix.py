@@ -15,7 +15,6 @@ CATEGORIES = (
 _ADD = {"add", "adc", "adcx", "adox", "sub", "sbb", "inc", "dec", "neg"}
 _MUL = {"mul", "imul", "mulx"}
 _DIV = {"div", "idiv"}
-_STACK_REGS = {"rsp", "rbp"}
 
 
 def _is_mov(m: str) -> bool:

@@ -7,10 +7,10 @@ import functools
 import importlib
 import pkgutil
 
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 
 # Modules of this package that are machinery, not experiments.
-_NOT_EXPERIMENTS = {"base", "compare"}
+_NOT_EXPERIMENTS = {"base"}
 
 
 _import_errors: dict[str, str] = {}
@@ -59,5 +59,4 @@ def all_experiments() -> list[Experiment]:
     return [get(n) for n in _registry()]
 
 
-__all__ = ["Case", "Experiment", "PlotSpec", "SeedTable", "Verdict", "all_experiments", "get",
-           "import_errors", "names"]
+__all__ = ["Experiment", "all_experiments", "get", "import_errors", "names"]

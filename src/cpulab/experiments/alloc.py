@@ -19,11 +19,13 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
-from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 DIR = KERNELS / "alloc"
 VARIANTS = ("malloc-memset", "calloc", "malloc-memcpy", "malloc-only")
@@ -127,7 +129,7 @@ class Alloc(Experiment):
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_template_beats_rezeroing(ok), _alone_is_cheapest(ok),
                 _calloc_saves_zeroing(ok)]

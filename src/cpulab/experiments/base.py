@@ -8,102 +8,13 @@ those cases (so it is tested with fake cases); the orchestrator stores and repor
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from cpulab.build import Target
-from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
 
 if TYPE_CHECKING:
     from cpulab.context import Context
-
-VerdictKind = Literal["confirmed", "refuted", "inconclusive", "unmeasurable"]
-VERDICTS: tuple[VerdictKind, ...] = ("confirmed", "refuted", "inconclusive", "unmeasurable")
-
-
-@dataclass
-class Case:
-    variant: str
-    build: dict | None  # BuildConfig.as_dict(), or None for a peer not built here
-    params: dict = field(default_factory=dict)
-    metrics: dict[str, Metric] = field(default_factory=dict)
-    unavailable: dict[str, dict] = field(default_factory=dict)
-    error: str | None = None
-
-    @property
-    def build_label(self) -> str:
-        if not self.build:
-            return "-"
-        s = f"{self.build['compiler']} {self.build['flags']}"
-        return s + " +pgo" if self.build.get("pgo") else s
-
-    def value(self, metric: str) -> float | None:
-        m = self.metrics.get(metric)
-        return m.median if m else None
-
-    def as_dict(self) -> dict:
-        d = {
-            "variant": self.variant,
-            "build": self.build,
-            "params": self.params,
-            "metrics": {k: m.as_dict() for k, m in self.metrics.items()},
-            "unavailable": self.unavailable,
-        }
-        if self.error:
-            d["error"] = self.error
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Case:
-        return cls(
-            variant=d["variant"], build=d.get("build"), params=d.get("params", {}),
-            metrics={k: Metric(**{**m, "values": tuple(m.get("values", ()))})
-                     for k, m in d.get("metrics", {}).items()},
-            unavailable=d.get("unavailable", {}), error=d.get("error"),
-        )
-
-
-@dataclass
-class Verdict:
-    claim: str
-    verdict: VerdictKind
-    evidence: str
-    seed: str | None = None  # what the seed reported, for the side-by-side
-
-    def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
-
-    def as_dict(self) -> dict:
-        return {"claim": self.claim, "verdict": self.verdict, "evidence": self.evidence,
-                "seed": self.seed}
-
-
-@dataclass
-class SeedTable:
-    """The seed's own figures, shown beside this machine's (never used as results)."""
-
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-
-    def as_dict(self) -> dict:
-        return {"title": self.title, "columns": self.columns, "rows": self.rows}
-
-
-@dataclass(frozen=True)
-class PlotSpec:
-    """One figure of a run: `metric` against the numeric parameter `x`, a line per
-    variant and build, cases with other parameters equal to `where` only."""
-
-    name: str  # file name stem: "sweep" -> run-12-bigdec-sweep.png
-    title: str
-    x: str  # a key of Case.params
-    metric: str
-    x_label: str | None = None
-    log_x: bool = True
-    log_y: bool = True
-    where: tuple[tuple[str, object], ...] = ()
 
 
 class Experiment(ABC):
@@ -136,10 +47,10 @@ class Experiment(ABC):
         """Build, measure, return the cases. Failures become cases with `error` set."""
 
     @abstractmethod
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         """Pure: the verdict for each claim, computed from the cases and evidence."""
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        """Extra evidence (instruction mixes, models); default none. Under the key
-        "tables", a list of {"title", "columns", "rows"} that the report prints."""
-        return {}
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        """Extra evidence (instruction mixes, models): tables the report prints and facts
+        the verdicts read; default none."""
+        return Evidence()

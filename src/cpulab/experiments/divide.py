@@ -21,12 +21,13 @@ from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target, library
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 TYPES = ("u32", "u64", "s32", "s64")
 OPS = ("div", "rem")
@@ -136,7 +137,7 @@ class Divide(Experiment):
                 cases.append(_with_code(case, code[_key(a, "")], params))
         return cases
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """quo()'s two forms as each compiler compiled them (cached builds)."""
         rows = []
         for a in ctx.build((self.quo_target(), cfg) for cfg in ctx.configs):
@@ -149,14 +150,14 @@ class Divide(Experiment):
                 rows.append([a.config.label, f"quo_{v}_check", str(divs), str(size),
                              "; ".join(listing)])
         if not rows:
-            return {}
-        return {"tables": [{
-            "title": "quo(): the code of both forms (source asm; b = 10^9)",
-            "columns": ["build", "function", "div", "instructions", "code"], "rows": rows}]}
+            return Evidence()
+        return Evidence([EvidenceTable(
+            "quo(): the code of both forms (source asm; b = 10^9)",
+            ["build", "function", "div", "instructions", "code"], rows)])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_within_constant(ok), _beats_libdivide(ok), _beats_hardware(ok),
                 _quo_mod_adds_instructions(ok, evidence)]
@@ -337,13 +338,12 @@ def _spread(rows: list[tuple[Group, Case, Case, Ratio]]) -> str:
     return f" (all {len(vals)} groups: {min(vals):.3f}x .. {max(vals):.3f}x)"
 
 
-def _quo_mod_adds_instructions(cases: list[Case], evidence: dict) -> Verdict:
+def _quo_mod_adds_instructions(cases: list[Case], evidence: Evidence) -> Verdict:
     claim = ("(d) in quo() with b = 10^9 a constant, `a % b == 0` only adds instructions "
              "over `c = a / b; c * b == a` (neither divides)")
     seed = (f"c * b == a compiles to a multiply by {QUO_MAGIC} and shifts; a % b == 0 "
             "only added instructions")
-    code = {(r[0], r[1]): r[4] for t in evidence.get("tables", []) for r in t["rows"]
-            if len(r) == 5}
+    code = {(r[0], r[1]): r[4] for t in evidence.tables for r in t.rows if len(r) == 5}
     rows, judged = [], []
     for label in dict.fromkeys(c.build_label for c in cases if c.variant == "quo_mul"):
         mul = next((c for c in cases if c.variant == "quo_mul" and c.build_label == label

@@ -20,12 +20,13 @@ from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 CHECKS = ("div_forced", "div", "mul_first_forced", "mul_first", "builtin", "u128")
 LOOPS = ("lat", "tput", "alloc")
@@ -99,7 +100,7 @@ class Overflow(Experiment):
                     cases.append(_with_code(case, code))
         return cases
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The code of the division check as each compiler left it (the listing is cheap:
         the binaries are already built, the build cache returns them)."""
         rows = []
@@ -113,14 +114,14 @@ class Overflow(Experiment):
                 rows.append([a.config.label, f"size_check_{check}", str(divs), str(size),
                              "; ".join(listing)])
         if not rows:
-            return {}
-        return {"tables": [{
-            "title": "the size checks as compiled (source asm; div = div/idiv instructions)",
-            "columns": ["build", "function", "div", "instructions", "code"], "rows": rows}]}
+            return Evidence()
+        return Evidence([EvidenceTable(
+            "the size checks as compiled (source asm; div = div/idiv instructions)",
+            ["build", "function", "div", "instructions", "code"], rows)])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_division_check_divides(ok, evidence), _mul_first_beats_division(ok),
                 _division_costs_here(ok)]
@@ -199,12 +200,11 @@ def _pair(cases: list[Case], a: str, b: str, loop: str, label: str) -> tuple[str
     return (metric, r) if r else None
 
 
-def _division_check_divides(cases: list[Case], evidence: dict) -> Verdict:
+def _division_check_divides(cases: list[Case], evidence: Evidence) -> Verdict:
     claim = ("(a) the division check `count > SIZE_MAX / size`, as written in C, still "
              "executes a `div` with these compilers")
     seed = "CRuby's ruby_xcalloc (gcc, 2016) began with a `div` from this check"
-    code = {(r[0], r[1]): r[4] for t in evidence.get("tables", []) for r in t["rows"]
-            if len(r) == 5}
+    code = {(r[0], r[1]): r[4] for t in evidence.tables for r in t.rows if len(r) == 5}
     rows, kept, gone = [], 0, 0
     for label in _labels(cases):
         plain = next((c for c in cases if c.variant == "div" and c.build_label == label), None)

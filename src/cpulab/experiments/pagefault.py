@@ -23,11 +23,12 @@ from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 DIR = KERNELS / "pagefault"
 FAULTS = ("anon-write", "zero-read", "zero-cow", "file-read", "thp-write")
@@ -116,7 +117,7 @@ class PageFault(Experiment):
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_faults_dominate_loop(ok), _trap_is_largest_part(ok)]
 

@@ -19,19 +19,15 @@ from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildError, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import (
-    Tally,
-    case_key,
-    cycle_metric,
-    format_ratio,
-    median_ratio,
-)
+from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.model import default_predictors, ertl_direct_trace, simulate
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 TECHNIQUES = ("direct", "indirect", "switch", "repl-switch", "call", "subroutine")
 DIR = KERNELS / "threading"
@@ -134,7 +130,7 @@ class Threading(Experiment):
         mixes = [instruction_mix(f) for f in fns]
         return sum(m["jmp-indirect"] + m["call-indirect"] for m in mixes)
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """Modelled predictors on the program's own dispatch trace (source `model`): what
         a last-target table and a history-based (ITTAGE-like) predictor make of a shared
         and of a replicated dispatch. On a machine without a PMU this is the only view
@@ -149,15 +145,15 @@ class Threading(Experiment):
                                  r.predictor, f"{100 * r.miss_rate:.2f}%"])
         except (BuildError, OSError, ValueError) as e:
             ctx.note(f"branch-predictor model unavailable: {e}")
-            return {}
-        return {"tables": [{
-            "title": f"modelled indirect-branch predictors on the program's dispatch trace "
-                     f"({MODEL_ITERATIONS * DISPATCHES_PER_ITER:,} dispatches; source model)",
-            "columns": ["dispatch", "predictor", "misses per dispatch"], "rows": rows}]}
+            return Evidence()
+        return Evidence([EvidenceTable(
+            f"modelled indirect-branch predictors on the program's dispatch trace "
+            f"({MODEL_ITERATIONS * DISPATCHES_PER_ITER:,} dispatches; source model)",
+            ["dispatch", "predictor", "misses per dispatch"], rows)])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_replicated_beats_shared(ok), _pgo_changes_little(ok),
                 _shared_predicted(ok, evidence)]
@@ -177,11 +173,16 @@ def _sites(c: Case) -> float | None:
     return c.value("indirect-sites")
 
 
+def _case_key(c: Case) -> tuple[str, str]:
+    """(variant, build label): what identifies a case within one run."""
+    return c.variant, c.build_label
+
+
 def _replicated_beats_shared(cases: list[Case]) -> Verdict:
     claim = ("(a) replicated dispatch (one indirect jump per handler) needs fewer cycles per "
              "dispatch than one shared dispatch jump")
     seed = "Ivy Bridge: 6.9 cycles/dispatch (gcc 4.8 -O, shared) vs 1.24-1.35 (gcc -O3)"
-    by = {case_key(c): c for c in cases}
+    by = {_case_key(c): c for c in cases}
     rows, skipped, tally = [], [], Tally()
     for c in cases:
         if c.variant != "switch" or c.build is None or c.build.get("pgo"):
@@ -212,7 +213,7 @@ def _pgo_changes_little(cases: list[Case]) -> Verdict:
     claim = (f"(b) profile-guided builds change the time per dispatch little at -O1 "
              f"(within {PGO_LITTLE:.0%})")
     seed = "gcc -O vs -O + PGO: little change; -O3 vs -O3 + PGO: 123.8 vs 135.5 M cycles"
-    by = {case_key(c): c for c in cases}
+    by = {_case_key(c): c for c in cases}
     per_compiler: dict[str, list[float]] = {}
     rows = []
     for c in cases:
@@ -239,7 +240,7 @@ def _pgo_changes_little(cases: list[Case]) -> Verdict:
                    head + ". " + "; ".join(rows), seed)
 
 
-def _shared_predicted(cases: list[Case], evidence: dict) -> Verdict:
+def _shared_predicted(cases: list[Case], evidence: Evidence) -> Verdict:
     claim = (f"(c) this CPU predicts the shared dispatch jump almost perfectly "
              f"(under {PREDICTED:.0%} misses per dispatch)")
     seed = ("Sandy/Ivy Bridge: 5.9-6.8% of branches missed (gcc 4.8 -O); Haswell and later: "
@@ -258,8 +259,7 @@ def _shared_predicted(cases: list[Case], evidence: dict) -> Verdict:
         ev = (f"needs the PMU's branch-misses, which this machine cannot count ({reason}). "
               "For comparison only, cachegrind's model (a last-target table, not this CPU) "
               "misses the shared jump in " + (", ".join(model[:4]) or "no build"))
-        shared_rows = [r for t in evidence.get("tables", []) for r in t["rows"]
-                       if r[0] == "one shared jump"]
+        shared_rows = [r for t in evidence.tables for r in t.rows if r[0] == "one shared jump"]
         if shared_rows:
             ev += "; the predictor models on the dispatch trace miss it in " + ", ".join(
                 f"{r[2]} of dispatches ({r[1]})" for r in shared_rows)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class KernelOutputError(ValueError):
@@ -21,6 +23,27 @@ class Rep:
     tsc: float | None
     counters: dict[str, float]
     scaled: bool = False
+    round: int = 0  # the process of an interleaved schedule that measured it
+
+
+@dataclass(frozen=True)
+class ExtraLine(Mapping[str, Any]):
+    """A record of a type the harness does not define (a kernel's own: rusage of the
+    children, a refused madvise), read like the JSON object it was, and tagged with
+    the round whose process printed it: a kernel prints such lines in every process,
+    and what they mean often depends on that process's reps."""
+
+    fields: dict[str, Any]
+    round: int = 0
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
 
 
 @dataclass
@@ -28,7 +51,7 @@ class KernelOutput:
     meta: dict
     reps: list[Rep] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    extra: list[dict] = field(default_factory=list)  # other record types a kernel adds
+    extra: list[ExtraLine] = field(default_factory=list)  # other record types a kernel adds
 
     def cases(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -76,7 +99,7 @@ def parse(text: str) -> KernelOutput:
             elif kind == "error":
                 out.errors.append(str(rec.get("message", "unspecified error")))
             else:
-                out.extra.append(rec)
+                out.extra.append(ExtraLine(rec))
         except (KeyError, TypeError, ValueError) as e:
             raise KernelOutputError(f"line {lineno}: bad {kind!r} record: {e}") from e
     if meta is None:

@@ -46,6 +46,15 @@ class Metric:
         """A deterministic figure (instruction counts, static code properties)."""
         return cls(value, 0.0, 1, unit, source, value, value)
 
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether a larger figure means faster code: a rate per second (GB/s) or
+        instructions per cycle. Every other figure is a cost per unit (time, ticks,
+        cycles, misses, faults), where smaller is better. Read from the unit, so that it
+        holds for records stored before it was asked."""
+        head = self.unit.split()[0] if self.unit.strip() else ""
+        return head.endswith("/s") or head == "instructions/cycle"
+
     def as_dict(self) -> dict:
         d = {"median": self.median, "mad": self.mad, "n": self.n, "unit": self.unit,
              "source": self.source}

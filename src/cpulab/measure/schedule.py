@@ -1,14 +1,20 @@
-"""Run several programs round-robin (A B C A B C ...) and merge each one's repetitions.
+"""Run several programs round-robin (A B C A B C ...) and keep every round's output.
 
 Interleaving whole processes spreads slow phases of a shared machine (another tenant,
 frequency changes) over every variant instead of landing on one, which is what makes the
 ratios of a run trustworthy even when absolute times drift.
+
+Each program's output over its rounds is one `KernelOutput`: the repetitions numbered on
+from round to round, and every repetition and every extra line tagged with the round
+that printed it, so that an experiment can pair a kernel's own lines with the reps of
+the same process (spawn's children rusage) or sum them over processes (fileread's page
+cache checks).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cpulab.measure.kernel_output import KernelOutput, KernelOutputError, parse
 from cpulab.measure.runner import Runner
@@ -23,6 +29,8 @@ class Program:
 
 @dataclass
 class Outcome:
+    """A program's output over the rounds it ran, or the error that stopped it."""
+
     output: KernelOutput | None = None
     error: str | None = None
 
@@ -36,17 +44,17 @@ def run_interleaved(
 ) -> dict[str, Outcome]:
     """Each program runs `rounds` times, interleaved; a failing program stops being run."""
     outcomes: dict[str, Outcome] = {p.key: Outcome() for p in programs}
-    for _ in range(rounds):
+    for rnd in range(rounds):
         for p in programs:
             o = outcomes[p.key]
             if o.error is None:
-                _one(p, runner, timeout, o)
+                _one(p, runner, timeout, rnd, o)
             if progress:
                 progress()
     return outcomes
 
 
-def _one(p: Program, runner: Runner, timeout: float, o: Outcome) -> None:
+def _one(p: Program, runner: Runner, timeout: float, rnd: int, o: Outcome) -> None:
     res = runner.run(p.argv, timeout=timeout, env=p.env)
     try:
         out = parse(res.stdout)
@@ -59,10 +67,14 @@ def _one(p: Program, runner: Runner, timeout: float, o: Outcome) -> None:
     if res.failure:
         o.error = res.failure
         return
+    _append(o, out, rnd)
+
+
+def _append(o: Outcome, out: KernelOutput, rnd: int) -> None:
+    """Add one process's output to the program's, tagged with its round; the first
+    round's meta stands for all (the same binary and arguments print the same)."""
     if o.output is None:
-        o.output = out
-        return
+        o.output = KernelOutput(meta=out.meta)
     base = max((r.rep for r in o.output.reps), default=-1) + 1
-    for r in out.reps:
-        r.rep += base
-    o.output.reps.extend(out.reps)
+    o.output.reps += [replace(r, rep=r.rep + base, round=rnd) for r in out.reps]
+    o.output.extra += [replace(x, round=rnd) for x in out.extra]

@@ -62,7 +62,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def options_from(args: argparse.Namespace):
-    from cpulab.opprof.record import DEFAULT_FREQ
+    from cpulab.opprof.perf_record import DEFAULT_FREQ
     from cpulab.opprof.run import Options
 
     if args.functions and not args.by_function and not args.markers and not args.by_label:

@@ -19,7 +19,7 @@ every instruction) passes nothing on, since a switch's loop head is every case's
 successor. A sample then counts for a VM instruction only where that set is the
 instruction alone; code with no line of its own (line 0)
 that one instruction alone reaches is credited to it; code that several reach is
-shared, and profile.py splits its samples.
+shared, and aggregate.py splits its samples.
 
 Machine code that is not x86-64 is left to the line table (no refinement).
 """

@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cpulab.opprof.profile import InsnRow
-from cpulab.opprof.run import Profile
+from cpulab.opprof.aggregate import InsnRow
+from cpulab.opprof.op_profile import OpProfile
 
 REST_ROWS = 12  # the table shows this many symbols of the rest; JSON has them all
 
@@ -29,7 +29,7 @@ def _insn(r: InsnRow) -> dict:
     }
 
 
-def to_dict(p: Profile) -> dict:
+def to_dict(p: OpProfile) -> dict:
     res = p.result
     return {
         "schema": p.schema,
@@ -63,7 +63,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:6.2f}%"
 
 
-def print_table(p: Profile, console: Console | None = None, limit: int = 40) -> None:
+def print_table(p: OpProfile, console: Console | None = None, limit: int = 40) -> None:
     console = console or Console()
     res = p.result
     ev = p.event

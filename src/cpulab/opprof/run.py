@@ -18,16 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cpulab.opprof import flow, labels, markers
+from cpulab.opprof.aggregate import Item, aggregate
 from cpulab.opprof.binary import Binary
 from cpulab.opprof.errors import OpprofError
 from cpulab.opprof.functions import DEFAULT_HANDLER_PATTERN, FunctionMapper
-from cpulab.opprof.profile import Aggregate, Item, aggregate
-from cpulab.opprof.record import DEFAULT_FREQ, Event, record, script
+from cpulab.opprof.op_profile import BinaryInfo, Mapping, OpProfile
+from cpulab.opprof.perf_record import DEFAULT_FREQ, Event, record, script
 from cpulab.opprof.regions import DISPATCH, Attribution, RegionIndex, attribute_insn, attribute_rest
 from cpulab.opprof.script import Sample, parse
 from cpulab.opprof.symbolize import DebugInfo, Frame
-
-SCHEMA = "cpulab.opprof/1"
 
 
 @dataclass
@@ -42,39 +41,7 @@ class Options:
     flow: bool = True  # refine line attribution by the machine code's control flow
 
 
-@dataclass(frozen=True)
-class BinaryInfo:
-    path: str
-    kind: str  # exec (non-PIE), pie, shared
-    samples: int
-    debug_info: bool
-    debug_file: str | None
-    dwarf_read: bool = False  # False: too few samples to be worth reading (MIN_DWARF_SHARE)
-
-
-@dataclass
-class Mapping:
-    mode: str  # markers | label | function
-    reason: str
-    patterns: list[str]
-    interpreter: list[str]  # blocks or handler names that were found
-    sources: dict[str, str]  # DWARF path -> file read
-    flow: dict[str, str] = field(default_factory=dict)  # function -> entries|lines|skipped
-
-
-@dataclass
-class Profile:
-    command: list[str]
-    event: Event
-    frequency: int
-    mapping: Mapping
-    result: Aggregate
-    binaries: list[BinaryInfo]
-    warnings: list[str]
-    schema: str = SCHEMA
-
-
-def profile_command(command: list[str], opts: Options) -> Profile:
+def profile_command(command: list[str], opts: Options) -> OpProfile:
     """Run `command` under perf and profile it per VM instruction."""
     with tempfile.TemporaryDirectory(prefix="cpulab-opprof-") as d:
         rec = record(command, Path(d), freq=opts.freq, event=opts.event, perf=opts.perf)
@@ -328,7 +295,7 @@ def _rest_symbol(frames: list[Frame], s: Sample) -> str:
 
 
 def profile_samples(samples: list[Sample], command: list[str], event: Event,
-                    frequency: int, opts: Options) -> Profile:
+                    frequency: int, opts: Options) -> OpProfile:
     """The profile of recorded samples (split from profile_command for tests)."""
     syms = _Symbols(samples)
     try:
@@ -363,7 +330,7 @@ def profile_samples(samples: list[Sample], command: list[str], event: Event,
         if result.vm_samples == 0:
             warnings.append("no sample fell in the interpreter: is the command running "
                             "the interpreter that was mapped?")
-        return Profile(command, event, frequency, mapping, result, info, warnings)
+        return OpProfile(command, event, frequency, mapping, result, info, warnings)
     finally:
         syms.close()
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from cpulab.experiments.base import PlotSpec
-from cpulab.record import RunRecord
+from cpulab.results import PlotSpec, RunRecord
 
 
 class PlotError(RuntimeError):

@@ -13,10 +13,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cpulab.record import RunRecord
+from cpulab.comparison import Comparison
+from cpulab.results import RunRecord
+from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
                   "inconclusive": "yellow", "unmeasurable": "dim"}
+_CHANGE_STYLE = {"better": "green", "worse": "red", "same": ""}
 
 
 def _fmt(v: float) -> str:
@@ -100,9 +103,9 @@ def render_record(rec: RunRecord, console: Console, table_metrics=None,
         console.print(table)
         for n in notes:
             console.print(f"  [dim]{escape(n)}[/]")
-    for et in rec.evidence.get("tables", []):
-        _heading(console, f"evidence: {et['title']}")
-        console.print(_plain_table(et["columns"], et["rows"]))
+    for et in rec.evidence.tables:
+        _heading(console, f"evidence: {et.title}")
+        console.print(_plain_table(et.columns, et.rows))
     if rec.verdicts:
         _heading(console, "verdicts")
         v = Table(header_style="bold", show_lines=True)
@@ -148,17 +151,18 @@ def render_runs(rows: list[dict], console: Console) -> None:
     console.print(t)
 
 
-def render_comparison(old: RunRecord, new: RunRecord, metric: str, rows, diffs: list[str],
-                      console: Console) -> None:
-    _heading(console, f"{new.experiment}: run #{new.id} vs run #{old.id}, {metric} "
-                      "(ratio new/old of medians, 95% interval)")
+def render_comparison(old: RunRecord, new: RunRecord, comparison: Comparison,
+                      diffs: list[str], console: Console) -> None:
+    better = "higher" if comparison.higher_is_better else "lower"
+    _heading(console, f"{new.experiment}: run #{new.id} vs run #{old.id}, "
+                      f"{comparison.metric} (ratio new/old of medians, 95% interval; "
+                      f"{better} is better)")
     for d in diffs:
         console.print(Text(f"differs: {d}", style="yellow"))
     t = Table(header_style="bold")
     for col in ("variant", "build", "params", f"#{old.id}", f"#{new.id}", "new/old"):
         t.add_column(col, justify="right" if col.startswith(("#", "new")) else "left")
-    for r in rows:
-        style = "green" if r.value < 0.97 else "red" if r.value > 1.03 else ""
+    for r in comparison.rows:
         t.add_row(r.variant, r.build, r.params, _fmt(r.old), _fmt(r.new),
-                  Text(r.ratio, style=style))
+                  Text(format_ratio(r.ratio), style=_CHANGE_STYLE[r.change]))
     console.print(t)

@@ -16,7 +16,7 @@ from contextlib import closing
 from pathlib import Path
 
 from cpulab.paths import data_dir
-from cpulab.record import SCHEMA, RunRecord
+from cpulab.results import SCHEMA, RunRecord
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -238,9 +238,6 @@ bool pb_msg_map_get(const pb_msg *msg, const pb_fielddef *f, pb_value key,
 /* Unknown fields of this message, as wire bytes in arrival order. */
 pb_str pb_msg_unknown(const pb_msg *msg);
 
-/* Convenience: the field of msg's type named `name` (NULL if absent). */
-const pb_fielddef *pb_msg_field(const pb_msgdef *m, const char *name);
-
 /* ---- decoding ------------------------------------------------------------ */
 
 typedef enum pb_decoder {

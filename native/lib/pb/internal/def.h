@@ -92,7 +92,6 @@ struct pb_fielddef {
   uint8_t mode;         /* PB_MODE_* */
   uint8_t rep;          /* PB_REP_* of one value */
   uint8_t flags;        /* PB_F_* */
-  uint16_t index;       /* position in msgdef.fields */
   const char *name;
   const char *oneof_name;
   const pb_msgdef *msg; /* MESSAGE, GROUP, map entry */
@@ -123,10 +122,7 @@ struct pb_msgdef {
   uint32_t field_count;
   uint32_t dense_below;  /* fields[i].number == i + 1 for all i < this */
   uint8_t fast_kind[PB_FAST_SLOTS]; /* same slots, for the switch decoder */
-  uint32_t hasbit_words;
-  uint32_t required_count;
   bool map_entry;
-  bool proto3;
   const char *full_name;
 };
 
@@ -135,7 +131,6 @@ struct pb_schema {
   pb_msgdef **msgs;           /* definition order */
   size_t msg_count;
   pb_msgdef **msgs_by_name;   /* sorted by full_name */
-  pb_enumdef **enums;
   size_t enum_count;
   pb_enumdef **enums_by_name;
 };

@@ -28,8 +28,6 @@
 #define PB_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PB_INLINE static inline __attribute__((always_inline))
-#define PB_NOINLINE __attribute__((noinline))
-#define PB_COLD __attribute__((cold, noinline))
 
 /* A loop that must stay a loop (register pressure in frameless code). */
 #if defined(__clang__)

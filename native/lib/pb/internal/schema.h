@@ -5,10 +5,10 @@
 #include "internal/def.h"
 
 /* Assign hasbits, oneof case words and field offsets; sets m->size and
- * m->hasbit_words. `fields` is m->fields, writable; on entry a member of
+ * m->zero_size. `fields` is m->fields, writable; on entry a member of
  * real oneof i has oneof_case = i + 1, on return the case word's offset. */
 pb_status pb_layout_build(pb_msgdef *m, pb_fielddef *fields, size_t oneof_count,
-                          const char *const *oneof_names, pb_arena *a);
+                          const char *const *oneof_names);
 
 /* Fill m->fast, m->fast_kind, m->fast_mask and m->subs from m's fields. */
 pb_status pb_fasttable_build(pb_msgdef *m, pb_arena *a);

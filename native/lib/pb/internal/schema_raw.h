@@ -46,7 +46,6 @@ typedef struct pb_raw_msg {
 } pb_raw_msg;
 
 typedef struct pb_raw_file {
-  const char *name;
   const char *package; /* "" when absent */
   const char *syntax;  /* "" when absent (proto2) */
   pb_raw_msg *msgs;

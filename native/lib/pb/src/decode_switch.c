@@ -1,14 +1,29 @@
 /* The switch-loop decoder: the "before" of the tail-call experiment.
  *
- * Same tables, same per-field code (the cores of internal/fast.h) as the
- * fast decoder; only the way from one field to the next differs: a loop
- * around one `switch` on the slot's function id, so that every field goes
- * through the same indirect jump (the switch's jump table) and the decoder
- * state lives in one frame, where the compiler keeps or spills it as the
- * whole loop's register pressure allows. The fast decoder instead has one
- * indirect jump per field function and the state in argument registers.
+ * Same tables, same per-field code (the cores of internal/fast_scalar.h,
+ * fast_string.h and fast_message.h) as the fast decoder; only the way from
+ * one field to the next differs: a loop around one `switch` on the slot's
+ * function id, so that every field goes through the same indirect jump (the
+ * switch's jump table) and the decoder state lives in one frame, where the
+ * compiler keeps or spills it as the whole loop's register pressure allows.
+ * The fast decoder instead has one indirect jump per field function and the
+ * state in argument registers.
  */
-#include "internal/fast.h"
+#include "internal/fast_message.h"
+#include "internal/fast_scalar.h"
+#include "internal/fast_string.h"
+
+/* One field of any kind, by the same cores as the fast functions. */
+PB_INLINE int pb_core(pb_dec *d, const char **pptr, pb_msg *msg, const pb_msgdef *m,
+                      uint64_t *hasbits, uint64_t data, int kind, int card, int tagbytes,
+                      pb_msgdecoder *child) {
+  if (kind == PB_FK_message)
+    return pb_core_message(d, pptr, msg, m, data, card, tagbytes, child);
+  if (kind == PB_FK_bytes || kind == PB_FK_string_utf8)
+    return pb_core_string(d, pptr, msg, hasbits, data, kind, card, tagbytes);
+  if (card == PB_FC_packed) return pb_core_packed(d, pptr, msg, data, kind, tagbytes);
+  return pb_core_scalar(d, pptr, msg, hasbits, data, kind, card, tagbytes);
+}
 
 const char *pb_switch_msg(pb_dec *d, const char *ptr, pb_msg *msg, const pb_msgdef *m) {
   uint64_t hasbits = 0;

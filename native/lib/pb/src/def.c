@@ -54,10 +54,6 @@ const pb_fielddef *pb_msgdef_field_by_name(const pb_msgdef *m, const char *name)
   return NULL;
 }
 
-const pb_fielddef *pb_msg_field(const pb_msgdef *m, const char *name) {
-  return pb_msgdef_field_by_name(m, name);
-}
-
 uint32_t pb_fielddef_number(const pb_fielddef *f) { return f->number; }
 const char *pb_fielddef_name(const pb_fielddef *f) { return f->name; }
 pb_type pb_fielddef_type(const pb_fielddef *f) { return (pb_type)f->type; }

@@ -1,7 +1,6 @@
-/* Fast field functions of strings and bytes (proto2 strings and bytes
- * unchecked, proto3 strings UTF-8 validated), copied into the arena or
- * aliased into the input: every cardinality and tag size, generated from the
- * lists in internal/fast.h. */
-#include "internal/fast.h"
+/* Fast field functions of strings and bytes: every cardinality and tag
+ * size, 12 functions from PB_FAST_STRING_FUNCS (internal/fast.h). Their
+ * cores are in internal/fast_string.h, inlined by the switch decoder too. */
+#include "internal/fast_string.h"
 
-PB_FAST_STRING_KINDS(PB_FAST_CARDS_OTHER, PB_FAST_DEFINE_OTHER)
+PB_FAST_STRING_FUNCS(PB_FAST_DEFINE_STRING)

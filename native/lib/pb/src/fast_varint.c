@@ -1,6 +1,8 @@
 /* Fast field functions of the varint kinds (bool, int32/uint32/open enum,
  * int64/uint64, sint32, sint64, closed enum): every cardinality and tag
- * size, generated from the lists in internal/fast.h. */
-#include "internal/fast.h"
+ * size, 48 functions from PB_FAST_VARINT_FUNCS (internal/fast.h). Their
+ * cores are in internal/fast_scalar.h, shared with the fixed kinds and
+ * inlined by the switch decoder too. */
+#include "internal/fast_scalar.h"
 
-PB_FAST_VARINT_KINDS(PB_FAST_CARDS_PACKABLE, PB_FAST_DEFINE_PACKABLE)
+PB_FAST_VARINT_FUNCS(PB_FAST_DEFINE_SCALAR)

@@ -41,8 +41,7 @@ static uint32_t value_size(const pb_fielddef *f) {
 /* Fields carry the index of their oneof in oneof_case until layout replaces
  * it with the case word's offset: index + 1, 0 meaning none. */
 pb_status pb_layout_build(pb_msgdef *m, pb_fielddef *fields, size_t oneof_count,
-                          const char *const *oneof_names, pb_arena *a) {
-  (void)a;
+                          const char *const *oneof_names) {
   size_t n = m->field_count;
   uint32_t nbits = 0;
   for (size_t i = 0; i < n; i++) {
@@ -56,9 +55,9 @@ pb_status pb_layout_build(pb_msgdef *m, pb_fielddef *fields, size_t oneof_count,
     if (nbits == PB_DUMMY_HASBIT) nbits++;
     f->hasbit = (uint16_t)nbits++;
   }
-  m->hasbit_words = nbits ? (nbits + 63) / 64 : 1;
+  uint32_t hasbit_words = nbits ? (nbits + 63) / 64 : 1;
 
-  uint32_t off = PB_MSG_HASBITS + 8 * m->hasbit_words;
+  uint32_t off = PB_MSG_HASBITS + 8 * hasbit_words;
   uint32_t *case_off = calloc(oneof_count + 1, sizeof *case_off);
   uint32_t *oneof_size = calloc(oneof_count + 1, sizeof *oneof_size);
   uint32_t *oneof_first = calloc(oneof_count + 1, sizeof *oneof_first);

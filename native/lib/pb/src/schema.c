@@ -219,7 +219,6 @@ static pb_status build_msg(builder *b, item *it) {
   bool p3 = is_proto3(it->file);
   m->full_name = it->full_name;
   m->map_entry = r->map_entry;
-  m->proto3 = p3;
   m->field_count = (uint32_t)r->field_count;
   pb_fielddef *fields = pb_arena_alloc(b->a, (r->field_count + 1) * sizeof *fields);
   if (!fields) return PB_ERR_NOMEM;
@@ -279,24 +278,20 @@ static pb_status build_msg(builder *b, item *it) {
   }
   /* sort by number; duplicates are an error */
   qsort(fields, r->field_count, sizeof *fields, field_cmp);
-  for (size_t i = 0; i < r->field_count; i++) {
-    fields[i].index = (uint16_t)i;
-    if (i && fields[i].number == fields[i - 1].number) return PB_ERR_SCHEMA;
-  }
+  for (size_t i = 1; i < r->field_count; i++)
+    if (fields[i].number == fields[i - 1].number) return PB_ERR_SCHEMA;
   if (r->field_count > 0xffff) return PB_ERR_SCHEMA;
   uint32_t dense = 0;
   while (dense < r->field_count && fields[dense].number == dense + 1) dense++;
   m->dense_below = dense;
   m->fields = fields;
-  for (size_t i = 0; i < r->field_count; i++)
-    if (fields[i].flags & PB_F_REQUIRED) m->required_count++;
   if (m->map_entry) {
     /* key = 1, value = 2, both singular */
     if (r->field_count != 2 || fields[0].number != 1 || fields[1].number != 2 ||
         fields[0].mode || fields[1].mode)
       return PB_ERR_SCHEMA;
   }
-  return pb_layout_build(m, fields, r->oneof_count, r->oneofs, b->a);
+  return pb_layout_build(m, fields, r->oneof_count, r->oneofs);
 }
 
 static int msg_name_cmp(const void *pa, const void *pb) {
@@ -334,15 +329,14 @@ static pb_status load(builder *b, pb_schema *s, const char *buf, size_t size) {
   }
   s->msgs = pb_arena_alloc(b->a, (s->msg_count + 1) * sizeof *s->msgs);
   s->msgs_by_name = pb_arena_alloc(b->a, (s->msg_count + 1) * sizeof *s->msgs);
-  s->enums = pb_arena_alloc(b->a, (s->enum_count + 1) * sizeof *s->enums);
-  s->enums_by_name = pb_arena_alloc(b->a, (s->enum_count + 1) * sizeof *s->enums);
-  if (!s->msgs || !s->msgs_by_name || !s->enums || !s->enums_by_name) return PB_ERR_NOMEM;
+  s->enums_by_name = pb_arena_alloc(b->a, (s->enum_count + 1) * sizeof *s->enums_by_name);
+  if (!s->msgs || !s->msgs_by_name || !s->enums_by_name) return PB_ERR_NOMEM;
   size_t nm = 0, ne = 0;
   /* enums first: message fields read enum values for their defaults */
   for (size_t i = 0; !st && i < b->count; i++) {
     if (b->items[i].raw_msg) continue;
     st = build_enum(b, &b->items[i]);
-    s->enums[ne++] = b->items[i].def;
+    s->enums_by_name[ne++] = b->items[i].def;
   }
   for (size_t i = 0; !st && i < b->count; i++) {
     if (!b->items[i].raw_msg) continue;
@@ -352,9 +346,8 @@ static pb_status load(builder *b, pb_schema *s, const char *buf, size_t size) {
   for (size_t i = 0; !st && i < nm; i++) st = pb_fasttable_build(s->msgs[i], b->a);
   if (st) return st;
   memcpy(s->msgs_by_name, s->msgs, nm * sizeof *s->msgs);
-  memcpy(s->enums_by_name, s->enums, ne * sizeof *s->enums);
   qsort(s->msgs_by_name, nm, sizeof *s->msgs, msg_name_cmp);
-  qsort(s->enums_by_name, ne, sizeof *s->enums, enum_name_cmp);
+  qsort(s->enums_by_name, ne, sizeof *s->enums_by_name, enum_name_cmp);
   return PB_OK;
 }
 

@@ -272,7 +272,6 @@ static pb_status read_msg(rd *r, pb_raw_msg *m, pb_arena *a, int depth) {
 /* FileDescriptorProto. */
 static pb_status read_file(rd *r, pb_raw_file *f, pb_arena *a) {
   size_t mcap = 0, ecap = 0;
-  f->name = "";
   f->package = "";
   f->syntax = "";
   uint32_t fnum;
@@ -281,7 +280,6 @@ static pb_status read_file(rd *r, pb_raw_file *f, pb_arena *a) {
   while (!st && rd_next(r, &fnum, &wt)) {
     rd sub;
     switch (fnum) {
-      case 1: st = rd_string(r, wt, a, &f->name, NULL); break;
       case 2: st = rd_string(r, wt, a, &f->package, NULL); break;
       case 12: st = rd_string(r, wt, a, &f->syntax, NULL); break;
       case 4: {

@@ -22,12 +22,13 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target, library
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 SEED_BITS = 1000
 SEED_CASES = ("seed_twodiv", "seed_fused", "bigdec", "gmp")
@@ -149,24 +150,24 @@ class Bigdec(Experiment):
                 cases.append(case)
         return cases
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The fitted growth exponents, as a table (computed from the cases alone)."""
         fits = growth_fits(cases)
         if not fits:
-            return {}
+            return Evidence()
         growth = [{"method": m, "build": b, "exponent": k, "stderr": se, "sizes": n,
                    "from_bits": lo, "to_bits": hi}
                   for (m, b), (k, se, n, lo, hi) in fits.items()]
-        return {"growth": growth, "tables": [{
-            "title": f"growth of the time per conversion with the size, fitted on log axes "
-                     f"from {FIT_FROM_BITS:,} bits (time ~ digits^k; source clock)",
-            "columns": ["method", "build", "k", "std. error", "sizes (bits)"],
-            "rows": [[m, b, f"{k:.3f}", f"{se:.3f}", f"{lo:,} .. {hi:,} ({n})"]
-                     for (m, b), (k, se, n, lo, hi) in fits.items()]}]}
+        return Evidence([EvidenceTable(
+            f"growth of the time per conversion with the size, fitted on log axes "
+            f"from {FIT_FROM_BITS:,} bits (time ~ digits^k; source clock)",
+            ["method", "build", "k", "std. error", "sizes (bits)"],
+            [[m, b, f"{k:.3f}", f"{se:.3f}", f"{lo:,} .. {hi:,} ({n})"]
+             for (m, b), (k, se, n, lo, hi) in fits.items()])], {"growth": growth})
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_fused_beats_twodiv(ok), _faster_than_gmp_small(ok), _near_gmp_large(ok),
                 _subquadratic(ok)]

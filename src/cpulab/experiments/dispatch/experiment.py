@@ -28,7 +28,7 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.dispatch.names import (
     ITTAGE,
     LAST_TARGET,
@@ -49,6 +49,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import geomean
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
 
 # The library's manifest carries clang's tail-duplication limits for goto-replicated.
 VM = library("vm")
@@ -230,7 +231,7 @@ class Dispatch(Experiment):
                         for name, p in ((LAST_TARGET, last_target()), (ITTAGE, ittage()))}
         return out
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The hot handlers that have a frame (push/pop, spills, rsp adjustment), by build."""
         arts = ctx.build((self.target(t), cfg) for cfg in ctx.configs for t in MUSTTAIL
                          if t in self.techniques_for(cfg))
@@ -244,11 +245,11 @@ class Dispatch(Experiment):
                 continue
             framed.setdefault(a.config.label, {})[_technique(a)] = [
                 f.name for f in fns if has_frame(instruction_mix(f))]
-        return {"handlers-with-frame": framed, "tables": [summary_table(cases)]}
+        return Evidence([summary_table(cases)], {"handlers-with-frame": framed})
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [tail_calls_fastest(ok), speedup_target(ok, "switch", SPEEDUP_VS_SWITCH),
                 speedup_target(ok, "goto-replicated", SPEEDUP_VS_REPLICATED),
@@ -299,7 +300,7 @@ def handler_code(binary: Path, symbols: list[str]) -> dict[str, Metric] | str:
     }
 
 
-def summary_table(cases: list[Case]) -> dict:
+def summary_table(cases: list[Case]) -> EvidenceTable:
     """One row per technique and build: times and counts as geometric means over the
     programs, modelled miss rates as plain means (a rate may be 0), asm facts as they
     are (one binary serves every program). Pure."""
@@ -313,12 +314,12 @@ def summary_table(cases: list[Case]) -> dict:
                      _over(mine, "instructions (callgrind)", geomean),
                      _over(mine, LAST_TARGET, _mean), _over(mine, ITTAGE, _mean),
                      _over(mine, "indirect-sites", min), _over(mine, "handlers-with-frame", min)])
-    return {"title": "per technique and build, over the programs",
-            "columns": ["technique", "build", "ns/vminsn [clock] geomean",
-                        "time / switch [clock] geomean", "instructions/vminsn [callgrind]",
-                        "last-target miss % [model] mean", "ittage miss % [model] mean",
-                        "jmp/call * sites [asm]", "handlers with frame [asm]"],
-            "rows": rows}
+    return EvidenceTable("per technique and build, over the programs",
+                         ["technique", "build", "ns/vminsn [clock] geomean",
+                          "time / switch [clock] geomean", "instructions/vminsn [callgrind]",
+                          "last-target miss % [model] mean", "ittage miss % [model] mean",
+                          "jmp/call * sites [asm]", "handlers with frame [asm]"],
+                         rows)
 
 
 def _mean(values: list[float]) -> float:

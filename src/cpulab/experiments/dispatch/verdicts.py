@@ -5,10 +5,11 @@ bootstrap interval."""
 
 from __future__ import annotations
 
-from cpulab.experiments.base import Case, Verdict
-from cpulab.experiments.compare import Tally, cycle_metric, format_ratio, geomean_ratio
 from cpulab.experiments.dispatch.names import LAST_TARGET, MUSTTAIL, PROGRAMS, TAIL_CALLS
 from cpulab.measure.stats import Ratio
+from cpulab.results import Case, Evidence, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, geomean_ratio
+from cpulab.results.tally import Tally
 
 
 def _program(c: Case) -> str | None:
@@ -83,12 +84,12 @@ def speedup_target(cases: list[Case], other: str, target: float) -> Verdict:
     return Verdict(claim, tally.every(), f"target {target:.2f}x; " + "; ".join(rows), seed)
 
 
-def handlers_frameless(cases: list[Case], evidence: dict) -> Verdict:
+def handlers_frameless(cases: list[Case], evidence: Evidence) -> Verdict:
     claim = ("(S14/S15) the tail-call handlers compile without prologue, epilogue or stack "
              "use")
     seed = "S14: 'no prologue, epilogue or stack use' in each fast path"
     rows, framed_builds, clean = [], 0, 0
-    named = evidence.get("handlers-with-frame", {})
+    named = evidence.facts.get("handlers-with-frame", {})
     for tech in MUSTTAIL:
         seen: dict[str, Case] = {}
         for c in cases:

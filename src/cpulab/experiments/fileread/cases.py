@@ -1,15 +1,20 @@
 """The cases of `fileread`, from a kernel's output: its repetitions, plus the figures its
 extra lines carry (refusals, huge-page probes, the page cache before each pass) and the
 rates derived from them (GB/s, page faults per GiB). Shared by one file and many.
+
+Every process (round) prints its own extra lines; they are combined over the rounds the
+way each figure reads: a refusal once per strategy, the huge-mapped share per process,
+the worst eviction, and the rewarmed calls summed with the worst shortfall.
 """
 
 from __future__ import annotations
 
 from cpulab.context import cases_from_outcome
-from cpulab.experiments.base import Case
 from cpulab.experiments.fileread.strategies import CEILING, VARIANTS, GiB
+from cpulab.measure.kernel_output import ExtraLine
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome
+from cpulab.results import Case
 
 
 def cases_of(outcome: Outcome, build: dict, params: dict,
@@ -19,33 +24,42 @@ def cases_of(outcome: Outcome, build: dict, params: dict,
     if outcome.output is None:
         return cases
     extra = outcome.output.extra
-    for line in extra:
-        if line.get("type") == "refused":
-            cases.append(Case(line["case"], build, dict(params),
-                              error=f"refused by the kernel: {line['reason']}"))
-    huge = {x["case"]: x for x in extra if x.get("type") == "pmd-mapped"}
-    eviction = next((x for x in extra if x.get("type") == "eviction"), None)
-    rewarm = next((x for x in extra if x.get("type") == "rewarm"), None)
+    refusals: dict[str, str] = {}  # every process refuses alike: one case, the first reason
+    for x in _of(extra, "refused"):
+        refusals.setdefault(x["case"], x["reason"])
+    cases += [Case(v, build, dict(params), error=f"refused by the kernel: {why}")
+              for v, why in refusals.items()]
+    evictions, rewarms = _of(extra, "eviction"), _of(extra, "rewarm")
     for c in cases:
         if c.error:
             continue
         add_rates(c)
-        if c.variant in huge:
-            x = huge[c.variant]
-            if x["file_pmd_mapped"] < 0:
-                c.unavailable["huge-mapped"] = {"source": "sw", "reason":
-                                                "no FilePmdMapped in /proc/self/smaps"}
-            else:
-                c.metrics["huge-mapped"] = Metric.exact(
-                    100 * x["file_pmd_mapped"] / x["bytes"], "% of bytes", "sw")
-        if eviction and c.variant != CEILING:
+        _add_huge_mapped(c, [x for x in _of(extra, "pmd-mapped") if x["case"] == c.variant])
+        if evictions and c.variant != CEILING:
             c.metrics["resident-after-eviction"] = Metric.exact(
-                100 * eviction["resident"] / eviction["pages"], "% of pages", "sw")
-        if rewarm and c.variant != CEILING:
-            c.metrics["rewarmed-calls"] = Metric.exact(rewarm["calls"], "calls", "sw")
+                100 * max(x["resident"] / x["pages"] for x in evictions), "% of pages", "sw")
+        if rewarms and c.variant != CEILING:
+            c.metrics["rewarmed-calls"] = Metric.exact(sum(x["calls"] for x in rewarms),
+                                                       "calls", "sw")
             c.metrics["missing-before-pass"] = Metric.exact(
-                100 * rewarm["most_missing"] / rewarm["pages"], "% of pages", "sw")
+                100 * max(x["most_missing"] / x["pages"] for x in rewarms), "% of pages", "sw")
     return cases
+
+
+def _of(extra: list[ExtraLine], kind: str) -> list[ExtraLine]:
+    return [x for x in extra if x.get("type") == kind]
+
+
+def _add_huge_mapped(c: Case, probes: list[ExtraLine]) -> None:
+    """The share of the file each process's untimed pass found mapped with huge pages."""
+    if not probes:
+        return
+    if any(x["file_pmd_mapped"] < 0 for x in probes):
+        c.unavailable["huge-mapped"] = {"source": "sw",
+                                        "reason": "no FilePmdMapped in /proc/self/smaps"}
+        return
+    c.metrics["huge-mapped"] = Metric.of([100 * x["file_pmd_mapped"] / x["bytes"]
+                                          for x in probes], "% of bytes", "sw")
 
 
 def add_rates(c: Case) -> None:

@@ -25,8 +25,7 @@ from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, Profile
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
-from cpulab.experiments.compare import format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.fileread import smallfiles, testfile
 from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
@@ -42,6 +41,8 @@ from cpulab.experiments.fileread.strategies import (
 from cpulab.experiments.fileread.verdicts import all_verdicts
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS, build_dir
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "fileread"
 SIZES = (MiB, 16 * MiB, 256 * MiB, GiB)
@@ -173,10 +174,10 @@ class FileRead(Experiment):
 
     # ---- evidence and verdicts (pure) ------------------------------------------------
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        return {"tables": [ceiling_table(cases), smallfiles.table(cases), cache_table(cases)]}
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        return Evidence([ceiling_table(cases), smallfiles.table(cases), cache_table(cases)])
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         return all_verdicts(cases)
 
 
@@ -187,7 +188,7 @@ def _key(a: Artifact, size: int, cache: str) -> str:
 # ---- evidence tables -------------------------------------------------------------------
 
 
-def ceiling_table(cases: list[Case]) -> dict:
+def ceiling_table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
         memory = by.get(CEILING)
@@ -199,16 +200,15 @@ def ceiling_table(cases: list[Case]) -> dict:
             rows.append([size_label(size), cache, v, build, cell(c, "throughput"),
                          format_ratio(r) if r else "1" if c is memory else "-",
                          cell(c, "faults-per-gib", 0), cell(c, "huge-mapped", 0)])
-    return {"title": "Throughput of each strategy, as a fraction of the checksum pass over "
-                     "a copy in memory (same process); GB = 10^9 bytes",
-            "columns": ["file", "cache", "strategy", "build", "GB/s (clock)",
-                        "/ memory (clock)", "faults/GiB (sw)",
-                        "huge-mapped % (sw, smaps)"],
-            "rows": rows}
+    return EvidenceTable("Throughput of each strategy, as a fraction of the checksum pass "
+                         "over a copy in memory (same process); GB = 10^9 bytes",
+                         ["file", "cache", "strategy", "build", "GB/s (clock)",
+                          "/ memory (clock)", "faults/GiB (sw)", "huge-mapped % (sw, smaps)"],
+                         rows)
 
 
-def cache_table(cases: list[Case]) -> dict:
-    """What the cache states rest on (mincore, in the first process of each build and
+def cache_table(cases: list[Case]) -> EvidenceTable:
+    """What the cache states rest on (mincore, over every process of each build and
     size): eviction confirmed before every cold pass, residency before every warm one."""
     rows, seen = [], set()
     for c in cases:
@@ -229,11 +229,11 @@ def cache_table(cases: list[Case]) -> dict:
         if "files" in c.params:
             label = f"{int(c.params['files']):,} x {label}"
         rows.append([label, str(c.params.get("cache")), c.build_label, state])
-    return {"title": "The page cache before each pass (mincore, sw, first process of each "
-                     "build): cold, evicted by posix_fadvise(POSIX_FADV_DONTNEED), over 1% "
-                     "resident fails the run; warm, every page resident; many small files "
-                     "summed over the files",
-            "columns": ["file", "cache", "build", "page cache"], "rows": rows}
+    return EvidenceTable("The page cache before each pass (mincore, sw, every process of "
+                         "each build): cold, evicted by posix_fadvise(POSIX_FADV_DONTNEED), "
+                         "over 1% resident fails the run; warm, every page resident; many "
+                         "small files summed over the files",
+                         ["file", "cache", "build", "page cache"], rows)
 
 
 EXPERIMENT = FileRead()

@@ -17,8 +17,6 @@ from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, Profile
-from cpulab.experiments.base import Case
-from cpulab.experiments.compare import format_ratio, median_ratio
 from cpulab.experiments.fileread import testfile
 from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
@@ -32,6 +30,8 @@ from cpulab.experiments.fileread.strategies import (
 )
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
+from cpulab.results import Case, EvidenceTable
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "fileread"
 SIZES = (4 * KiB, 16 * KiB, 64 * KiB)
@@ -113,7 +113,7 @@ def _key(a: Artifact, size: int, cache: str) -> str:
 # ---- evidence (pure) -------------------------------------------------------------------
 
 
-def table(cases: list[Case]) -> dict:
+def table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
         read = by.get(FILES_READ)
@@ -126,9 +126,9 @@ def table(cases: list[Case]) -> dict:
                          build, cell(c, "time", 0), cell(c, "throughput"),
                          format_ratio(r) if r else "1" if c is read else "-",
                          cell(c, "page-faults")])
-    return {"title": "Many small files read whole, per file: time against open+read+close "
-                     "(same process); GB = 10^9 bytes",
-            "columns": ["files", "cache", "strategy", "build", "ns/file (clock)",
-                        "GB/s (clock)", f"time / {FILES_READ} (clock)",
-                        "page faults/file (sw)"],
-            "rows": rows}
+    return EvidenceTable("Many small files read whole, per file: time against "
+                         "open+read+close (same process); GB = 10^9 bytes",
+                         ["files", "cache", "strategy", "build", "ns/file (clock)",
+                          "GB/s (clock)", f"time / {FILES_READ} (clock)",
+                          "page faults/file (sw)"],
+                         rows)

@@ -5,7 +5,7 @@ are grouped: one group per build, file size and cache state, all measured in one
 
 from __future__ import annotations
 
-from cpulab.experiments.base import Case
+from cpulab.results import Case
 
 READS = ("read-4k", "read-64k", "read-1m", "read-4m")
 MAPS = ("mmap", "mmap-sequential", "mmap-populate", "mmap-hugepage")

@@ -6,8 +6,6 @@ process, with its 95% bootstrap interval.
 
 from __future__ import annotations
 
-from cpulab.experiments.base import Case, Verdict
-from cpulab.experiments.compare import Tally, format_ratio, median_ratio
 from cpulab.experiments.fileread.strategies import (
     FILES_MAP,
     FILES_READ,
@@ -20,6 +18,9 @@ from cpulab.experiments.fileread.strategies import (
     size_label,
 )
 from cpulab.measure.stats import Ratio
+from cpulab.results import Case, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 SEED = ("1 GB file, mean of 10 runs, MacBook 2008: Clang 3.4 open+read 1.70 s vs open+mmap "
         "0.83 s (2.05x; 0.59 vs 1.20 GB/s); GCC 4.9 2.87 vs 2.01 s (1.43x); LLVM-GCC 4.2 "
@@ -31,9 +32,9 @@ UNITS = "GB = 10^9 bytes; time = ns per byte (clock)"
 
 def winner(r: Ratio) -> str:
     """Who wins on read/mmap time: its 95% interval above 1 is mmap, below 1 read()."""
-    if r.low >= 1:
+    if r.above(1):
         return "mmap faster"
-    if r.high < 1:
+    if r.below(1):
         return "read() faster"
     return "no clear winner"
 

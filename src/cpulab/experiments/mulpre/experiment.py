@@ -21,14 +21,16 @@ from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, PlotSpec, SeedTable, Verdict
-from cpulab.experiments.compare import cycle_metric, format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
 from cpulab.machine.cpuinfo import parse_cpuinfo
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 DIR = KERNELS / "mulpre"
 LIB = library("mulpre")
@@ -131,14 +133,14 @@ class Mulpre(Experiment):
                 cases.append(_finish(case, mixes))
         return sorted(cases, key=_order)
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The seed's two tables redrawn from this run: ns per call by N, and the
         instruction mix of the N = 4 and N = 8 functions."""
-        return {"tables": [t for t in (time_table(cases), mix_table(cases)) if t]}
+        return Evidence([t for t in (time_table(cases), mix_table(cases)) if t])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_fast_at_ecc_sizes(ok), _beats_every_gmp(ok), _beats_compilers(ok),
                 _asm_in_registers(ok)]
@@ -226,7 +228,7 @@ def _order(c: Case) -> tuple:
 # ---- the seed's tables, from this run (pure) -------------------------------------------
 
 
-def time_table(cases: list[Case]) -> dict | None:
+def time_table(cases: list[Case]) -> EvidenceTable | None:
     """One row per implementation and build, one column per N: median ns per call."""
     rows: dict[tuple[str, str], dict[int, str]] = {}
     for c in sorted(cases, key=_order):
@@ -237,14 +239,14 @@ def time_table(cases: list[Case]) -> dict | None:
         return None
     sizes = sorted({n for cells in rows.values() for n in cells if n is not None})
     ordered = sorted(rows.items(), key=lambda kv: (_rank(kv[0][0]), kv[0]))
-    return {"title": "ns per call on this machine (median; source clock), as in the seed's "
-                     "table",
-            "columns": ["code", "build", *(f"N={n}" for n in sizes)],
-            "rows": [[v, b, *(cells.get(n, "-") for n in sizes)]
-                     for (v, b), cells in ordered]}
+    return EvidenceTable("ns per call on this machine (median; source clock), as in the "
+                         "seed's table",
+                         ["code", "build", *(f"N={n}" for n in sizes)],
+                         [[v, b, *(cells.get(n, "-") for n in sizes)]
+                          for (v, b), cells in ordered])
 
 
-def mix_table(cases: list[Case]) -> dict | None:
+def mix_table(cases: list[Case]) -> EvidenceTable | None:
     """The seed's instruction counts for N = 4 and N = 8, from the machine code."""
     rows = [[f"{c.variant} N={c.params['N']}", c.build_label,
              *(f"{c.value(m):.0f}" for m in MIX)]
@@ -252,10 +254,10 @@ def mix_table(cases: list[Case]) -> dict | None:
             if c.params.get("N") in MIX_SIZES and "mulx" in c.metrics]
     if not rows:
         return None
-    return {"title": "instructions of the N=4 and N=8 functions (static; source asm): "
-                     "mul counts every multiply, mulx those that are mulx, add every "
-                     "add-type (add, adc, adcx, adox, sub, sbb, inc, dec, neg)",
-            "columns": ["function", "build", *MIX], "rows": rows}
+    return EvidenceTable("instructions of the N=4 and N=8 functions (static; source asm): "
+                         "mul counts every multiply, mulx those that are mulx, add every "
+                         "add-type (add, adc, adcx, adox, sub, sbb, inc, dec, neg)",
+                         ["function", "build", *MIX], rows)
 
 
 # ---- verdicts ------------------------------------------------------------------------
@@ -287,17 +289,6 @@ def _fastest(cases: list[Case], asm: Case) -> tuple[Case, Ratio] | None:
     return min(ratios, key=lambda cr: cr[1].value, default=None)
 
 
-def _against(r: Ratio, threshold: float) -> int:
-    """+1: the whole interval reaches the threshold; -1: it lies below; 0: it straddles."""
-    return 1 if r.low >= threshold else -1 if r.high < threshold else 0
-
-
-def _kind(sides: list[int]) -> str:
-    if all(s > 0 for s in sides):
-        return "confirmed"
-    return "refuted" if any(s < 0 for s in sides) else "inconclusive"
-
-
 def _metric_of(cases: list[Case]) -> str:
     return cycle_metric(*cases) if cases else "time"
 
@@ -307,7 +298,7 @@ def _fast_at_ecc_sizes(cases: list[Case]) -> Verdict:
              "N = 6 (the elliptic-curve sizes), against the fastest GMP measured at each N")
     seed = ("Xeon 8280: GMP / hand asm = 2.09x at N=4 (12.93 / 6.19 ns), 1.90x at N=6 "
             "(23.43 / 12.31 ns); 'hand asm 1.7-2x faster than GMP'")
-    sides, rows = [], []
+    tally, rows = Tally(), []
     for n in ECC_SIZES:
         asm = _asm(cases, n)
         best = _fastest(_gmps(cases, n), asm) if asm else None
@@ -315,13 +306,13 @@ def _fast_at_ecc_sizes(cases: list[Case]) -> Verdict:
             return Verdict(claim, "unmeasurable", f"no asm and GMP cases at N={n} (the asm "
                            "needs BMI2 and ADX)", seed)
         gmp, r = best
-        sides.append(_against(r, FAST_VS_GMP))
+        tally.add(r, FAST_VS_GMP)
         every = ", ".join(f"{c.variant} {format_ratio(s)}" for c in _gmps(cases, n)
                           if (s := _speedup(c, asm)) is not None)
         rows.append(f"N={n}: fastest GMP {gmp.variant} / asm "
                     f"{_metric_of([gmp, asm])} = {format_ratio(r)} (every GMP: {every})")
     head = f"needs the 95% interval at or above {FAST_VS_GMP}x at both sizes"
-    return Verdict(claim, _kind(sides), head + ". " + "; ".join(rows), seed)
+    return Verdict(claim, tally.every(), head + ". " + "; ".join(rows), seed)
 
 
 def _beats_every_gmp(cases: list[Case]) -> Verdict:
@@ -331,18 +322,18 @@ def _beats_every_gmp(cases: list[Case]) -> Verdict:
              for c in _gmps(cases, n) if (r := _speedup(c, asm)) is not None]
     if not pairs:
         return Verdict(claim, "unmeasurable", "no N with both an asm and a GMP case", seed)
-    sides = [_against(r, 1.0) for _, _, r in pairs]
+    tally = Tally.of(r for _, _, r in pairs)
     worst = min(pairs, key=lambda p: p[2].value)
     lost = [f"{c.variant} N={c.params['N']} {format_ratio(r)}" for c, _, r in pairs
-            if _against(r, 1.0) <= 0]
+            if not r.above(1.0)]
     sizes = sorted({c.params["N"] for c, _, _ in pairs})
     ev = (f"GMP / asm ({_metric_of([worst[0], worst[1]])}): interval above 1 in "
-          f"{sides.count(1)} of {len(pairs)} (GMP, N) pairs over N = {sizes[0]}..{sizes[-1]}"
+          f"{tally.above} of {tally.n} (GMP, N) pairs over N = {sizes[0]}..{sizes[-1]}"
           f" and {len({c.variant for c, _, _ in pairs})} GMPs; smallest "
           f"{worst[0].variant} at N={worst[0].params['N']}: {format_ratio(worst[2])}")
     if lost:
         ev += "; not above 1: " + ", ".join(lost)
-    return Verdict(claim, _kind(sides), ev, seed)
+    return Verdict(claim, tally.every(), ev, seed)
 
 
 def _beats_compilers(cases: list[Case]) -> Verdict:
@@ -362,7 +353,7 @@ def _beats_compilers(cases: list[Case]) -> Verdict:
     ev = (f"fastest compiler build {_name(c)} / asm ({_metric_of([c, asm])}) = "
           f"{format_ratio(r)}, needs the interval at or above {FAST_VS_CC}x; the others: "
           f"{others or 'none'}")
-    return Verdict(claim, _kind([_against(r, FAST_VS_CC)]), ev, seed)
+    return Verdict(claim, Tally.of([r], FAST_VS_CC).every(), ev, seed)
 
 
 def _asm_in_registers(cases: list[Case]) -> Verdict:

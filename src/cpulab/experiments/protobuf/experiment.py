@@ -36,13 +36,16 @@ from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
-from cpulab.measure.stats import Ratio, ratio
+from cpulab.measure.stats import Ratio, ratio_to
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, SeedTable, Verdict
+from cpulab.results.ratios import median_ratio
+from cpulab.results.tally import Tally
 
 DIR = KERNELS / "protobuf"
 PB = library("pb")
@@ -194,7 +197,7 @@ class Protobuf(Experiment):
 
     # ---- evidence from the machine code ------------------------------------------------
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         ev: dict = {"fast-path frames": {}, "protobuf C++ parsers": {}}
         pairs = [(self.pb_target(c.toolchain.family == "clang"), c) for c in ctx.configs]
         for art in ctx.build(pairs):  # already built by run(): a cache hit
@@ -211,15 +214,15 @@ class Protobuf(Experiment):
             ev["protobuf C++ parsers"]["protoc"] = payloads.protoc_version().strip()
         except payloads.PayloadError as e:
             ev["protobuf C++ parsers"]["protoc"] = str(e)
-        return ev
+        return Evidence(facts=ev)
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
-        return [_two_gbs(ok), _beats_cpp(ok, evidence.get("protobuf C++ parsers", {})),
+        return [_two_gbs(ok), _beats_cpp(ok, evidence.facts.get("protobuf C++ parsers", {})),
                 _beats_upb(ok), _beats_switch(ok),
-                _frameless(evidence.get("fast-path frames", {}))]
+                _frameless(evidence.facts.get("fast-path frames", {}))]
 
 
 # ---- turning the programs' output into cases ----------------------------------------------
@@ -322,24 +325,13 @@ def _payloads(cases: Iterable[Case]) -> list[str]:
     return list(dict.fromkeys(c.params["payload"] for c in cases if "payload" in c.params))
 
 
-def _speedup(slow: Case, fast: Case) -> Ratio:
+def _speedup(slow: Case, fast: Case) -> Ratio | None:
     """time(slow)/time(fast): how many times faster `fast` is, with its interval."""
-    a, b = slow.metrics["time"], fast.metrics["time"]
-    if len(a.values) > 1 and len(b.values) > 1:
-        return ratio(a.values, b.values)
-    v = a.median / b.median
-    return Ratio(v, v, v, a.n, b.n)
+    return median_ratio(slow, fast, "time")
 
 
 def _name(c: Case) -> str:
     return f"{c.variant} ({c.build_label})" if c.build else c.variant
-
-
-def _judge(ratios: list[Ratio], target: float) -> str:
-    """confirmed: every interval at or above the target; refuted: one wholly below."""
-    if any(r.high < target for r in ratios):
-        return "refuted"
-    return "confirmed" if all(r.low >= target for r in ratios) else "inconclusive"
 
 
 def _at_least(claim: str, seed: str, target: float,
@@ -349,13 +341,13 @@ def _at_least(claim: str, seed: str, target: float,
     tail = f"; not measured: {', '.join(missing)}" if missing else ""
     if not measured:
         return Verdict(claim, "unmeasurable", "no pair of cases to compare" + tail, seed)
-    kind = _judge([r for _, r in measured], target)
+    tally = Tally.of((r for _, r in measured), target)
+    kind = tally.every()
     if missing and kind == "confirmed":
         kind = "inconclusive"  # "every payload" is not shown by some of them
     worst = min(measured, key=lambda p: p[1].value)
     head = (f"target {target:g}x; lowest {worst[1].value:.3f}x ({worst[0]}); "
-            f"{sum(r.low >= target for _, r in measured)} of {len(measured)} intervals "
-            "at or above it: ")
+            f"{tally.above} of {tally.n} intervals at or above it: ")
     return Verdict(claim, kind, head + "; ".join(f"{w}: {r}" for w, r in measured) + tail,
                    seed)
 
@@ -369,10 +361,8 @@ def _two_gbs(cases: list[Case]) -> Verdict:
         return Verdict(claim, "unmeasurable", "no tail-call (musttail) build measured on the "
                        "descriptor payload (needs clang with musttail)", seed)
     gbs = fresh.metrics["throughput"]
-    r = ratio(gbs.values, [TARGET_GBS] * 2) if len(gbs.values) > 1 else \
-        Ratio(gbs.median / TARGET_GBS, gbs.median / TARGET_GBS, gbs.median / TARGET_GBS,
-              gbs.n, 1)
-    kind = _judge([r], 1.0)
+    r = ratio_to(gbs.values or (gbs.median,), TARGET_GBS)
+    kind = Tally.of([r]).every()
     ev = (f"{_name(fresh)}: {gbs.median:.3f} GB/s (clock, GB = 10^9 bytes; "
           f"{fresh.value('ns/message'):.0f} ns per {fresh.params['bytes']}-byte message), "
           f"{r} of the target")

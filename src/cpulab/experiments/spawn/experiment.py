@@ -21,19 +21,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
-from cpulab.experiments.base import Case, Experiment, SeedTable, Verdict
-from cpulab.experiments.compare import format_ratio, median_ratio
+from cpulab.experiments.base import Experiment
 from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
-from cpulab.measure.kernel_output import KernelOutput
+from cpulab.measure.kernel_output import ExtraLine, KernelOutput
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "spawn"
 SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dynamic",
@@ -124,7 +124,7 @@ class Spawn(Experiment):
                     *ctx.profile.harness_args()]) for a in built[:1]]
         before = {(n, tool): t.outputs_state(tool) for n, t in trees.items() for tool in TOOLS}
         ctx.reporter.total(len(programs) * ctx.profile.rounds)
-        rounds = _measure_rounds(ctx, programs)
+        outcomes = ctx.measure(programs)
 
         cases: list[Case] = []
         for a in kernels:
@@ -132,7 +132,7 @@ class Spawn(Experiment):
             if not a.ok:
                 cases += [Case(v, build, error=f"build failed: {a.error}") for v in SPAWNS]
                 continue
-            found = _cases(rounds.get(_key(a), []), build, {}, SPAWNS)
+            found = _cases(outcomes[_key(a)], build, {}, SPAWNS)
             for c in found:
                 if c.variant in NEEDS_CHILD:
                     c.params["child"] = linkage
@@ -145,7 +145,7 @@ class Spawn(Experiment):
                     why = tree_errors.get(n) or "the spawn kernel did not build"
                     cases.append(Case(tool, None, dict(params), error=why))
                     continue
-                (case,) = _cases(rounds[_key(built[0], tool, n)], None, params, (tool,),
+                (case,) = _cases(outcomes[_key(built[0], tool, n)], None, params, (tool,),
                                  rename={"command": tool})
                 changed = _changed(before[(n, tool)], tree.outputs_state(tool))
                 if changed and not case.error:
@@ -158,10 +158,10 @@ class Spawn(Experiment):
 
     # ---- evidence and verdicts (pure) ------------------------------------------------
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> dict:
-        return {"tables": [_spawn_table(cases), _build_table(cases)]}
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        return Evidence([_spawn_table(cases), _build_table(cases)])
 
-    def verdicts(self, cases: list[Case], evidence: dict) -> list[Verdict]:
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_make_slower_than_ninja(ok), _processes_explain_make(ok)]
 
@@ -204,61 +204,27 @@ def _prepare_trees(ctx: Context, tmp: Path, sizes: tuple[int, ...]
     return trees, errors
 
 
-def _measure_rounds(ctx: Context, programs: list[Program]) -> dict[str, list[KernelOutput]]:
-    """key -> one output per round. Rounds are run one at a time (still interleaved,
-    A B C A B C) because each round's `children` lines belong to that round's reps."""
-    outputs: dict[str, list[KernelOutput]] = {p.key: [] for p in programs}
-    failed: dict[str, str] = {}
-    for _ in range(ctx.profile.rounds):
-        live = [p for p in programs if p.key not in failed]
-        for key, o in ctx.measure(live, rounds=1).items():
-            if o.error or o.output is None:
-                failed[key] = o.error or "no output"
-            else:
-                outputs[key].append(o.output)
-    return {k: v if k not in failed else [_failed(failed[k])] for k, v in outputs.items()}
-
-
-def _failed(error: str) -> KernelOutput:
-    return KernelOutput(meta={}, errors=[error])
-
-
-def _cases(outs: list[KernelOutput], build: dict | None, params: dict,
-           names: tuple[str, ...], rename: dict[str, str] | None = None) -> list[Case]:
+def _cases(outcome: Outcome, build: dict | None, params: dict, names: tuple[str, ...],
+           rename: dict[str, str] | None = None) -> list[Case]:
     """Cases from every round's output, with the children's rusage added per unit."""
     rename = rename or {}
-    errors = [e for o in outs for e in o.errors]
-    if errors or not outs:
-        merged = Outcome(error="; ".join(errors) or "not run")
-    else:
-        merged = Outcome(output=merge_outputs(outs))
-    cases = cases_from_outcome(merged, lambda n: rename.get(n, n), build, params, names)
-    if merged.output is None:
-        return cases
+    cases = cases_from_outcome(outcome, lambda n: rename.get(n, n), build, params, names)
     for c in cases:
+        if c.error or outcome.output is None:
+            continue
         harness_name = next((k for k, v in rename.items() if v == c.variant), c.variant)
-        add_children(c, children_per_rep(outs, harness_name))
+        add_children(c, children_per_rep(outcome.output, harness_name))
     return cases
 
 
-def merge_outputs(outs: list[KernelOutput]) -> KernelOutput:
-    """One output with every round's reps, numbered on (as the scheduler merges them)."""
-    merged = KernelOutput(meta=outs[0].meta)
-    for o in outs:
-        base = max((r.rep for r in merged.reps), default=-1) + 1
-        for r in o.reps:
-            merged.reps.append(replace(r, rep=r.rep + base))
-        merged.extra += o.extra
-    return merged
-
-
-def children_per_rep(outs: list[KernelOutput], case: str) -> list[dict]:
-    """The `children` lines of the timed calls of `case`: in each output, the last as many
-    as it has reps (warm-up and calibration calls print theirs first)."""
+def children_per_rep(out: KernelOutput, case: str) -> list[ExtraLine]:
+    """The `children` lines of the timed calls of `case`: of each round's lines, the last
+    as many as that round has reps (warm-up and calibration calls print theirs first)."""
     timed = []
-    for o in outs:
-        lines = [x for x in o.extra if x.get("type") == "children" and x.get("case") == case]
-        reps = [r for r in o.reps if r.case == case]
+    for rnd in sorted({r.round for r in out.reps} | {x.round for x in out.extra}):
+        lines = [x for x in out.extra if x.round == rnd and x.get("type") == "children"
+                 and x.get("case") == case]
+        reps = [r for r in out.reps if r.round == rnd and r.case == case]
         if len(lines) < len(reps):
             raise ValueError(f"{case}: {len(reps)} reps but {len(lines)} children lines")
         own = lines[len(lines) - len(reps):]
@@ -270,7 +236,7 @@ def children_per_rep(outs: list[KernelOutput], case: str) -> list[dict]:
     return timed
 
 
-def add_children(case: Case, lines: list[dict]) -> None:
+def add_children(case: Case, lines: list[ExtraLine]) -> None:
     if not lines:
         case.unavailable["child-page-faults"] = {"source": "sw",
                                                  "reason": "no getrusage lines"}
@@ -316,15 +282,15 @@ def _fmt(c: Case, metric: str, scale: float = 1.0, digits: int = 0) -> str:
     return f"{v * scale:,.{digits}f}"
 
 
-def _spawn_table(cases: list[Case]) -> dict:
+def _spawn_table(cases: list[Case]) -> EvidenceTable:
     rows = [[c.variant, c.build_label, c.params.get("child", "-"), _fmt(c, "time", 1e-3, 1),
              _fmt(c, "page-faults", digits=1), _fmt(c, "child-page-faults", digits=1),
              _fmt(c, "child-cpu", 1e-3, 1)]
             for c in cases if c.variant in SPAWNS and not c.error]
-    return {"title": "Per process: create, run and reap a do-nothing child",
-            "columns": ["variant", "build", "child", "us/process (clock)",
-                        "parent faults/process (sw)", "child faults/process (sw)",
-                        "child CPU us/process (sw)"], "rows": rows}
+    return EvidenceTable("Per process: create, run and reap a do-nothing child",
+                         ["variant", "build", "child", "us/process (clock)",
+                          "parent faults/process (sw)", "child faults/process (sw)",
+                          "child CPU us/process (sw)"], rows)
 
 
 def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
@@ -335,7 +301,7 @@ def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
     return out
 
 
-def _build_table(cases: list[Case]) -> dict:
+def _build_table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for n, by in sorted(_builds(cases).items()):
         ninja = by.get("ninja")
@@ -348,10 +314,11 @@ def _build_table(cases: list[Case]) -> dict:
                          format_ratio(r) if r else "-", _fmt(c, "processes"),
                          _fmt(c, "syscalls"), _fmt(c, "child-page-faults"),
                          _fmt(c, "child-cpu", 1e-6, 2)])
-    return {"title": "No-op rebuild of a generated C project (one rebuild per row's figures)",
-            "columns": ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
-                        "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
-                        "CPU ms/run (sw)"], "rows": rows}
+    return EvidenceTable("No-op rebuild of a generated C project (one rebuild per row's "
+                         "figures)",
+                         ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
+                          "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
+                          "CPU ms/run (sw)"], rows)
 
 
 # ---- verdicts ------------------------------------------------------------------------

@@ -8,16 +8,14 @@ and on what. Format history:
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 
-from cpulab.experiments.base import Case, SeedTable, Verdict
-from cpulab.paths import ROOT
+from cpulab.results.case import Case
+from cpulab.results.evidence import Evidence
+from cpulab.results.tables import SeedTable
+from cpulab.results.verdict import Verdict
 
 SCHEMA = 1
-
-# A run is complete, or was cut short by Ctrl-C (what finished is kept), or failed whole.
-STATUSES = ("complete", "interrupted", "failed")
 
 
 @dataclass
@@ -35,8 +33,10 @@ class RunRecord:
     cases: list[Case]
     verdicts: list[Verdict]
     seed_tables: list[SeedTable] = field(default_factory=list)
-    evidence: dict = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=Evidence)
     notes: list[str] = field(default_factory=list)
+    # "complete", or "failed" when the experiment raised (its error is in `notes`); a run
+    # cut short by Ctrl-C is not stored at all.
     status: str = "complete"
     id: int | None = None  # set by the store
 
@@ -50,7 +50,7 @@ class RunRecord:
             "cases": [c.as_dict() for c in self.cases],
             "verdicts": [v.as_dict() for v in self.verdicts],
             "seed_tables": [t.as_dict() for t in self.seed_tables],
-            "evidence": self.evidence, "notes": self.notes,
+            "evidence": self.evidence.as_dict(), "notes": self.notes,
         }
 
     @classmethod
@@ -64,24 +64,8 @@ class RunRecord:
             lab_revision=d["lab_revision"], builds=d["builds"],
             cases=[Case.from_dict(c) for c in d["cases"]],
             verdicts=[Verdict(**v) for v in d["verdicts"]],
-            seed_tables=[SeedTable(**t) for t in d.get("seed_tables", [])],
-            evidence=d.get("evidence", {}), notes=d.get("notes", []),
+            seed_tables=[SeedTable.from_dict(t) for t in d.get("seed_tables", [])],
+            evidence=Evidence.from_dict(d.get("evidence", {})), notes=d.get("notes", []),
             status=d.get("status", "complete"), id=d.get("id"),
         )
 
-
-def lab_revision() -> str:
-    """The checkout's commit, with `+dirty` when the work tree differs from it."""
-    def git(*args: str) -> str | None:
-        try:
-            p = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True,
-                               text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return p.stdout.strip() if p.returncode == 0 else None
-
-    rev = git("rev-parse", "--short=12", "HEAD")
-    if rev is None:
-        return "unknown (not a git checkout)"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    return rev + ("+dirty" if dirty else "")

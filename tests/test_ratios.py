@@ -1,13 +1,14 @@
-"""The comparisons verdicts are made of: ratios between cases and the tally of intervals."""
+"""What verdicts are made of: ratios between cases and the tally of their intervals."""
 
 from __future__ import annotations
 
 import pytest
 
-from cpulab.experiments.base import Case
-from cpulab.experiments.compare import Tally, cycle_metric, median_ratio
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio
+from cpulab.results import Case
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results.tally import Tally
 
 
 def _r(low, high):
@@ -24,6 +25,11 @@ def test_majority_and_every():
     t.add(_r(0.7, 0.8))
     assert t.every() == "refuted"
     assert t.majority() == "inconclusive"  # 2 of 4 above is not most; 1 below is not half
+
+
+def test_tally_of_many():
+    t = Tally.of([_r(1.3, 1.5), _r(1.1, 1.2), _r(1.26, 1.4)], 1.25)
+    assert (t.above, t.below, t.n) == (2, 1, 3)
 
 
 def test_threshold_other_than_one():
@@ -51,3 +57,12 @@ def test_median_ratio_uses_the_repetitions():
     assert r.value == pytest.approx(2.05 / 1.0)
     assert r.low < r.value < r.high
     assert median_ratio(a, b, "cycles") is None
+
+
+def test_median_ratio_of_exact_figures_is_a_point():
+    a = Case("a", None, {}, {"n": Metric.exact(12.0, "instructions", "callgrind")})
+    b = Case("b", None, {}, {"n": Metric.exact(4.0, "instructions", "callgrind")})
+    r = median_ratio(a, b, "n")
+    assert (r.value, r.low, r.high) == (3.0, 3.0, 3.0)
+    assert format_ratio(r) == "3.000x"
+    assert format_ratio(Ratio(3.0, 2.9, 3.1, 5, 5)) == "3.000x [2.900, 3.100]"

@@ -48,7 +48,6 @@ class Recording:
     data: Path  # perf.data
     event: Event
     frequency: int
-    exit_code: int
     stderr: str  # perf's and the command's standard error
 
 
@@ -176,7 +175,7 @@ def record(command: list[str], workdir: Path, *, freq: int = DEFAULT_FREQ,
     if used and used.split(":")[0] != ev.name:
         ev = Event(used.split(":")[0], ev.requested, "clock" if "clock" in used else "pmu",
                    f"perf used {used} instead of {ev.name}")
-    return Recording(data, ev, freq, proc.returncode, stderr)
+    return Recording(data, ev, freq, stderr)
 
 
 def _tail(text: str, lines: int = 15) -> str:

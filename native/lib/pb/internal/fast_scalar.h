@@ -1,0 +1,205 @@
+/* Cores of the varint and fixed-width kinds (bool, int32/uint32/open enum,
+ * int64/uint64, sint32, sint64, closed enum; fixed32/sfixed32/float,
+ * fixed64/sfixed64/double), used by src/fast_varint.c, src/fast_fixed.c and
+ * the switch decoder.
+ *
+ * The two wire types share this header because they differ only in how one
+ * value is read (a varint decode or a 4- or 8-byte load) and how a packed
+ * run is taken (counted and decoded, or copied); presence, the repeated
+ * loop, the packed prologue and the hand-over between the packed and the
+ * unpacked encoding are the same code. A singular field's function is 20
+ * instructions for a fixed kind and 49-58 for a varint kind, with no stack
+ * frame (clang-19 -O2, x86-64, slow branches included); only packed varint
+ * runs (about 290 instructions: a counting pass, then the decode loop) and
+ * repeated closed enums (86) need a frame.
+ */
+#ifndef PB_INTERNAL_FAST_SCALAR_H
+#define PB_INTERNAL_FAST_SCALAR_H
+
+#include "internal/fast.h"
+
+/* A varint of up to 10 bytes, no call; NULL if longer. One and two bytes
+ * inline, longer ones in a loop that is kept rolled: unrolled, it would
+ * need more registers than a frameless function has. */
+PB_INLINE const char *pb_fast_varint(const char *p, uint64_t *out) {
+  uint64_t v = (uint8_t)p[0];
+  if (PB_LIKELY(v < 0x80)) {
+    *out = v;
+    return p + 1;
+  }
+  /* each step adds the next byte minus the previous byte's continuation
+   * bit, so no masking is needed until the end */
+  uint64_t b = (uint8_t)p[1];
+  v += (b - 1) << 7;
+  if (PB_LIKELY(b < 0x80)) {
+    *out = v;
+    return p + 2;
+  }
+  PB_NOUNROLL
+  for (int i = 2; i < 10; i++) {
+    uint64_t b = (uint8_t)p[i];
+    v += (b - 1) << (7 * i);
+    if (b < 0x80) {
+      *out = v;
+      return p + i + 1;
+    }
+  }
+  return NULL;
+}
+
+PB_INLINE uint32_t pb_kind_size(int kind) {
+  switch (kind) {
+    case PB_FK_boolean: return 1;
+    case PB_FK_varint64: case PB_FK_zigzag64: case PB_FK_fixed64: return 8;
+    default: return 4;
+  }
+}
+
+PB_INLINE bool pb_kind_is_varint(int kind) { return kind <= PB_FK_enum_closed; }
+
+/* Convert a varint to its stored form; false for a closed-enum value that
+ * the mask in the data word (values 0..23) does not vouch for: the fallback
+ * decides (defined values above 23 are then slower, not wrong). */
+PB_INLINE bool pb_fast_convert(int kind, uint64_t data, uint64_t *v) {
+  switch (kind) {
+    case PB_FK_boolean: *v = *v != 0; return true;
+    case PB_FK_varint32: *v = (uint32_t)*v; return true;
+    case PB_FK_zigzag32: *v = pb_zigzag32((uint32_t)*v); return true;
+    case PB_FK_zigzag64: *v = pb_zigzag64(*v); return true;
+    case PB_FK_enum_closed: {
+      uint32_t x = (uint32_t)*v;
+      *v = x;
+      return x < 24 && ((PB_DATA_ENUM_MASK(data) >> x) & 1);
+    }
+    default: return true;
+  }
+}
+
+/* Read one scalar value at p (after its tag); NULL to fall back. */
+PB_INLINE const char *pb_fast_scalar(int kind, uint64_t data, const char *p, uint64_t *v) {
+  if (kind == PB_FK_fixed32) {
+    *v = pb_load32(p);
+    return p + 4;
+  }
+  if (kind == PB_FK_fixed64) {
+    *v = pb_load64(p);
+    return p + 8;
+  }
+  p = pb_fast_varint(p, v);
+  if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, data, v))) return NULL;
+  return p;
+}
+
+PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t *hasbits,
+                             uint64_t data, int kind, int card, int tagbytes) {
+  const char *ptr = *pptr;
+  uint32_t size = pb_kind_size(kind);
+  uint64_t v;
+  if (card != PB_FC_repeated) {
+    const char *p = pb_fast_scalar(kind, data, ptr + tagbytes, &v);
+    if (PB_UNLIKELY(!p)) return PB_FAST_FALLBACK;
+    pb_fast_presence(msg, hasbits, data, card, ptr, tagbytes);
+    memcpy(PB_PTR_AT(msg, PB_DATA_OFFSET(data), char), &v, size);
+    *pptr = p;
+    return PB_FAST_NEXT;
+  }
+  pb_array *arr = PB_PTR_AT(msg, PB_DATA_OFFSET(data), pb_array);
+  uint32_t tag = pb_fast_tag(ptr, tagbytes);
+  int r = PB_FAST_NEXT;
+  do {
+    if (PB_UNLIKELY(arr->size == arr->cap)) {
+      r = pb_fast_need(d, arr, size, 1, 0);
+      break;
+    }
+    const char *p = pb_fast_scalar(kind, data, ptr + tagbytes, &v);
+    if (PB_UNLIKELY(!p)) {
+      r = PB_FAST_FALLBACK;
+      break;
+    }
+    memcpy((char *)arr->data + (size_t)arr->size++ * size, &v, size);
+    ptr = p;
+  } while (ptr < d->limit_ptr && pb_fast_tag(ptr, tagbytes) == tag);
+  *pptr = ptr;
+  return r;
+}
+
+/* Packed runs that lie below limit_ptr: every element then starts below
+ * `end`, so varints are read with no bounds check; runs crossing it (the
+ * last 16 bytes of the buffer) fall back. */
+PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t data, int kind,
+                             int tagbytes) {
+  const char *ptr = *pptr;
+  uint32_t size, elem = pb_kind_size(kind);
+  const char *p = pb_fast_size(ptr + tagbytes, &size);
+  if (PB_UNLIKELY(!p) || PB_UNLIKELY((ptrdiff_t)size > d->limit_ptr - p)) return PB_FAST_FALLBACK;
+  const char *pend = p + size;
+  pb_array *arr = PB_PTR_AT(msg, PB_DATA_OFFSET(data), pb_array);
+  if (size == 0) {
+    *pptr = pend;
+    return PB_FAST_NEXT;
+  }
+  if (!pb_kind_is_varint(kind)) {
+    if (PB_UNLIKELY(size & (elem - 1))) return PB_FAST_FALLBACK;
+    uint32_t n = size / elem;
+    if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
+    /* 16 bytes per step: the source has slop, arrays have 16 bytes of
+     * padding (pb_dec_array_reserve) */
+    char *dst = (char *)arr->data + (size_t)arr->size * elem;
+    PB_NOUNROLL
+    for (uint32_t i = 0; i < size; i += 16) *(pb_v16 *)(dst + i) = *(const pb_v16 *)(p + i);
+    arr->size += n;
+    *pptr = pend;
+    return PB_FAST_NEXT;
+  }
+  if (PB_UNLIKELY(pend[-1] & 0x80)) return PB_FAST_FALLBACK; /* last varint unterminated */
+  /* count the varints: one terminator byte (< 0x80) each; words may read
+   * past pend, inside the slop, and the mask drops those bytes */
+  uint32_t n = 0;
+  for (const char *q = p; q < pend; q += 8) {
+    uint64_t w = ~pb_load64(q) & 0x8080808080808080ull;
+    size_t left = (size_t)(pend - q);
+    if (left < 8) w &= ((uint64_t)1 << (8 * left)) - 1;
+    n += (uint32_t)__builtin_popcountll(w);
+  }
+  if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
+  uint32_t start = arr->size;
+  char *dst = (char *)arr->data + (size_t)start * elem;
+  while (p < pend) {
+    uint64_t v;
+    p = pb_fast_varint(p, &v);
+    if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, data, &v))) {
+      arr->size = start; /* undo: the fallback decodes the whole run */
+      return PB_FAST_FALLBACK;
+    }
+    memcpy(dst, &v, elem);
+    dst += elem;
+  }
+  arr->size = start + n;
+  *pptr = pend;
+  return PB_FAST_NEXT;
+}
+
+/* Wire type XOR between the packed and the unpacked encoding of a kind. */
+PB_INLINE uint32_t pb_kind_alt(int kind) {
+  if (kind == PB_FK_fixed32) return 7; /* 2 ^ 5 */
+  if (kind == PB_FK_fixed64) return 3; /* 2 ^ 1 */
+  return 2;                            /* 2 ^ 0 */
+}
+
+/* Repeated packable kinds accept both encodings: the repeated function
+ * passes a packed run to its packed twin, and the reverse. */
+#define PB_FAST_TWIN(k, c, t)                                                  \
+  if (PB_FC_##c == PB_FC_repeated && PB_TAG_IS_ALT(data, t, pb_kind_alt(PB_FK_##k))) \
+    PB_JUMP(PB_FAST_NAME(k, packed, t), data ^ pb_kind_alt(PB_FK_##k));     \
+  if (PB_FC_##c == PB_FC_packed && PB_TAG_IS_ALT(data, t, pb_kind_alt(PB_FK_##k)))   \
+    PB_JUMP(PB_FAST_NAME(k, repeated, t), data ^ pb_kind_alt(PB_FK_##k));
+
+/* The functions of src/fast_varint.c and src/fast_fixed.c. */
+#define PB_FAST_DEFINE_SCALAR(k, c, t)                                          \
+  PB_FAST_BODY(k, c, t,                                                         \
+               PB_FC_##c == PB_FC_packed                                        \
+                   ? pb_core_packed(d, &ptr, msg, data, PB_FK_##k, t)           \
+                   : pb_core_scalar(d, &ptr, msg, &hasbits, data, PB_FK_##k, PB_FC_##c, t), \
+               PB_FAST_TWIN(k, c, t))
+
+#endif /* PB_INTERNAL_FAST_SCALAR_H */

@@ -1,0 +1,54 @@
+"""One measured case: a variant, the build it ran from, its parameters and its metrics.
+
+A case that could not be measured (a crash, a refused kernel feature, a failed build)
+is still a case, with `error` saying why: the report shows it as failed instead of
+silently leaving it out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cpulab.measure.metrics import Metric
+
+
+@dataclass
+class Case:
+    variant: str
+    build: dict | None  # BuildConfig.as_dict(), or None for a peer not built here
+    params: dict = field(default_factory=dict)
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    unavailable: dict[str, dict] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def build_label(self) -> str:
+        if not self.build:
+            return "-"
+        s = f"{self.build['compiler']} {self.build['flags']}"
+        return s + " +pgo" if self.build.get("pgo") else s
+
+    def value(self, metric: str) -> float | None:
+        m = self.metrics.get(metric)
+        return m.median if m else None
+
+    def as_dict(self) -> dict:
+        d = {
+            "variant": self.variant,
+            "build": self.build,
+            "params": self.params,
+            "metrics": {k: m.as_dict() for k, m in self.metrics.items()},
+            "unavailable": self.unavailable,
+        }
+        if self.error:
+            d["error"] = self.error
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Case:
+        return cls(
+            variant=d["variant"], build=d.get("build"), params=d.get("params", {}),
+            metrics={k: Metric(**{**m, "values": tuple(m.get("values", ()))})
+                     for k, m in d.get("metrics", {}).items()},
+            unavailable=d.get("unavailable", {}), error=d.get("error"),
+        )
