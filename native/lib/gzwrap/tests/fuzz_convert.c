@@ -1,10 +1,15 @@
 /* fuzz_convert.c — libFuzzer target: any bytes, any source and target format, each
  * inflater. The first byte picks the formats; the rest is the input.
  *
- * Properties: no crash, leak or undefined behaviour (ASan/UBSan); a conversion that
- * succeeds gives output that zlib's own decoders accept, holding data of the length,
- * CRC-32 and Adler-32 the conversion computed; zlib's and ISA-L's inflaters agree on
- * what they accept and the output is byte for byte the same.
+ * Properties: no crash, leak or undefined behaviour (ASan/UBSan); every error has a
+ * message; a conversion with zlib's inflater that succeeds gives output that zlib's own
+ * decoders accept, holding data of the length, CRC-32 and Adler-32 the conversion
+ * computed; whatever zlib's inflater accepts ISA-L's accepts too, with byte-identical
+ * output. The converse does not hold: ISA-L decodes some blocks whose code-length code
+ * set is incomplete or over-subscribed, which zlib rejects ("invalid code lengths set";
+ * corpus/isal-lenient-code-lengths). No encoder writes such blocks, and for gzip, zlib and
+ * COMPRESS() input the data must still match its CRC-32 or Adler-32; this target only
+ * checks that zlib then refuses with GZWRAP_ERR_DATA (README: guarantees).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < k; i++) {
         o.inflater = impls[i];
         st[i] = gzwrap_buffer_convert(&o, in, n, out[i], cap, &out_n[i], &rep[i]);
-        if (st[i] == GZWRAP_OK) {
+        int lenient = i == 1 && st[0] == GZWRAP_ERR_DATA; /* ISA-L accepts more: see above */
+        if (st[i] == GZWRAP_OK && !lenient) {
             mem m = {out[i], out_n[i], 0};
             gzwrap_reader rd = {&m, mem_read};
             gzwrap_check chk;
@@ -58,12 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         gzwrap_impl_name(impls[i]), crep.error);
                 abort();
             }
-        } else if (!rep[i].error[0]) {
+        } else if (st[i] != GZWRAP_OK && !rep[i].error[0]) {
             fprintf(stderr, "error %s without a message\n", gzwrap_status_str(st[i]));
             abort();
         }
     }
-    if (k == 2 && (st[0] == GZWRAP_OK) != (st[1] == GZWRAP_OK)) {
+    if (k == 2 && (st[0] == GZWRAP_OK) != (st[1] == GZWRAP_OK) &&
+        !(st[1] == GZWRAP_OK && st[0] == GZWRAP_ERR_DATA)) {
         fprintf(stderr, "zlib says %s (%s), ISA-L says %s (%s)\n", gzwrap_status_str(st[0]),
                 rep[0].error, gzwrap_status_str(st[1]), rep[1].error);
         abort();
