@@ -1,7 +1,9 @@
 /* gunzip_to_compress.c — a MariaDB/MySQL user-defined function:
  *
- *   CREATE FUNCTION GUNZIP_TO_COMPRESS RETURNS STRING SONAME 'gzwrap_udf.so';
+ *   CREATE FUNCTION gunzip_to_compress RETURNS STRING SONAME 'gzwrap_udf.so';
  *   SELECT UNCOMPRESS(GUNZIP_TO_COMPRESS(gz_blob)) ...
+ *
+ * (the name as created is the symbol the server looks up; calls ignore case)
  *
  * turns a gzip value (one or more members) into COMPRESS()'s format inside the server,
  * with gzwrap: the deflate bytes are copied and the Adler-32 and length computed by one
