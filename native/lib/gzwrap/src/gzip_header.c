@@ -43,12 +43,13 @@ static gzwrap_status need(hdr_walk *w, size_t n, uint64_t member, const char *wh
     return st;
 }
 
-/* A zero-terminated field: copy through the zero; keep a printable prefix in `shown`. */
+/* A zero-terminated field: copy through the zero; keep a printable prefix in `shown`
+ * and say in *cut whether it is shorter than the field. */
 static gzwrap_status zstring(hdr_walk *w, uint64_t member, const char *what, char *shown,
-                             size_t shown_cap, uint64_t *length) {
+                             size_t shown_cap, int *cut) {
     gzw_in *in = &w->c->in;
     size_t k = 0;
-    *length = 0;
+    uint64_t length = 0, kept = 0;
     for (;;) {
         gzwrap_status st = need(w, 1, member, what);
         if (st)
@@ -56,20 +57,21 @@ static gzwrap_status zstring(hdr_walk *w, uint64_t member, const char *what, cha
         const uint8_t *p = in->buf + in->pos;
         size_t avail = gzw_in_avail(in);
         const uint8_t *z = memchr(p, 0, avail);
-        size_t n = z ? (size_t)(z - p) + 1 : avail;
-        for (size_t i = 0; i < n - (z != NULL) && k + 5 < shown_cap; i++) {
+        size_t n = z ? (size_t)(z - p) + 1 : avail, chars = n - (z != NULL);
+        for (size_t i = 0; i < chars && k + 5 < shown_cap; i++, kept++) {
             unsigned ch = p[i];
             if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
                 shown[k++] = (char)ch;
             else
                 k += (size_t)snprintf(shown + k, shown_cap - k, "\\x%02x", ch);
         }
-        *length += n - (z != NULL);
+        length += chars;
         st = take(w, n);
         if (st || z)
             break;
     }
-    shown[k < shown_cap ? k : shown_cap - 1] = 0;
+    shown[k] = 0;
+    *cut = length > kept;
     return w->c->rep->status;
 }
 
@@ -162,23 +164,23 @@ gzwrap_status gzw_gzip_header_read(gzw_conv *c, uint64_t member, int copy,
     }
     if (h->flg & FNAME) {
         char shown[64];
-        uint64_t n;
+        int cut;
         if ((st = zstring(&w, member, "the file name's terminating zero byte", shown,
-                          sizeof shown, &n)))
+                          sizeof shown, &cut)))
             return st;
         if (why)
             gzw_note(c, GZWRAP_FIELD_FNAME, member, "file name \"%s\"%s dropped: %s", shown,
-                     n > 40 ? "..." : "", why);
+                     cut ? "..." : "", why);
     }
     if (h->flg & FCOMMENT) {
         char shown[64];
-        uint64_t n;
+        int cut;
         if ((st = zstring(&w, member, "the comment's terminating zero byte", shown,
-                          sizeof shown, &n)))
+                          sizeof shown, &cut)))
             return st;
         if (why)
             gzw_note(c, GZWRAP_FIELD_FCOMMENT, member, "comment \"%s\"%s dropped: %s", shown,
-                     n > 40 ? "..." : "", why);
+                     cut ? "..." : "", why);
     }
     if (h->flg & FHCRC) {
         uint64_t hat = gzw_in_offset(in);
