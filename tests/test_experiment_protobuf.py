@@ -327,7 +327,7 @@ def test_quick_run_end_to_end(tmp_path, capsys):
         gbs = c["metrics"]["throughput"]
         assert gbs["unit"] == "GB/s (10^9 B/s)" and gbs["source"] == "clock"
         assert c["metrics"]["ns/message"]["source"] == "clock"
-        if c["variant"].startswith("upb"):
+        if c["variant"].startswith("upb-python"):
             assert "tsc" in c["unavailable"] and "tsc" not in c["metrics"]
     assert len(run["verdicts"]) == 6
     for v in run["verdicts"]:
