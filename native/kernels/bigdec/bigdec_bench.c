@@ -7,7 +7,7 @@
  *                chunk with the two-division digit loop (2 `div` per digit);
  *   seed_fused   the same with the fused loop (1 `div` per digit): the seed's patch;
  *   bigdec       this project's library (reciprocal instead of `div`, pair table,
- *                divide and conquer above ~48 limbs);
+ *                divide and conquer above 128 limbs);
  *   gmp          GMP's mpz_get_str into a caller buffer.
  * The seed's measurement is --param bits=1000 with 10^6 iterations (8.686 s -> 6.392 s
  * in CRuby on Ivy Bridge). The size sweep runs bigdec and gmp for bits from 64 to

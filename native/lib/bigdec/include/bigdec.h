@@ -4,7 +4,7 @@
  * mpn functions and of `int.to_bytes(..., "little")` read as uint64 words on a
  * little-endian machine). High zero limbs are allowed.
  *
- * How: up to ~48 limbs (~900 digits), 19-digit chunks are peeled off by dividing by
+ * How: up to 128 limbs (~2,470 digits), 19-digit chunks are peeled off by dividing by
  * 10^19 with a precomputed reciprocal (no `div` instruction) and written with a
  * two-digit table (no per-digit division). Above that, divide and conquer: x = q 10^w +
  * r with 10^w = 10^(19 2^i) near sqrt(x), both halves recursively; the powers and their

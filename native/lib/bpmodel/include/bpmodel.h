@@ -63,9 +63,9 @@ typedef struct bpm_config {
   /* ITTAGE only */
   uint32_t ntables;                    /* 1..BPM_MAX_TABLES */
   uint32_t log_entries;                /* entries per table = 2^log_entries, 1..20 */
-  uint32_t tag_bits;                   /* 2..20 */
-  uint32_t hist_bits;                  /* history bits added per branch, 1..16 */
-  uint32_t hist_len[BPM_MAX_TABLES];   /* branches of history per table, increasing, 1..512 */
+  uint32_t tag_bits;                   /* 2..16 */
+  uint32_t hist_bits;                  /* history bits per branch, 1..min(log_entries, tag_bits - 1) */
+  uint32_t hist_len[BPM_MAX_TABLES];   /* branches of history per table, increasing, 1..511 */
   uint32_t useful_reset_log;           /* clear useful bits every 2^this branches (8..40) */
 } bpm_config;
 

@@ -1,8 +1,8 @@
 /* The two predictors' loops over a trace, and configuration defaults.
  *
- * Speed (a shared 2-core Zen 4 VM, gcc 12 -O2): 6-15 ns per branch for
- * last-target and 100-190 ns for ITTAGE with the defaults, so a
- * 10^7-dispatch VM trace takes one or two seconds. The folded histories are
+ * Speed (gcc 12 -O2, a 2-core Zen 3 VM at low load; README.md has the
+ * script): 5-11 ns per branch for last-target and 54-73 ns for ITTAGE with
+ * the defaults, so a 10^7-dispatch VM trace takes under a second. The folded histories are
  * updated per branch in O(tables) with rotation amounts computed once (a `%`
  * per fold per branch cost another 50 ns).
  */
