@@ -44,12 +44,13 @@ class UpbPeer:
     def target(self) -> Target:
         """The adapter (upb_adapter.c) over this upb, as a shared library for the kernel."""
         lib = self.prefix / "lib" / "libupb.a"
+        headers = self.prefix / "include"  # upb/, google/protobuf/*.upb.h, utf8_range/
         mode = self.name.removeprefix("upb-")
         _, defines = UPB_PEERS[self.name]
         return Target(
             f"pbpeer-{self.name}", (DIR / "upb_adapter.c",),
             defines=(*defines, f'UPB_PEER_WHAT="{mode}, {self.source}"'),
-            include_dirs=(self.prefix / "include", self.prefix / "include" / "utf8_range", DIR),
+            include_dirs=(headers, headers / "utf8_range", DIR),
             cflags=("-Wl,-Bsymbolic",), ldflags=(str(lib),), deps=(lib,), shared=True,
             meta={"upb": self.recipe})
 
