@@ -3,7 +3,8 @@
  * macro that defines those sources' functions.
  *
  * A varint run is counted first (one terminator byte < 0x80 per value, 8
- * bytes per step), so that the array grows once, then decoded with no branch
+ * bytes per step; a bool run needs no count: it has at most one value per
+ * byte), so that the array grows once, then decoded with no branch
  * on a value's length: each step loads 8 bytes, finds the first terminator
  * (tzcnt of the inverted high bits), masks the value's bytes and packs their
  * 7-bit groups in three shift-and-or steps. A mispredicted length branch
@@ -107,14 +108,18 @@ PB_INLINE const char *pb_packed_varints(int kind, uint64_t data, const char *p,
 }
 
 /* Terminator bytes (< 0x80) in [p, stop): the number of varints ending there.
- * Words may read up to 7 bytes past stop; the mask drops them. */
+ * Words may read up to 7 bytes past stop; the mask drops them. One multiply
+ * adds a word's eight 0/1 bytes into its top byte: baseline x86-64 has no
+ * popcnt, and clang's vectorised emulation of it made this pass 70% of a
+ * 12,000-bool decode. */
 PB_INLINE uint32_t pb_packed_count(const char *p, const char *stop) {
   uint32_t n = 0;
+  PB_SCALAR_LOOP
   for (const char *q = p; q < stop; q += 8) {
-    uint64_t w = ~pb_load64(q) & PB_HIGH_BITS;
+    uint64_t w = (~pb_load64(q) & PB_HIGH_BITS) >> 7;
     size_t left = (size_t)(stop - q);
     if (left < 8) w &= ((uint64_t)1 << (8 * left)) - 1;
-    n += (uint32_t)__builtin_popcountll(w);
+    n += (uint32_t)((w * 0x0101010101010101ull) >> 56);
   }
   return n;
 }
@@ -157,16 +162,21 @@ PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t
     return PB_FAST_NEXT;
   }
   if (PB_UNLIKELY(pend[-1] & 0x80)) return PB_FAST_FALLBACK; /* last varint unterminated */
-  /* the bytes past cut, zero-padded: decoded and counted there */
+  /* the bytes past cut, zero-padded: counted and decoded there */
   char tail[2 * PB_SLOP];
-  uint32_t n = pb_packed_count(p, cut);
-  if (PB_UNLIKELY(pend != cut)) {
-    memset(tail, 0, sizeof tail);
-    memcpy(tail, cut, (size_t)(pend - cut));
-    n += pb_packed_count(tail, tail + (pend - cut));
+  uint32_t n;
+  if (kind == PB_FK_boolean) {
+    n = size; /* at most one value per byte: room for that costs no more than the run */
+  } else {
+    n = pb_packed_count(p, cut);
+    if (PB_UNLIKELY(pend != cut)) {
+      memset(tail, 0, sizeof tail);
+      memcpy(tail, cut, (size_t)(pend - cut));
+      n += pb_packed_count(tail, tail + (pend - cut));
+    }
   }
   if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
-  char *dst = (char *)arr->data + (size_t)arr->size * elem;
+  char *start = (char *)arr->data + (size_t)arr->size * elem, *dst = start;
   const char *q = pb_packed_varints(kind, data, p, cut, &dst);
   if (q && PB_UNLIKELY(q < pend)) {
     /* a value straddling cut was read in place: go on from where it ended */
@@ -175,7 +185,7 @@ PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t
     q = pb_packed_varints(kind, data, tail, tail + (pend - q), &dst) ? pend : NULL;
   }
   if (PB_UNLIKELY(!q)) return PB_FAST_FALLBACK; /* nothing stored: the array's size is unchanged */
-  arr->size += n;
+  arr->size += (uint32_t)((size_t)(dst - start) / elem);
   *pptr = pend;
   return PB_FAST_NEXT;
 }
