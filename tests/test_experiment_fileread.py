@@ -350,7 +350,7 @@ def test_warm_cases_carry_the_pages_read_back():
                                {"size": MiB, "cache": "warm"})
     assert c.metrics["rewarmed-calls"].median == 3
     assert c.metrics["missing-before-pass"].median == pytest.approx(200 / 256)
-    (_, _, cache) = experiment.EXPERIMENT.evidence(None, [c]).tables
+    (_, _, _, cache) = experiment.EXPERIMENT.evidence(None, [c]).tables
     assert cache.rows == [["1 MiB", "warm", "gcc-12 -O2", "pages missing before 3 calls "
                               "(at most 0.781%), read back untimed"]]
 
@@ -456,7 +456,7 @@ def group(size: int, cache: str, read: float, mapped: float, **others: float) ->
 def test_seed_claim_warm_confirmed_cold_refuted():
     cases = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
              + group(MiB, "cold", 0.3, 0.6))
-    a, b, _, _ = experiment.EXPERIMENT.verdicts(cases, Evidence())
+    a, b, _, _, _ = experiment.EXPERIMENT.verdicts(cases, Evidence())
     assert (a.verdict, b.verdict) == ("confirmed", "refuted")
     assert "2.000x" in a.evidence and "in 2 of 2" in a.evidence
     assert "20.00 vs 40.00 GB/s" in a.evidence and "10^9" in a.evidence
@@ -479,8 +479,8 @@ def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
     failed = [Case(v, BUILD, {"size": MiB, "cache": "cold"},
                    error="eviction without effect: left 256 of 256 pages resident")
               for v in strategies.VARIANTS]
-    a, b, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed,
-                                                Evidence())
+    a, b, _, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed,
+                                                   Evidence())
     assert a.verdict == "confirmed"
     assert b.verdict == "unmeasurable" and "eviction without effect" in b.evidence
     assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
@@ -488,7 +488,7 @@ def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
 
 def test_ceiling_table_states_fractions_of_the_memory_pass():
     cases = group(MiB, "warm", 0.05, 0.025, memory=0.0125)
-    (t, _, _) = experiment.EXPERIMENT.evidence(None, cases).tables
+    (t, _, _, _) = experiment.EXPERIMENT.evidence(None, cases).tables
     fractions = {row[2]: row[5] for row in t.rows}
     assert fractions["read-64k"].startswith("0.250x") and fractions["mmap"].startswith("0.500x")
     assert fractions["memory"] == "1"
@@ -527,7 +527,7 @@ def test_small_files_verdict_is_unmeasurable_with_the_reason():
 
 
 def test_small_files_table_states_time_against_read():
-    (_, t, cache) = experiment.EXPERIMENT.evidence(None, small(4096, "warm", 3000, 9000)).tables
+    (_, _, t, cache) = experiment.EXPERIMENT.evidence(None, small(4096, "warm", 3000, 9000)).tables
     rows = {row[2]: row for row in t.rows}
     assert rows["files-read"][0] == "4,000 x 4 KiB" and rows["files-read"][6] == "1"
     assert rows["files-mmap"][6].startswith("3.000x") and rows["files-mmap"][7] == "1.00"
@@ -543,14 +543,18 @@ def test_quick_run_end_to_end(tmp_path, capsys):
     (rec,) = json.loads(capsys.readouterr().out)["runs"]
     assert rc == 0 and rec["status"] == "complete", rec["notes"]
     builds = {f"{b['compiler']} {b['flags']}" for b in rec["builds"]}
+    c_builds = {b for b in builds if not b.startswith("go-")}
+    go_builds = builds - c_builds
     got = {(c["variant"], f"{c['build']['compiler']} {c['build']['flags']}",
             c["params"]["size"], c["params"]["cache"]) for c in rec["cases"]}
-    one = {(v, b, s, cache) for v in strategies.VARIANTS for b in builds
+    one = {(v, b, s, cache) for v in strategies.VARIANTS for b in c_builds
            for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
-    many = {(v, b, s, cache) for v in strategies.FILE_STRATEGIES for b in builds
+    go = {(v, b, s, cache) for v in strategies.GO_VARIANTS for b in go_builds
+          for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+    many = {(v, b, s, cache) for v in strategies.FILE_STRATEGIES for b in c_builds
             for s in smallfiles.SIZES for cache in strategies.CACHES}
-    assert got == one | many
-    assert len(rec["cases"]) == len(one | many)  # one case each
+    assert got == one | go | many
+    assert len(rec["cases"]) == len(one | go | many)  # one case each
     for c in rec["cases"]:
         error = c.get("error") or ""
         allowed = error.startswith("refused by the kernel") or (
@@ -566,7 +570,7 @@ def test_quick_run_end_to_end(tmp_path, capsys):
                 assert c["metrics"]["page-faults"]["unit"] == "faults/file"
             else:
                 assert c["metrics"]["time"]["unit"] == "ns/byte"
-    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
     cold_refused = any("eviction" in (c.get("error") or "") for c in rec["cases"])
     for v in rec["verdicts"]:
         unmeasurable_ok = v["claim"].startswith("(b)") and cold_refused

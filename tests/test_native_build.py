@@ -14,11 +14,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -142,6 +144,11 @@ def expected_output(descriptors: bytes) -> list[str]:
 
     fds = descriptor_pb2.FileDescriptorSet.FromString(descriptors)
     v = {lib: library(lib).version for lib in LIBRARIES}
+    # COMPRESS("hello\n"): the length, the zlib header for the default level, the gzip
+    # member's deflate bytes, the Adler-32
+    deflate = gzip.compress(b"hello\n", mtime=0)[10:-8]
+    mysql = (6).to_bytes(4, "little") + b"\x78\x9c" + deflate + \
+        zlib.adler32(b"hello\n").to_bytes(4, "big")
     z = (2**64 - 1) ** 2
     words = [f"{(z >> (64 * i)) & (2**64 - 1):016x}" for i in (3, 2, 1, 0)]
     return [
@@ -153,6 +160,8 @@ def expected_output(descriptors: bytes) -> list[str]:
         "49 divisible: 1",
         f"vm {v['vm']}: fib(20) = 6765 (ok)",
         f"bpmodel {v['bpmodel']}: 1000 of 1000 mispredicted",
+        f"gzwrap {v['gzwrap']}: ok, gzip -> mysql, {len(mysql)} bytes: "
+        + " ".join(f"{b:02x}" for b in mysql),
     ]
 
 

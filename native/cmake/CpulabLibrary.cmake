@@ -1,9 +1,11 @@
 # cpulab_add_library(NAME): a shipped library from lib/NAME/library.json.
 #
 # The manifest is the library's one recipe: its sources, the system libraries it needs
-# ("pthread" becomes Threads::Threads), options only one compiler family takes, and the
-# prefix of its API's symbols when it is not NAME_ (the shared library exports those and
-# hides its PREFIX__internals). The
+# ("pthread" becomes Threads::Threads), the optional ones it uses when they are found
+# (each with the header that shows it is installed and the macro that tells the sources;
+# CPULAB_WITHOUT lists those not to use even when found), options only one compiler
+# family takes, and the prefix of its API's symbols when it is not NAME_ (the shared
+# library exports those and hides its PREFIX__internals). The
 # layout is fixed by convention and so not repeated in it: include/NAME.h is the one
 # public header (its NAME_VERSION_* macros give the version), and the library's own
 # folder is its private include root ("internal/x.h").
@@ -40,6 +42,29 @@ function(cpulab_add_library name)
   cpulab_json_list(gcc_options "${manifest}" compile_options gcc)
   list(TRANSFORM sources PREPEND "${dir}/")
 
+  # Optional system libraries: used when both the library and its header are found.
+  set(optional_defines "")
+  string(JSON n_optional ERROR_VARIABLE no_optional LENGTH "${manifest}" optional_libraries)
+  if(NOT no_optional AND n_optional GREATER 0)
+    math(EXPR last "${n_optional} - 1")
+    foreach(i RANGE ${last})
+      string(JSON opt_lib GET "${manifest}" optional_libraries ${i} library)
+      string(JSON opt_header GET "${manifest}" optional_libraries ${i} header)
+      string(JSON opt_define GET "${manifest}" optional_libraries ${i} define)
+      find_library(CPULAB_OPTIONAL_${opt_lib}_LIBRARY ${opt_lib})
+      find_path(CPULAB_OPTIONAL_${opt_lib}_INCLUDE_DIR ${opt_header})
+      if(opt_lib IN_LIST CPULAB_WITHOUT)
+        message(STATUS "${name}: ${opt_lib} not used (CPULAB_WITHOUT)")
+      elseif(CPULAB_OPTIONAL_${opt_lib}_LIBRARY AND CPULAB_OPTIONAL_${opt_lib}_INCLUDE_DIR)
+        message(STATUS "${name}: using ${opt_lib} (${opt_define})")
+        list(APPEND system_libraries ${opt_lib})
+        list(APPEND optional_defines ${opt_define})
+      else()
+        message(STATUS "${name}: ${opt_lib} not found (no lib${opt_lib} or ${opt_header})")
+      endif()
+    endforeach()
+  endif()
+
   set(header "${dir}/include/${name}.h")
   set(version "")
   foreach(part IN ITEMS MAJOR MINOR PATCH)
@@ -70,6 +95,7 @@ function(cpulab_add_library name)
   set_target_properties(${name}_objects PROPERTIES
     POSITION_INDEPENDENT_CODE ON C_STANDARD 11 C_EXTENSIONS ON C_STANDARD_REQUIRED ON)
   target_include_directories(${name}_objects PRIVATE "${dir}/include" "${dir}")
+  target_compile_definitions(${name}_objects PRIVATE ${optional_defines})
   # One SHELL: group per family, so that CMake does not fold repeated words ("-mllvm").
   foreach(family IN ITEMS clang gcc)
     if(${family}_options)
@@ -132,6 +158,7 @@ function(cpulab_add_library name)
 
   set_property(GLOBAL APPEND PROPERTY CPULAB_LIBRARIES ${name})
   set(${name}_VERSION "${version}" PARENT_SCOPE)
+  set(${name}_OPTIONAL_DEFINES "${optional_defines}" PARENT_SCOPE)
 endfunction()
 
 # cpulab_add_test(EXE SOURCES... [LIBS ...] [ARGS ...] [NAME TEST]): a C test driver EXE

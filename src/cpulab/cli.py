@@ -69,7 +69,7 @@ def cmd_env(args) -> int:
 def cmd_list(args) -> int:
     rows = [{"name": e.name, "seed_row": e.seed_row, "title": e.title, "summary": e.summary,
              "compilers": list(e.compilers), "opts": list(e.opts), "pgo": list(e.pgo_opts),
-             "variants": list(e.targets())} for e in experiments.all_experiments()]
+             "variants": e.variants()} for e in experiments.all_experiments()]
     if args.json:
         _dump(rows)
         return 0

@@ -11,6 +11,7 @@ NATIVE = ROOT / "native"
 HARNESS_DIR = NATIVE / "harness"
 KERNELS = NATIVE / "kernels"
 LIBS = NATIVE / "lib"
+GO_MODULE = ROOT / "gorep"  # the Go module: gorep and the Go benchmarks
 
 
 def build_dir() -> Path:

@@ -13,6 +13,7 @@
 
 #include <cpulab/bigdec.h>
 #include <cpulab/bpmodel.h>
+#include <cpulab/gzwrap.h>
 #include <cpulab/mulpre.h>
 #include <cpulab/pb.h>
 #include <cpulab/rtdiv.h>
@@ -95,5 +96,22 @@ int main(int argc, char **argv) {
   bpm_simulate(&cfg, sites, targets, 1000, &stats);
   printf("bpmodel %s: %" PRIu64 " of %" PRIu64 " mispredicted\n", BPM_VERSION_STRING,
          stats.misses, stats.branches);
+
+  /* gzip of "hello\n" (fixed codes, mtime 0, OS 3) re-wrapped as COMPRESS() output */
+  static const unsigned char gz[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xcb, 0x48, 0xcd,
+                                     0xc9, 0xc9, 0xe7, 0x02, 0x00, 0x20, 0x30, 0x3a, 0x36,
+                                     6, 0, 0, 0};
+  unsigned char out[64];
+  size_t out_len;
+  gzwrap_options opt;
+  gzwrap_options_init(&opt);
+  opt.to = GZWRAP_FORMAT_MYSQL;
+  gzwrap_report rep;
+  gzwrap_status gs = gzwrap_buffer_convert(&opt, gz, sizeof gz, out, sizeof out, &out_len, &rep);
+  printf("gzwrap %s: %s, %s -> %s, %zu bytes:", GZWRAP_VERSION_STRING, gzwrap_status_str(gs),
+         gzwrap_format_name(rep.from), gzwrap_format_name(rep.to), out_len);
+  for (size_t i = 0; i < out_len; i++)
+    printf(" %02x", out[i]);
+  printf("\n");
   return 0;
 }

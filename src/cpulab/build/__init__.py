@@ -8,6 +8,7 @@ so an unchanged rebuild does no work.
 """
 
 from cpulab.build.config import BuildConfig, matrix
+from cpulab.build.golang import go_build, go_listing
 from cpulab.build.library import Library, ManifestError, library, library_names
 from cpulab.build.ninja import Artifact, BuildError, build, build_one, build_shared
 from cpulab.build.target import Target
@@ -26,6 +27,8 @@ __all__ = [
     "build_shared",
     "find_toolchain",
     "find_toolchains",
+    "go_build",
+    "go_listing",
     "library",
     "library_names",
     "matrix",

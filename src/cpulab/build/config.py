@@ -1,4 +1,5 @@
-"""How to build: one compiler, one optimisation level, with or without profile guidance."""
+"""How to build: one compiler, one optimisation level, with or without profile guidance.
+Go has one optimisation level (its compiler's default), so a Go build has no level."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ class BuildConfig:
 
     @property
     def label(self) -> str:
-        """gcc-12 -O2, clang-19 -O3 +pgo"""
-        s = f"{self.toolchain.name} -{self.opt}"
+        """gcc-12 -O2, clang-19 -O3 +pgo, go-1.26"""
+        s = self.toolchain.name
+        if self.toolchain.family != "go":
+            s += f" -{self.opt}"
         if self.pgo:
             s += " +pgo"
         if self.extra:
@@ -27,6 +30,8 @@ class BuildConfig:
 
     @property
     def flags(self) -> tuple[str, ...]:
+        if self.toolchain.family == "go":
+            return self.extra
         return (f"-{self.opt}", *self.extra)
 
     def as_dict(self) -> dict:
@@ -41,8 +46,9 @@ class BuildConfig:
 def matrix(
     toolchains: Iterable[Toolchain], opts: Iterable[str], pgo_opts: Iterable[str] = ()
 ) -> list[BuildConfig]:
-    """Every toolchain x opt, plus a profile-guided build at each of `pgo_opts`."""
-    tcs = list(toolchains)
-    out = [BuildConfig(tc, o) for tc in tcs for o in opts]
-    out += [BuildConfig(tc, o, pgo=True) for tc in tcs for o in pgo_opts]
+    """Every toolchain x opt, plus a profile-guided build at each of `pgo_opts` (C only:
+    a Go toolchain gives one build, whatever the levels)."""
+    tcs, opts = list(toolchains), list(opts)
+    out = [BuildConfig(tc, o) for tc in tcs for o in (opts[:1] if tc.family == "go" else opts)]
+    out += [BuildConfig(tc, o, pgo=True) for tc in tcs if tc.family != "go" for o in pgo_opts]
     return out

@@ -7,13 +7,19 @@ lab's builds of a library are the ones a user installs, whatever compiler and fl
 lab adds. The layout is a convention, not part of the manifest: include/<name>.h is the
 one public header (its <PREFIX>_VERSION_* macros give the version), and the library's own
 folder is the private include root (`#include "internal/x.h"`).
+
+Optional system libraries (`optional_libraries`: library, header, define) are used when
+this machine has them, as CMake does: the library file is found by the linker's search
+(ctypes.util.find_library) and the header in the standard include folders.
 """
 
 from __future__ import annotations
 
+import ctypes.util
 import functools
 import json
 import re
+import sysconfig
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +47,13 @@ class Library:
     system_libraries: tuple[str, ...]
     # (compiler family, options) pairs, as Target.family_cflags takes them
     compile_options: tuple[tuple[str, tuple[str, ...]], ...]
+    # (library, header, define) of each optional system library, present or not
+    optional_libraries: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def optional_present(self) -> tuple[tuple[str, str, str], ...]:
+        """The optional libraries this machine has (library file and header)."""
+        return tuple(o for o in self.optional_libraries if _system_library_present(o[0], o[1]))
 
     @property
     def header(self) -> Path:
@@ -72,14 +85,16 @@ class Library:
         """
         extra = tuple(Path(s) for s in program)
         libs = tuple(libs)
+        present = self.optional_present
+        system = (*self.system_libraries, *(o[0] for o in present))
         return Target(
             name,
             (*extra, *self.sources),
-            defines=tuple(defines),
+            defines=(*defines, *(o[2] for o in present)),
             include_dirs=(*self.include_dirs, *(Path(d) for d in include_dirs)),
             cflags=tuple(cflags),
             ldflags=tuple(ldflags),
-            libs=(*libs, *(lib for lib in self.system_libraries if lib not in libs)),
+            libs=(*libs, *(lib for lib in system if lib not in libs)),
             shared=shared,
             pgo_args=tuple(pgo_args),
             family_cflags=self.compile_options,
@@ -111,6 +126,27 @@ def _strings(m: dict, key: str, where: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ManifestError(f"{where}: {key!r} must be a list of strings")
     return tuple(value)
+
+
+_INCLUDE_DIRS = ("/usr/local/include", "/usr/include")
+
+
+@functools.cache
+def _system_library_present(lib: str, header: str) -> bool:
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    dirs = [*_INCLUDE_DIRS, *( [f"/usr/include/{multiarch}"] if multiarch else [])]
+    return (ctypes.util.find_library(lib) is not None
+            and any((Path(d) / header).is_file() for d in dirs))
+
+
+def _optional(m: dict, where: Path) -> tuple[tuple[str, str, str], ...]:
+    value = m.get("optional_libraries", [])
+    keys = ("library", "header", "define")
+    if not isinstance(value, list) or not all(
+            isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys) for v in value):
+        raise ManifestError(f"{where}: 'optional_libraries' must be a list of objects with "
+                            "string library, header and define")
+    return tuple((v["library"], v["header"], v["define"]) for v in value)
 
 
 def _version(header: Path) -> str:
@@ -154,6 +190,7 @@ def library(name: str) -> Library:
         sources=sources,
         system_libraries=_strings(m, "system_libraries", path),
         compile_options=tuple((fam, _strings(options, fam, path)) for fam in sorted(options)),
+        optional_libraries=_optional(m, path),
     )
 
 

@@ -38,6 +38,11 @@ class Experiment(ABC):
     def targets(self) -> dict[str, Target]:
         """variant -> what to build for it (used by `run` and by `cpulab asm`)."""
 
+    def variants(self) -> list[str]:
+        """The variants `cpulab list` shows: those of targets(), unless the experiment
+        builds something other than C kernels (Go programs, peers)."""
+        return list(self.targets())
+
     def hot_symbols(self, variant: str) -> list[str]:
         """Symbols (globs allowed) whose machine code is the evidence for this variant."""
         return []

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutput, KernelOutputError, parse
 from cpulab.measure.runner import Runner
 
@@ -25,6 +26,8 @@ class Program:
     key: str
     argv: list[str]
     env: dict = field(default_factory=dict)
+    # what the program prints: "harness" JSON lines, or "gobench" (go test -bench)
+    output: str = "harness"
 
 
 @dataclass
@@ -57,7 +60,7 @@ def run_interleaved(
 def _one(p: Program, runner: Runner, timeout: float, rnd: int, o: Outcome) -> None:
     res = runner.run(p.argv, timeout=timeout, env=p.env)
     try:
-        out = parse(res.stdout)
+        out = parse_gobench(res.stdout) if p.output == "gobench" else parse(res.stdout)
     except KernelOutputError as e:
         o.error = res.failure or f"malformed output: {e}"
         return

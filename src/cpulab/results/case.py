@@ -25,7 +25,7 @@ class Case:
     def build_label(self) -> str:
         if not self.build:
             return "-"
-        s = f"{self.build['compiler']} {self.build['flags']}"
+        s = f"{self.build['compiler']} {self.build['flags']}".strip()  # Go: no flags
         return s + " +pgo" if self.build.get("pgo") else s
 
     def value(self, metric: str) -> float | None:

@@ -10,7 +10,7 @@ the worst eviction, and the rewarmed calls summed with the worst shortfall.
 from __future__ import annotations
 
 from cpulab.context import cases_from_outcome
-from cpulab.experiments.fileread.strategies import CEILING, VARIANTS, GiB
+from cpulab.experiments.fileread.strategies import CEILINGS, VARIANTS, GiB
 from cpulab.measure.kernel_output import ExtraLine
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome
@@ -35,10 +35,10 @@ def cases_of(outcome: Outcome, build: dict, params: dict,
             continue
         add_rates(c)
         _add_huge_mapped(c, [x for x in _of(extra, "pmd-mapped") if x["case"] == c.variant])
-        if evictions and c.variant != CEILING:
+        if evictions and c.variant not in CEILINGS:
             c.metrics["resident-after-eviction"] = Metric.exact(
                 100 * max(x["resident"] / x["pages"] for x in evictions), "% of pages", "sw")
-        if rewarms and c.variant != CEILING:
+        if rewarms and c.variant not in CEILINGS:
             c.metrics["rewarmed-calls"] = Metric.exact(sum(x["calls"] for x in rewarms),
                                                        "calls", "sw")
             c.metrics["missing-before-pass"] = Metric.exact(

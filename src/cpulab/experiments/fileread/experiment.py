@@ -23,7 +23,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from cpulab.build import Artifact, Target
+from cpulab.build import Artifact, BuildConfig, BuildError, Target, go_build
 from cpulab.context import Context, Profile
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.fileread import smallfiles, testfile
@@ -31,14 +31,18 @@ from cpulab.experiments.fileread.cases import cases_of, cell
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     CEILING,
+    CEILINGS,
     FILE_STRATEGIES,
+    GO_CEILING,
+    GO_PACKAGE,
+    GO_VARIANTS,
     VARIANTS,
     GiB,
     MiB,
     by_group,
     size_label,
 )
-from cpulab.experiments.fileread.verdicts import all_verdicts
+from cpulab.experiments.fileread.verdicts import all_verdicts, go_against_c
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS, build_dir
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
@@ -86,7 +90,7 @@ class FileRead(Experiment):
         "as a fraction of an in-memory checksum pass; then thousands of 4-64 KiB files, "
         "ns and page faults per file."
     )
-    compilers = ("gcc", "clang")
+    compilers = ("gcc", "clang", "go")
     opts = ("O2",)
     table_metrics = ("throughput", "time", "faults-per-gib", "huge-mapped", "task-clock")
     plots = tuple(PlotSpec(f"{cache}", f"throughput against file size, page cache {cache}",
@@ -117,13 +121,18 @@ class FileRead(Experiment):
 
     # ---- running ---------------------------------------------------------------------
 
+    def variants(self) -> list[str]:
+        return [*self.targets(), *GO_VARIANTS]
+
     def run(self, ctx: Context) -> list[Case]:
+        c_configs = [c for c in ctx.configs if c.toolchain.family != "go"]
+        go, cases = self._go_programs(ctx, [c for c in ctx.configs if c not in c_configs])
         arts = ctx.build((t, cfg) for t in (self.target(), smallfiles.target())
-                         for cfg in ctx.configs)
-        one = [a for a in arts if a.ok and a.target.name == "fileread"]
+                         for cfg in c_configs)
+        one = [a for a in arts if a.ok and a.target.name == "fileread"] + go
         many = [a for a in arts if a.ok and a.target.name == "smallfiles"]
-        cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
-                 for a in arts if not a.ok
+        cases += [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
+                  for a in arts if not a.ok
                  for v in (VARIANTS if a.target.name == "fileread" else FILE_STRATEGIES)]
         sizes = QUICK_SIZES if ctx.profile.quick else SIZES
         plans = {(s, c): schedule(s, c, ctx.profile) for s in sizes for c in CACHES}
@@ -139,6 +148,21 @@ class FileRead(Experiment):
                 cases += smallfiles.measure(ctx, many, scratch)
         return cases
 
+    def _go_programs(self, ctx: Context, configs: list[BuildConfig]
+                     ) -> tuple[list[Artifact], list[Case]]:
+        """The Go strategies' program per Go toolchain, as artifacts measured beside the C
+        kernels (the same arguments), or failed cases."""
+        built, failed = [], []
+        for cfg in configs:
+            try:
+                exe = go_build(cfg, GO_PACKAGE)
+            except BuildError as e:
+                ctx.note(str(e).splitlines()[0])
+                failed += [Case(v, cfg.as_dict(), error=f"build failed: {e}") for v in GO_VARIANTS]
+                continue
+            built.append(Artifact(Target("go-fileread", ()), cfg, exe, "go"))
+        return built, failed
+
     def _measure_size(self, ctx: Context, built: list[Artifact], scratch: Path, size: int,
                       plans: dict[tuple[int, str], Schedule]) -> list[Case]:
         """Write the file of `size` bytes, measure it warm and cold, remove it."""
@@ -149,7 +173,7 @@ class FileRead(Experiment):
                    f"free in {scratch}")
             ctx.note(f"fileread {size_label(size)}: {why}")
             return [Case(v, a.config.as_dict(), {"size": size, "cache": c}, error=why)
-                    for a in built for c in CACHES for v in VARIANTS]
+                    for a in built for c in CACHES for v in _variants(a)]
         ctx.reporter.phase(f"writing a {size_label(size)} test file")
         try:
             total = testfile.write(path, size)
@@ -164,7 +188,7 @@ class FileRead(Experiment):
                 outcomes = ctx.measure(programs, rounds=plan.rounds)
                 for a in built:
                     cases += cases_of(outcomes[_key(a, size, cache)], a.config.as_dict(),
-                                      {"size": size, "cache": cache})
+                                      {"size": size, "cache": cache}, _variants(a))
         finally:
             path.unlink(missing_ok=True)
         for c in cases:
@@ -175,7 +199,8 @@ class FileRead(Experiment):
     # ---- evidence and verdicts (pure) ------------------------------------------------
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
-        return Evidence([ceiling_table(cases), smallfiles.table(cases), cache_table(cases)])
+        return Evidence([ceiling_table(cases), go_table(cases), smallfiles.table(cases),
+                         cache_table(cases)])
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         return all_verdicts(cases)
@@ -185,14 +210,18 @@ def _key(a: Artifact, size: int, cache: str) -> str:
     return f"{a.config.label}|{size}|{cache}"
 
 
+def _variants(a: Artifact) -> tuple[str, ...]:
+    return GO_VARIANTS if a.config.toolchain.family == "go" else VARIANTS
+
+
 # ---- evidence tables -------------------------------------------------------------------
 
 
 def ceiling_table(cases: list[Case]) -> EvidenceTable:
     rows = []
     for (build, size, cache), by in by_group(cases).items():
-        memory = by.get(CEILING)
-        for v in VARIANTS:
+        memory = by.get(CEILING) or by.get(GO_CEILING)
+        for v in (*VARIANTS, *GO_VARIANTS):
             c = by.get(v)
             if c is None:
                 continue
@@ -207,6 +236,17 @@ def ceiling_table(cases: list[Case]) -> EvidenceTable:
                          rows)
 
 
+def go_table(cases: list[Case]) -> EvidenceTable:
+    """Each Go way beside the C way it mirrors, against the fastest C build of it."""
+    rows = [[size_label(size), cache, go.variant, go.build_label, cell(go, "throughput"),
+             c.variant, c.build_label, cell(c, "throughput"), format_ratio(r)]
+            for size, cache, go, c, r in go_against_c(cases)]
+    return EvidenceTable("Go beside C: each Go way against the fastest C build of the way it "
+                         "mirrors (same processes' rounds, interleaved); GB = 10^9 bytes",
+                         ["file", "cache", "Go way", "Go", "GB/s (clock)", "C way", "C build",
+                          "GB/s (clock)", "Go/C time (clock)"], rows)
+
+
 def cache_table(cases: list[Case]) -> EvidenceTable:
     """What the cache states rest on (mincore, over every process of each build and
     size): eviction confirmed before every cold pass, residency before every warm one."""
@@ -214,7 +254,7 @@ def cache_table(cases: list[Case]) -> EvidenceTable:
     for c in cases:
         key = (c.build_label, c.params.get("size"), c.params.get("cache"))
         refused = (c.error or "").startswith("refused by the kernel")  # one case, not all
-        if key in seen or c.variant == CEILING or refused:
+        if key in seen or c.variant in CEILINGS or refused:
             continue
         seen.add(key)
         if c.error:

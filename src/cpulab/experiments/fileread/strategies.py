@@ -16,6 +16,14 @@ CACHES = ("warm", "cold")
 # Many small files (native/kernels/fileread/smallfiles.c): the cost per file, not per byte.
 FILE_STRATEGIES = ("files-read", "files-mmap", "files-mmap-populate", "files-fread")
 FILES_READ, FILES_MAP = "files-read", "files-mmap"
+# The Go strategies (gorep/bench/fileread): the same files, checksum and cache states.
+GO_READS = ("go-read-4k", "go-read-64k", "go-read-1m", "go-read-4m")
+GO_CEILING = "go-memory"
+GO_VARIANTS = (*GO_READS, "go-bufio", "go-readall", "go-mmap", GO_CEILING)
+GO_PACKAGE = "bench/fileread"
+# Go against C, each Go way beside the C way it mirrors (fread: a buffered reader).
+GO_PAIRS = (("go-read-64k", "read-64k"), ("go-mmap", "mmap"), ("go-bufio", "fread"))
+CEILINGS = (CEILING, GO_CEILING)
 # The pair S8's claim is judged on: plain mmap against read() with a 64 KiB buffer
 # (ripgrep's reader buffer), chosen before measuring, not the best of each family.
 SEED_READ, SEED_MAP = "read-64k", "mmap"

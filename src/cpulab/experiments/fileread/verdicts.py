@@ -7,8 +7,10 @@ process, with its 95% bootstrap interval.
 from __future__ import annotations
 
 from cpulab.experiments.fileread.strategies import (
+    CACHES,
     FILES_MAP,
     FILES_READ,
+    GO_PAIRS,
     MAPS,
     READS,
     SEED_MAP,
@@ -144,6 +146,49 @@ def _faults(c: Case) -> str:
     return "?" if v is None else f"{v:.2f}"
 
 
+GO_SEED = ("1 GB file, MacBook 2008: Go 1.1.1 open+read 2.41 s vs Clang 3.4 1.70 s (1.42x), "
+           "mmap 1.49 vs 0.83 s (1.80x), bufio 2.38 s vs fread 1.69 s (1.41x); GCC 4.9 "
+           "2.87 / 2.01 / 2.86 s")
+
+
+def go_against_c(cases: list[Case]) -> list[tuple[int, str, Case, Case, Ratio]]:
+    """(size, cache, Go case, C case, Go/C time) for every Go way and size and cache
+    state, against the fastest C build of the way it mirrors (GO_PAIRS)."""
+    groups = by_group(cases)
+    out = []
+    for size in sorted({k[1] for k in groups}):
+        for cache in CACHES:
+            here = [by for (_, s, c), by in groups.items() if s == size and c == cache]
+            for go_way, c_way in GO_PAIRS:
+                go = next((by[go_way] for by in here if go_way in by), None)
+                cs = [by[c_way] for by in here if c_way in by]
+                if go is None or not cs:
+                    continue
+                c = max(cs, key=gbps)
+                r = median_ratio(go, c, "time")
+                if r is not None:
+                    out.append((size, cache, go, c, r))
+    return out
+
+
+def go_slower(cases: list[Case]) -> Verdict:
+    """S8's Go row: Go took 1.4-1.8x Clang's time for the same way of reading."""
+    claim = ("(e) Go is slower than C at reading a file the same way (read() 64 KiB, mmap, "
+             "buffered), against the fastest C build, every size and cache state")
+    pairs = go_against_c(cases)
+    if not pairs:
+        errors = sorted({c.error for c in cases if c.error and c.variant.startswith("go-")})
+        return Verdict(claim, "unmeasurable", "; ".join(errors[:3]) or
+                       "no size and cache state has both a Go and a C case", GO_SEED)
+    tally = Tally.of(r for *_, r in pairs)
+    rows = [f"{size_label(size)} {cache} {go.variant}/{c.variant} ({c.build_label}) time = "
+            f"{format_ratio(r)} ({gbps(go):.2f} vs {gbps(c):.2f} GB/s)"
+            for size, cache, go, c, r in pairs]
+    head = (f"Go slower (95% interval of Go/C time above 1) in {tally.above} of {tally.n}, "
+            f"faster in {tally.below} ({UNITS}): ")
+    return Verdict(claim, tally.majority(), head + "; ".join(rows), GO_SEED)
+
+
 def all_verdicts(cases: list[Case]) -> list[Verdict]:
     return [seed_claim(cases, "warm", "a"), seed_claim(cases, "cold", "b"), rebuttal(cases),
-            small_files(cases)]
+            small_files(cases), go_slower(cases)]

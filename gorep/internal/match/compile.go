@@ -1,0 +1,152 @@
+// Package match compiles gorep's one pattern into what each part of a search needs: a
+// name matcher (directory and file names), and a content matcher that finds the lines
+// of a buffer that match, with a literal prefilter in front of the regular expression.
+//
+// Lines never contain their terminator, so the pattern is rewritten before compiling:
+// classes lose '\n' and `.` never matches it (as ripgrep does), and a pattern that needs
+// a literal line break is refused. Then a match can never span lines, and a whole buffer
+// can be searched at once instead of line by line.
+package match
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"unicode/utf8"
+)
+
+// Options are the flags that change what the pattern means.
+type Options struct {
+	IgnoreCase bool // -i: Unicode simple case folding
+	Word       bool // -w: the match must be a whole word (ASCII word boundaries, \b)
+	Fixed      bool // -F: the pattern is a literal string, not a regular expression
+}
+
+// Matcher is one compiled pattern; safe for concurrent use.
+type Matcher struct {
+	pattern string
+	line    *regexp.Regexp // on one line (no terminator): ^ and $ are its ends
+	buffer  *regexp.Regexp // on a buffer of lines: ^ and $ at every line
+	pre     Prefilter      // nil: no literal is required, the regexp scans the buffer
+}
+
+// Error is a pattern that cannot be compiled; it names the pattern and the reason.
+type Error struct {
+	Pattern string
+	Reason  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("pattern %q: %s", e.Pattern, e.Reason) }
+
+// Compile compiles pattern under opts.
+func Compile(pattern string, opts Options) (*Matcher, error) {
+	if !utf8.ValidString(pattern) {
+		return nil, &Error{pattern, "not valid UTF-8"}
+	}
+	src := pattern
+	if opts.Fixed {
+		src = regexp.QuoteMeta(src)
+	}
+	if opts.Word {
+		src = `\b(?:` + src + `)\b`
+	}
+	flags := syntax.Perl
+	if opts.IgnoreCase {
+		flags |= syntax.FoldCase
+	}
+	tree, err := syntax.Parse(src, flags)
+	if err != nil {
+		return nil, &Error{pattern, err.Error()}
+	}
+	if err := withoutLineBreaks(tree); err != nil {
+		return nil, &Error{pattern, err.Error()}
+	}
+	tree = tree.Simplify()
+	line, err := regexp.Compile(tree.String())
+	if err != nil {
+		return nil, &Error{pattern, err.Error()}
+	}
+	buffer, err := regexp.Compile("(?m:" + lineAnchored(tree).String() + ")")
+	if err != nil {
+		return nil, &Error{pattern, err.Error()}
+	}
+	return &Matcher{pattern: pattern, line: line, buffer: buffer, pre: prefilterFor(tree)}, nil
+}
+
+// String is the pattern as the user gave it.
+func (m *Matcher) String() string { return m.pattern }
+
+// Prefilter is the literal search in front of the regexp, or nil; for --debug.
+func (m *Matcher) Prefilter() Prefilter { return m.pre }
+
+// MatchName reports whether a directory or file name contains a match.
+func (m *Matcher) MatchName(name string) bool { return m.line.MatchString(name) }
+
+// Spans returns the [start, end) byte offsets of every match in one line.
+func (m *Matcher) Spans(line []byte) [][]int { return m.line.FindAllIndex(line, -1) }
+
+// withoutLineBreaks removes '\n' from every class of the tree, makes `.` stop at it, and
+// refuses a literal line break, which can never occur inside a line.
+func withoutLineBreaks(re *syntax.Regexp) error {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return fmt.Errorf("a line break (\\n) never occurs inside a line; search line by line")
+			}
+		}
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		re.Rune = classWithout(re.Rune, '\n')
+		if len(re.Rune) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	}
+	for _, sub := range re.Sub {
+		if err := withoutLineBreaks(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classWithout removes rune x from a class given as sorted [lo, hi] pairs.
+func classWithout(ranges []rune, x rune) []rune {
+	out := make([]rune, 0, len(ranges)+2)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if x < lo || x > hi {
+			out = append(out, lo, hi)
+			continue
+		}
+		if lo < x {
+			out = append(out, lo, x-1)
+		}
+		if x < hi {
+			out = append(out, x+1, hi)
+		}
+	}
+	return out
+}
+
+// lineAnchored is a copy of the tree where the ends of the text (\A, \z, and ^ $ outside
+// multi-line mode) are the ends of a line: what they mean on a line is what they must
+// mean on a buffer of lines.
+func lineAnchored(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	switch c.Op {
+	case syntax.OpBeginText:
+		c.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		c.Op = syntax.OpEndLine
+		c.Flags &^= syntax.WasDollar
+	}
+	if len(re.Sub) > 0 {
+		c.Sub = make([]*syntax.Regexp, len(re.Sub))
+		for i, s := range re.Sub {
+			c.Sub[i] = lineAnchored(s)
+		}
+	}
+	return &c
+}

@@ -1,0 +1,151 @@
+package match
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// lines is what EachLine finds, as text.
+func lines(t *testing.T, m *Matcher, text string) []string {
+	t.Helper()
+	var got []string
+	m.EachLine([]byte(text), func(s, e int) bool {
+		got = append(got, text[s:e])
+		return true
+	})
+	return got
+}
+
+// reference: line by line with the line regexp alone, no prefilter.
+func reference(pattern string, opts Options, text string) []string {
+	src := pattern
+	if opts.Fixed {
+		src = regexp.QuoteMeta(src)
+	}
+	if opts.Word {
+		src = `\b(?:` + src + `)\b`
+	}
+	if opts.IgnoreCase {
+		src = "(?i)" + src
+	}
+	re := regexp.MustCompile(src)
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+const corpus = "package main\n\nimport \"errors\"\n\nvar ErrShort = errors.New(\"short\")\n" +
+	"func main() {\n\tvar mu sync.RWMutex\n\tKELVIN := \"\u212a\"\n\t// Ünïcödé ΑΒΓ αβγ\n}\n" +
+	"ERROR error Error\nno newline at the end"
+
+func TestEachLineAgreesWithLineByLine(t *testing.T) {
+	cases := []struct {
+		pattern string
+		opts    Options
+	}{
+		{"errors", Options{}},
+		{"error", Options{IgnoreCase: true}},
+		{"kelvin", Options{IgnoreCase: true}},
+		{"k", Options{IgnoreCase: true}},
+		{"Mutex|RWMutex|New", Options{}},
+		{"^func", Options{}},
+		{"end$", Options{}},
+		{`\Apackage`, Options{}},
+		{`[A-Z][a-z]+Short`, Options{}},
+		{`\p{Greek}+`, Options{}},
+		{`[α-ω]+`, Options{IgnoreCase: true}},
+		{`[#@]x?`, Options{}},
+		{`x?\p{Greek}`, Options{}},
+		{"ünïcödé", Options{IgnoreCase: true}},
+		{"err", Options{Word: true}},
+		{"error", Options{Word: true, IgnoreCase: true}},
+		{"errors.New(", Options{Fixed: true}},
+		{"a.b", Options{Fixed: true}},
+		{`[^a]x`, Options{}},
+		{`\s+var`, Options{}},
+		{`x*`, Options{}},
+		{"^$", Options{}},
+	}
+	for _, c := range cases {
+		m, err := Compile(c.pattern, c.opts)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pattern, err)
+		}
+		got, want := lines(t, m, corpus), reference(c.pattern, c.opts, corpus)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%q %+v (prefilter %v):\n got %q\nwant %q", c.pattern, c.opts, m.pre, got, want)
+		}
+	}
+}
+
+func TestPrefilterChoice(t *testing.T) {
+	cases := map[string]string{
+		"errors":                `literal "errors"`,
+		"foo[0-9]+barbaz":       `literal "barbaz"`,
+		"(?i)error":             `case-insensitive literal "error"`,
+		"(?i)mask":              `case-insensitive literal "ma"`,
+		"Mutex|WaitGroup":       `any of the literals "Mutex", "WaitGroup"`,
+		"[a-z]+":                "<nil>",
+		`\p{Greek}+`:            "any non-ASCII byte (every match starts with one)",
+		`[α-ω]{2}x?`:            "any non-ASCII byte (every match starts with one)",
+		`[#@][a-z]+`:            `any of the literals "#", "@"`,
+		`(?:é|[A-Z])[a-z]`:      "<nil>",
+		"(?i)ünï":               `case-insensitive literal "n"`,
+		"x?y?":                  "<nil>",
+		"(abc)+d":               `literal "abc"`,
+		"(?:ab|cd)|[0-9]":       "<nil>",
+		"a|b|c|d|e|f|g|h|i|j|k": "<nil>",
+	}
+	for pattern, want := range cases {
+		m, err := Compile(pattern, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "<nil>"
+		if m.pre != nil {
+			got = m.pre.String()
+		}
+		if got != want {
+			t.Errorf("%q: prefilter %s, want %s", pattern, got, want)
+		}
+	}
+}
+
+func TestLineBreakRefused(t *testing.T) {
+	if _, err := Compile(`a\nb`, Options{}); err == nil || !strings.Contains(err.Error(), "line break") {
+		t.Fatalf("a pattern with \\n: err = %v", err)
+	}
+	if _, err := Compile("(", Options{}); err == nil || !strings.Contains(err.Error(), `"("`) {
+		t.Fatalf("a bad pattern: err = %v, want the pattern named", err)
+	}
+}
+
+func TestClassesNeverMatchTheTerminator(t *testing.T) {
+	m, _ := Compile(`a[^x]b`, Options{})
+	if got := lines(t, m, "a\nb\n"); len(got) != 0 {
+		t.Fatalf("[^x] matched across a line break: %q", got)
+	}
+}
+
+func TestFoldLiteralAcrossWindows(t *testing.T) {
+	m, _ := Compile("NeEdLe", Options{IgnoreCase: true})
+	text := strings.Repeat("x", foldWindow-3) + "needle\n" + strings.Repeat("y", 3*foldWindow) + "NEEDLE"
+	if got := lines(t, m, text); len(got) != 2 {
+		t.Fatalf("found %d lines, want 2 (one straddles a window boundary)", len(got))
+	}
+}
+
+func TestMatchNameAndSpans(t *testing.T) {
+	m, _ := Compile("go", Options{})
+	if !m.MatchName("gofmt.go") || m.MatchName("README") {
+		t.Fatal("MatchName")
+	}
+	if got := m.Spans([]byte("go go")); len(got) != 2 || got[1][0] != 3 {
+		t.Fatalf("Spans = %v", got)
+	}
+}

@@ -1,0 +1,111 @@
+package readfile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, content string) *os.File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// collect returns the chunks' concatenation, checking each holds whole lines.
+func collect(t *testing.T, f *os.File, s Strategy) (string, bool) {
+	t.Helper()
+	info, _ := f.Stat()
+	var r Reader
+	var all bytes.Buffer
+	binary, err := r.Chunks(f, info.Size(), s, func(buf []byte) bool {
+		if all.Len()+len(buf) < int(info.Size()) && buf[len(buf)-1] != '\n' {
+			t.Fatalf("%s: a chunk that is not the last ends inside a line", s)
+		}
+		all.Write(buf)
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.String(), binary
+}
+
+func TestStrategiesSeeTheSameBytes(t *testing.T) {
+	long := strings.Repeat("x", 3*ChunkSize+17) // a line longer than the buffer
+	var b strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	for name, content := range map[string]string{
+		"many lines":      b.String(),
+		"no final break":  "a\nb\nc",
+		"one long line":   "start\n" + long + "\nend\n",
+		"long, no break":  long,
+		"empty":           "",
+		"exactly a chunk": strings.Repeat("abcdefg\n", ChunkSize/8),
+	} {
+		for _, s := range []Strategy{Read, Mmap} {
+			got, binary := collect(t, write(t, content), s)
+			if binary || got != content {
+				t.Errorf("%s, %s: %d bytes back of %d (binary %v)", name, s, len(got), len(content), binary)
+			}
+		}
+	}
+}
+
+func TestBinaryIsTheFirstBlockOnly(t *testing.T) {
+	for _, s := range []Strategy{Read, Mmap} {
+		if _, binary := collect(t, write(t, "text\x00more\n"), s); !binary {
+			t.Errorf("%s: NUL in the first block not detected", s)
+		}
+		late := strings.Repeat("a\n", BinaryBlock) + "\x00\n"
+		if got, binary := collect(t, write(t, late), s); binary || got != late {
+			t.Errorf("%s: a NUL past the first block made the file binary", s)
+		}
+	}
+}
+
+func TestFailedMmapFallsBackToReads(t *testing.T) {
+	dir, _ := os.Open(t.TempDir()) // a folder cannot be mapped, nor read
+	defer dir.Close()
+	var logged string
+	r := Reader{Debug: func(format string, args ...any) { logged = fmt.Sprintf(format, args...) }}
+	_, err := r.Chunks(dir, 4096, Mmap, func([]byte) bool { return true })
+	if !strings.Contains(logged, "mmap failed") || !strings.Contains(logged, "reading it instead") {
+		t.Fatalf("no fallback logged: %q", logged)
+	}
+	if err == nil || !strings.Contains(err.Error(), "read") {
+		t.Fatalf("the read after the failed mmap: err = %v", err)
+	}
+}
+
+func TestChoose(t *testing.T) {
+	cases := []struct {
+		size  int64
+		count int
+		want  Strategy
+	}{
+		{MmapMinSize, 1, Mmap},
+		{MmapMinSize - 1, 1, Read},
+		{1 << 30, MmapMaxFiles, Mmap},
+		{1 << 30, MmapMaxFiles + 1, Read},
+		{1 << 30, -1, Read},
+	}
+	for _, c := range cases {
+		if got := Choose(c.size, c.count); got != c.want {
+			t.Errorf("Choose(%d, %d) = %s, want %s", c.size, c.count, got, c.want)
+		}
+	}
+}

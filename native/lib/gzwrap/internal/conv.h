@@ -1,0 +1,89 @@
+/* internal/conv.h — the converter's shared state: the input window, the output, errors.
+ *
+ * Input is read through a window of GZW_IN_CAP bytes. Deflate payload bytes are copied to
+ * the output from that window once the inflater has passed them, GZW_KEEP bytes behind
+ * it, because ISA-L may give back up to 8 look-ahead bytes when the stream ends. Output
+ * offsets count from the first byte this conversion wrote.
+ */
+#ifndef GZWRAP_INTERNAL_CONV_H
+#define GZWRAP_INTERNAL_CONV_H
+
+#include <gzwrap.h>
+#include <stdint.h>
+
+#include "internal/impl.h"
+
+#define GZW_IN_CAP (256u * 1024u)  /* input window */
+#define GZW_OUT_CAP (256u * 1024u) /* inflated data per step: stays in L2 for the checksums */
+#define GZW_KEEP 16u               /* payload bytes held behind the inflater */
+
+typedef struct gzw_in {
+    gzwrap_reader *rd;
+    uint8_t *buf;
+    size_t len, pos; /* buf[0..len) valid; pos: next byte to parse */
+    size_t hold;     /* buf[hold..) must survive a refill (payload not yet copied out) */
+    uint64_t base;   /* input offset of buf[0] */
+    int eof;
+} gzw_in;
+
+typedef struct gzw_out {
+    gzwrap_writer *wr;
+    uint64_t off; /* bytes written */
+} gzw_out;
+
+typedef struct gzw_conv {
+    gzwrap_options opt;
+    gzwrap_report *rep;
+    gzw_in in;
+    gzw_out out;
+    const gzw_inflater_ops *ops;
+    gzw_inflater *inf;
+    gzw_checksum_fn crc, adler;
+    uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */
+} gzw_conv;
+
+static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->pos; }
+static inline size_t gzw_in_avail(const gzw_in *in) { return in->len - in->pos; }
+
+/* Read more input, keeping buf[min(pos, hold)..). GZWRAP_OK (in->eof set at the end of
+ * input) or GZWRAP_ERR_READ. */
+gzwrap_status gzw_in_fill(gzw_conv *c);
+/* Make n <= GZW_IN_CAP / 2 bytes available at pos: GZWRAP_OK, or GZWRAP_ERR_TRUNCATED when
+ * the input ends first (the error is not recorded: the caller says what was expected). */
+gzwrap_status gzw_in_need(gzw_conv *c, size_t n);
+
+gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len);
+gzwrap_status gzw_out_pread(gzw_conv *c, void *buf, size_t len, uint64_t offset);
+gzwrap_status gzw_out_pwrite(gzw_conv *c, const void *buf, size_t len, uint64_t offset);
+
+/* Record an error in the report (status, input offset, message) and return the status. */
+gzwrap_status gzw_fail(gzw_conv *c, gzwrap_status st, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Note that a gzip header field of member `member` (1-based) was dropped. */
+void gzw_note(gzw_conv *c, gzwrap_field field, uint64_t member, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The first member's gzip header, as far as the target needs it. */
+typedef struct gzw_gzip_header {
+    unsigned flg, xfl, os;
+    uint32_t mtime;
+} gzw_gzip_header;
+
+/* Parse the gzip member header at the input position (member: 1-based), checking the
+ * magic, method, reserved bits and the header CRC. With `copy`, its bytes are written to
+ * the output unchanged. Fields the output will not carry become notes. */
+gzwrap_status gzw_gzip_header_read(gzw_conv *c, uint64_t member, int copy,
+                                   gzw_gzip_header *h);
+
+/* Member `member`'s deflate stream occupies output bytes [start, start + len): clear its
+ * final-block bit and, where it ends inside a byte, append an empty stored block so that
+ * the next member's stream starts on a byte boundary. `input_offset`: where the member's
+ * stream started in the input, for messages. */
+gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
+                              uint64_t input_offset);
+
+/* 1 if CMF, FLG form a valid zlib header (method 8, window <= 32K, FCHECK). */
+int gzw_zlib_header_valid(unsigned cmf, unsigned flg);
+
+#endif

@@ -1,0 +1,64 @@
+/* internal/impl.h — the inflaters and checksums behind one interface.
+ *
+ * An inflater decodes a raw deflate stream (no wrapper) in steps, into a caller's buffer,
+ * and says where the stream ended to the bit: the converter copies the compressed bytes
+ * itself, so it must know exactly which input byte holds the last bit and how many of its
+ * bits are padding. zlib (always) and ISA-L (GZWRAP_HAVE_ISAL) implement it; which one a
+ * conversion uses is decided in src/impl.c and nowhere else.
+ */
+#ifndef GZWRAP_INTERNAL_IMPL_H
+#define GZWRAP_INTERNAL_IMPL_H
+
+#include <gzwrap.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gzw_inflate_result {
+    GZW_INFLATE_MORE = 0, /* needs more input or more output room */
+    GZW_INFLATE_END,      /* the final block ended */
+    GZW_INFLATE_ERROR,    /* corrupt stream: *why says what */
+} gzw_inflate_result;
+
+typedef struct gzw_inflater gzw_inflater;
+
+typedef struct gzw_inflater_ops {
+    gzwrap_impl impl;
+    gzw_inflater *(*create)(void);
+    void (*destroy)(gzw_inflater *inf);
+    void (*reset)(gzw_inflater *inf);
+    /* Decode from in[0..in_len) into out[0..out_cap). *consumed: input bytes used, which
+     * the inflater never asks for again. At END the stream's last byte is
+     * in[*consumed - 1]; an inflater that had read ahead gives those bytes back then, so
+     * *consumed is relative to `in` and may be negative (ISA-L: down to -8, bytes of an
+     * earlier call that the caller must still hold). Neither inflater reports the padding
+     * bits of that last byte reliably (ISA-L clears the count), so the join finds the
+     * exact end bit itself (src/join.c). */
+    gzw_inflate_result (*run)(gzw_inflater *inf, const uint8_t *in, size_t in_len,
+                              long *consumed, uint8_t *out, size_t out_cap, size_t *produced,
+                              const char **why);
+} gzw_inflater_ops;
+
+typedef uint32_t (*gzw_checksum_fn)(uint32_t value, const uint8_t *buf, size_t len);
+
+/* The ops of `impl` (resolved, not AUTO) for inflating; NULL when not in this build. */
+const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl);
+/* The checksum function of `impl` for `role` (CRC32 or ADLER32); NULL when absent. */
+gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role);
+
+extern const gzw_inflater_ops gzw_inflater_zlib;
+#ifdef GZWRAP_HAVE_ISAL
+extern const gzw_inflater_ops gzw_inflater_isal;
+uint32_t gzw_crc32_isal(uint32_t v, const uint8_t *b, size_t n);
+uint32_t gzw_adler32_isal(uint32_t v, const uint8_t *b, size_t n);
+#endif
+#ifdef GZWRAP_HAVE_LIBDEFLATE
+uint32_t gzw_crc32_libdeflate(uint32_t v, const uint8_t *b, size_t n);
+uint32_t gzw_adler32_libdeflate(uint32_t v, const uint8_t *b, size_t n);
+#endif
+uint32_t gzw_crc32_zlib(uint32_t v, const uint8_t *b, size_t n);
+uint32_t gzw_adler32_zlib(uint32_t v, const uint8_t *b, size_t n);
+/* CRC-32 and Adler-32 of A followed by B, from those of A and B and B's length (zlib). */
+uint32_t gzw_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
+uint32_t gzw_adler32_combine(uint32_t a, uint32_t b, uint64_t len_b);
+
+#endif

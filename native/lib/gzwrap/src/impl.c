@@ -1,0 +1,159 @@
+/* impl.c — which inflater and which checksums a conversion uses: the one place.
+ *
+ * AUTO takes the first implementation of each list that this build has. The order is
+ * what `cpulab run gzwrap` measured on the development VM (AMD EPYC, 2 vCPUs; gcc -O2;
+ * 100 MB of man-page text, gzip -6, 256 KiB output chunks, GB/s of uncompressed data):
+ *
+ *   inflate   ISA-L 1.5   libdeflate 0.9 (whole buffer; not streaming)   zlib 0.6
+ *   CRC-32    ISA-L 12    libdeflate 12                                  zlib 3.7
+ *   Adler-32  libdeflate 16   ISA-L 14                                   zlib 3.1
+ *
+ * libdeflate decompresses only whole buffers into a whole output buffer, so it cannot be
+ * the constant-memory inflater: it serves checksums. zlib is always built in and is the
+ * fallback for every role.
+ */
+#include <string.h>
+#include <zlib.h>
+
+#include "internal/impl.h"
+
+#ifdef GZWRAP_HAVE_ISAL
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#endif
+#ifdef GZWRAP_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
+static const gzwrap_impl ORDER_INFLATE[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_ZLIB};
+static const gzwrap_impl ORDER_CRC32[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_LIBDEFLATE,
+                                          GZWRAP_IMPL_ZLIB};
+static const gzwrap_impl ORDER_ADLER32[] = {GZWRAP_IMPL_LIBDEFLATE, GZWRAP_IMPL_ISAL,
+                                            GZWRAP_IMPL_ZLIB};
+
+uint32_t gzw_crc32_zlib(uint32_t v, const uint8_t *b, size_t n) {
+    /* zlib's length is a uInt: feed it in pieces below 4 GiB */
+    while (n > 0) {
+        size_t k = n > (1u << 30) ? (1u << 30) : n;
+        v = (uint32_t)crc32(v, b, (uInt)k);
+        b += k, n -= k;
+    }
+    return v;
+}
+
+uint32_t gzw_adler32_zlib(uint32_t v, const uint8_t *b, size_t n) {
+    while (n > 0) {
+        size_t k = n > (1u << 30) ? (1u << 30) : n;
+        v = (uint32_t)adler32(v, b, (uInt)k);
+        b += k, n -= k;
+    }
+    return v;
+}
+
+uint32_t gzw_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b) {
+    return (uint32_t)crc32_combine(a, b, (z_off_t)len_b);
+}
+
+uint32_t gzw_adler32_combine(uint32_t a, uint32_t b, uint64_t len_b) {
+    return (uint32_t)adler32_combine(a, b, (z_off_t)len_b);
+}
+
+#ifdef GZWRAP_HAVE_ISAL
+uint32_t gzw_crc32_isal(uint32_t v, const uint8_t *b, size_t n) {
+    return crc32_gzip_refl(v, b, n);
+}
+uint32_t gzw_adler32_isal(uint32_t v, const uint8_t *b, size_t n) {
+    return isal_adler32(v, b, n);
+}
+#endif
+
+#ifdef GZWRAP_HAVE_LIBDEFLATE
+uint32_t gzw_crc32_libdeflate(uint32_t v, const uint8_t *b, size_t n) {
+    return libdeflate_crc32(v, b, n);
+}
+uint32_t gzw_adler32_libdeflate(uint32_t v, const uint8_t *b, size_t n) {
+    return libdeflate_adler32(v, b, n);
+}
+#endif
+
+const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl) {
+    switch (impl) {
+    case GZWRAP_IMPL_ZLIB: return &gzw_inflater_zlib;
+#ifdef GZWRAP_HAVE_ISAL
+    case GZWRAP_IMPL_ISAL: return &gzw_inflater_isal;
+#endif
+    default: return NULL;
+    }
+}
+
+gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role) {
+    int crc = role == GZWRAP_ROLE_CRC32;
+    if (role != GZWRAP_ROLE_CRC32 && role != GZWRAP_ROLE_ADLER32)
+        return NULL;
+    switch (impl) {
+    case GZWRAP_IMPL_ZLIB: return crc ? gzw_crc32_zlib : gzw_adler32_zlib;
+#ifdef GZWRAP_HAVE_ISAL
+    case GZWRAP_IMPL_ISAL: return crc ? gzw_crc32_isal : gzw_adler32_isal;
+#endif
+#ifdef GZWRAP_HAVE_LIBDEFLATE
+    case GZWRAP_IMPL_LIBDEFLATE: return crc ? gzw_crc32_libdeflate : gzw_adler32_libdeflate;
+#endif
+    default: return NULL;
+    }
+}
+
+static int present(gzwrap_impl impl, gzwrap_role role) {
+    if (role == GZWRAP_ROLE_INFLATE)
+        return gzw_inflater_ops_of(impl) != NULL;
+    return gzw_checksum_of(impl, role) != NULL;
+}
+
+gzwrap_impl gzwrap_impl_resolve(gzwrap_impl impl, gzwrap_role role) {
+    const gzwrap_impl *order;
+    size_t n;
+    switch (role) {
+    case GZWRAP_ROLE_INFLATE: order = ORDER_INFLATE, n = sizeof ORDER_INFLATE / sizeof *order; break;
+    case GZWRAP_ROLE_CRC32: order = ORDER_CRC32, n = sizeof ORDER_CRC32 / sizeof *order; break;
+    case GZWRAP_ROLE_ADLER32: order = ORDER_ADLER32, n = sizeof ORDER_ADLER32 / sizeof *order; break;
+    default: return GZWRAP_IMPL_AUTO;
+    }
+    if (impl != GZWRAP_IMPL_AUTO)
+        return present(impl, role) ? impl : GZWRAP_IMPL_AUTO;
+    for (size_t i = 0; i < n; i++)
+        if (present(order[i], role))
+            return order[i];
+    return GZWRAP_IMPL_AUTO; /* unreachable: zlib is always present */
+}
+
+int gzwrap_impl_available(gzwrap_impl impl, gzwrap_role role) {
+    if (impl == GZWRAP_IMPL_AUTO)
+        return role <= GZWRAP_ROLE_ADLER32;
+    return gzwrap_impl_resolve(impl, role) == impl;
+}
+
+static const char *const IMPL_NAMES[] = {"auto", "zlib", "isal", "libdeflate"};
+
+const char *gzwrap_impl_name(gzwrap_impl impl) {
+    return (unsigned)impl < sizeof IMPL_NAMES / sizeof *IMPL_NAMES ? IMPL_NAMES[impl] : NULL;
+}
+
+gzwrap_status gzwrap_impl_parse(const char *name, gzwrap_impl *out) {
+    if (!name || !out)
+        return GZWRAP_ERR_ARG;
+    for (unsigned i = 0; i < sizeof IMPL_NAMES / sizeof *IMPL_NAMES; i++)
+        if (strcmp(name, IMPL_NAMES[i]) == 0)
+            return *out = (gzwrap_impl)i, GZWRAP_OK;
+    return GZWRAP_ERR_ARG;
+}
+
+gzwrap_status gzwrap_checksum_update(gzwrap_impl impl, gzwrap_role role, uint32_t *value,
+                                     const void *buf, size_t len) {
+    if (!value || (role != GZWRAP_ROLE_CRC32 && role != GZWRAP_ROLE_ADLER32) ||
+        (!buf && len) || (unsigned)impl > GZWRAP_IMPL_LIBDEFLATE)
+        return GZWRAP_ERR_ARG;
+    gzwrap_impl r = gzwrap_impl_resolve(impl, role);
+    if (r == GZWRAP_IMPL_AUTO)
+        return GZWRAP_ERR_UNAVAILABLE;
+    *value = gzw_checksum_of(r, role)(*value, buf, len);
+    return GZWRAP_OK;
+}

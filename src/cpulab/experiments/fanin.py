@@ -1,0 +1,120 @@
+"""Experiment `fanin` (seed row S10): receiving from n producer goroutines until all are
+done, three ways (gorep/internal/fanin, the code gorep itself uses): a select loop with
+a done channel, one forwarding goroutine per channel with a WaitGroup, and
+reflect.Select. gorep/bench/fanin times one whole fan-in per iteration, unbuffered
+channels, a fixed number of messages in all split among the producers; figure: ns per
+message (clock) and TSC ticks, for n = 2 .. 1024 producers under GOMAXPROCS 1 and 2.
+All three ways of one n and GOMAXPROCS run in one process, interleaved, in several
+processes (rounds).
+"""
+
+from __future__ import annotations
+
+from cpulab.build import BuildError, Target, go_build
+from cpulab.context import Context, cases_from_outcome
+from cpulab.experiments.base import Experiment
+from cpulab.measure.schedule import Program
+from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results.tally import Tally
+
+PACKAGE = "bench/fanin"
+WAYS = ("select-done", "forward-waitgroup", "reflect-select")
+NS = tuple(2**k for k in range(1, 11))  # 2 .. 1024
+QUICK_NS = (2, 32, 1024)
+PROCS = (1, 2)
+MESSAGES = 1 << 16  # per fan-in, split among the producers
+QUICK_MESSAGES = 1 << 12
+SEED = ("S10 names two ways without figures: a select loop with a done channel, or one "
+        "goroutine per channel plus a WaitGroup")
+
+
+class FanIn(Experiment):
+    name = "fanin"
+    seed_row = "S10"
+    title = "Go fan-in: a select loop, forwarding goroutines with a WaitGroup, reflect.Select"
+    summary = (
+        "S10 receives from several goroutines' channels until all close, with a select "
+        "loop and a done channel or one goroutine per channel plus a WaitGroup. Measures "
+        "ns per message of both and of reflect.Select, for 2 to 1024 producers under "
+        "GOMAXPROCS 1 and 2."
+    )
+    compilers = ("go",)
+    table_metrics = ("time", "tsc")
+    plots = tuple(PlotSpec(f"procs{p}", f"ns per message against producers, GOMAXPROCS={p}",
+                           x="n", metric="time", x_label="producers", log_y=False,
+                           where=(("procs", p),)) for p in PROCS)
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [SeedTable("S10: fan-in in Go (no figures)", ["way", "the seed"],
+                          [["select with a done channel", "named"],
+                           ["one goroutine per channel + sync.WaitGroup", "named"]])]
+
+    def targets(self) -> dict[str, Target]:
+        return {}  # Go code: built by the Go toolchain (build.golang)
+
+    def variants(self) -> list[str]:
+        return list(WAYS)
+
+    def run(self, ctx: Context) -> list[Case]:
+        ns = QUICK_NS if ctx.profile.quick else NS
+        total = QUICK_MESSAGES if ctx.profile.quick else MESSAGES
+        cases: list[Case] = []
+        for cfg in ctx.configs:
+            build = cfg.as_dict()
+            try:
+                exe = go_build(cfg, PACKAGE)
+            except BuildError as e:
+                ctx.note(str(e).splitlines()[0])
+                cases += [Case(w, build, {"n": n, "procs": p}, error=f"build failed: {e}")
+                          for w in WAYS for n in ns for p in PROCS]
+                continue
+            programs = [Program(f"{cfg.label}|{n}|{p}", [
+                str(exe), "--param", f"n={n}", "--param", f"messages={max(1, total // n)}",
+                "--param", f"procs={p}", "--cpu", "-1", *ctx.profile.harness_args()])
+                for n in ns for p in PROCS]
+            ctx.reporter.total(len(programs) * ctx.profile.rounds)
+            outcomes = ctx.measure(programs)
+            for n in ns:
+                for p in PROCS:
+                    cases += cases_from_outcome(outcomes[f"{cfg.label}|{n}|{p}"], lambda w: w,
+                                                build, {"n": n, "procs": p}, WAYS)
+        return cases
+
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
+        return [_compare(cases, "reflect-select", "select-done", "a",
+                         "reflect.Select costs more per message than a select loop with a "
+                         "done channel"),
+                _compare(cases, "forward-waitgroup", "select-done", "b",
+                         "one forwarding goroutine per channel (WaitGroup) costs more per "
+                         "message than a select loop with a done channel (a second hand-over "
+                         "per message)")]
+
+
+def _compare(cases: list[Case], slow: str, fast: str, label: str, text: str) -> Verdict:
+    """Tally slow/fast time over every n and GOMAXPROCS: confirmed when most intervals
+    lie above 1, refuted when half or more lie below."""
+    claim = f"({label}) {text}, for most n and GOMAXPROCS"
+    groups: dict[tuple, dict[str, Case]] = {}
+    for c in cases:
+        if not c.error and "time" in c.metrics:
+            key = (c.build_label, c.params.get("n"), c.params.get("procs"))
+            groups.setdefault(key, {})[c.variant] = c
+    tally, rows = Tally(), []
+    for (_build, n, procs), by in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        a, b = by.get(slow), by.get(fast)
+        r = median_ratio(a, b, "time") if a and b else None
+        if r is None:
+            continue
+        tally.add(r)
+        rows.append(f"n={n} GOMAXPROCS={procs}: {format_ratio(r)} "
+                    f"({a.value('time'):.0f} vs {b.value('time'):.0f} ns/message)")
+    if not rows:
+        errors = sorted({c.error for c in cases if c.error})
+        return Verdict(claim, "unmeasurable", "; ".join(errors[:3]) or "no measurement", SEED)
+    head = (f"{slow}/{fast} time (clock) above 1 in {tally.above} of {tally.n}, below in "
+            f"{tally.below}: ")
+    return Verdict(claim, tally.majority(), head + "; ".join(rows), SEED)
+
+
+EXPERIMENT = FanIn()

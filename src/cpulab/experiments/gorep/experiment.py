@@ -1,0 +1,227 @@
+"""Experiment `gorep` (seed row S9): gorep against ripgrep, GNU grep, git grep, ugrep and
+The Silver Searcher, on the Go toolchain's source tree and on one large generated text
+file (1 GiB; quick: 32 MiB), page cache warm, with 1 and 2 threads.
+
+Every tool's output for every pattern is first checked to be gorep's (the same lines,
+sorted; commands.py makes them search the same files): a tool that differs is not
+timed, its cases carry the difference. Then native/kernels/spawn's `command` case runs
+each command line (posix_spawn, output to a file: GNU grep and ugrep stop at the
+first match when it is /dev/null), all interleaved; figures per run:
+wall time (clock) and the CPU time of the tool and its threads (getrusage of the
+children, sw). Last, S9's own question: names and contents in one gorep run, against
+find + grep and `rg --files | rg` + rg. Where gorep is more than 1.5x slower than
+ripgrep, a CPU profile of gorep (go tool pprof -top) says where the time goes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cpulab.build import BuildConfig, Target, go_build
+from cpulab.context import Context, cases_from_outcome
+from cpulab.experiments.base import Experiment
+from cpulab.experiments.gorep import commands, corpus
+from cpulab.experiments.gorep.verdicts import PROFILE_ABOVE, all_verdicts, slow_patterns
+from cpulab.experiments.spawn.experiment import add_children, children_per_rep
+from cpulab.measure.schedule import Program
+from cpulab.paths import KERNELS, build_dir
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+
+PATTERNS = (("func main",), ("errors\\.New",), ("Mutex|RWMutex|WaitGroup",),
+            ("^package [a-z]+$",), ("[A-Z][a-z]+Error",), ("0x[0-9a-fA-F]{8}",),
+            ("-i", "unicode"), ("-w", "err"))
+QUICK_PATTERNS = (("func main",), ("[A-Z][a-z]+Error",))
+THREADS = (1, 2)
+LARGE, QUICK_LARGE = 1 << 30, 32 << 20
+NAMES_PATTERN = "gopher"
+NAMES_TOOLS = ("gorep-names", "find+grep", "rg-files+rg")
+
+
+def pattern_label(p: tuple[str, ...]) -> str:
+    return " ".join(p)
+
+
+class Gorep(Experiment):
+    name = "gorep"
+    seed_row = "S9"
+    title = "gorep against ripgrep, GNU grep, git grep, ugrep and ag"
+    summary = (
+        "S9's gorep found directory names, file names and contents matching one regular "
+        "expression in one command. Times gorep's content search against ripgrep, GNU "
+        "grep, git grep, ugrep and ag on the Go source tree and a large text file, warm, "
+        "1 and 2 threads, outputs checked equal first (wall and CPU time per run); then "
+        "names + contents in one gorep run against find + grep and rg --files | rg + rg."
+    )
+    compilers = ("gcc", "go")  # gcc: the timing kernel (spawn.c); go: gorep
+    table_metrics = ("time", "child-cpu")
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [SeedTable("S9: gorep (no figures)", ["what", "the seed"],
+                          [["one command", "directory names, file names and (-g) contents"],
+                           ["example", "gorep -g go..p ."],
+                           ["planned", "mmap reading (S8), colour only on a terminal (S10)"]])]
+
+    def targets(self) -> dict[str, Target]:
+        return {"timer": _timer()}
+
+    def variants(self) -> list[str]:
+        return [*commands.TOOLS, *NAMES_TOOLS]
+
+    def run(self, ctx: Context) -> list[Case]:
+        go_cfg = next((c for c in ctx.configs if c.toolchain.family == "go"), None)
+        c_cfg = next((c for c in ctx.configs if c.toolchain.family != "go"), None)
+        if go_cfg is None or c_cfg is None:
+            raise RuntimeError("gorep needs the Go toolchain and a C compiler (--cc gcc,go)")
+        (timer,) = ctx.build([(_timer(), c_cfg)])
+        if not timer.ok:
+            raise RuntimeError(f"the timing kernel did not build: {timer.error}")
+        exe = str(go_build(go_cfg, "."))
+        self._exe, self._go = exe, go_cfg
+        ctx.reporter.phase("preparing the Go tree, its git repository and the large file")
+        tree = corpus.go_source(go_cfg.toolchain.cc)
+        work = build_dir() / "gorep"
+        git_dir = corpus.git_repository(tree, work / "gosrc.git")
+        size = QUICK_LARGE if ctx.profile.quick else LARGE
+        large_dir = work / f"text-{size}"
+        corpus.large_file(tree, large_dir / "text.txt", size)
+        corpora = {"go-tree": (tree, git_dir), f"text-{size >> 20}MiB": (large_dir, None)}
+        patterns = QUICK_PATTERNS if ctx.profile.quick else PATTERNS
+        self._corpora, self._patterns = corpora, patterns
+        programs, planned, cases = [], [], []
+        argv_dir = work / "argv"
+        argv_dir.mkdir(parents=True, exist_ok=True)
+        ctx.reporter.phase("checking that every tool prints what gorep prints")
+        for cname, (root, gdir) in corpora.items():
+            for pat in patterns:
+                for threads in THREADS:
+                    params = {"corpus": cname, "pattern": pattern_label(pat), "threads": threads}
+                    reference = None
+                    for tool in commands.TOOLS:
+                        prog = exe if tool == "gorep" else commands.program(tool)
+                        if prog is None or (tool == "git-grep" and gdir is None):
+                            why = (f"{tool} is not installed (make setup)" if prog is None
+                                   else "git grep searches a git repository; this is one file")
+                            cases.append(Case(tool, None, dict(params), error=why))
+                            continue
+                        argv = commands.argv(tool, prog, pat[-1], root, threads, gdir)
+                        argv = _with_flags(argv, pat[:-1])
+                        got, why = _output(argv)
+                        if tool == "gorep":
+                            reference = got
+                        elif why is None and reference is not None:
+                            why = commands.difference(got, reference)
+                        if why:
+                            cases.append(Case(tool, None, dict(params), error=why))
+                            continue
+                        key = f"{cname}|{pattern_label(pat)}|{threads}|{tool}"
+                        programs.append(_program(timer.path, argv_dir, key, argv, ctx))
+                        planned.append((key, tool, params))
+        for tool, argv in _names_commands(exe, tree).items():
+            key = f"names|{tool}"
+            programs.append(_program(timer.path, argv_dir, key, argv, ctx))
+            planned.append((key, tool, {"corpus": "go-tree", "pattern": NAMES_PATTERN,
+                                        "threads": 2}))
+        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        outcomes = ctx.measure(programs)
+        for key, tool, params in planned:
+            out = outcomes[key]
+            (case,) = cases_from_outcome(out, lambda _, t=tool: t, None, params, ["command"])
+            if not case.error and out.output is not None:
+                add_children(case, children_per_rep(out.output, "command"))
+            cases.append(case)
+        return cases
+
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        rows = []
+        exe, go = getattr(self, "_exe", None), getattr(self, "_go", None)
+        for cname, pattern, threads, ratio in slow_patterns(cases):
+            if exe is None or go is None:
+                break
+            root = self._corpora[cname][0]
+            pat = next(p for p in self._patterns if pattern_label(p) == pattern)
+            top = _profile(exe, go, root, pat, threads, build_dir() / "gorep" / "profiles")
+            rows.append([cname, pattern, str(threads), f"{ratio:.2f}x", top])
+        table = EvidenceTable(
+            f"Where gorep's time goes when it is more than {PROFILE_ABOVE}x slower than "
+            "ripgrep (go tool pprof -top of one run, CPU samples)",
+            ["corpus", "pattern", "threads", "gorep/rg time", "top functions (flat %)"], rows)
+        return Evidence([table] if rows else [])
+
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
+        return all_verdicts(cases)
+
+
+def _timer() -> Target:
+    return Target("spawn", (KERNELS / "spawn" / "spawn.c",))
+
+
+def _with_flags(argv: list[str], flags: tuple[str, ...]) -> list[str]:
+    """The pattern's own flags (-i, -w) go before the `--` that ends the options."""
+    i = argv.index("--")
+    return [*argv[:i], *flags, *argv[i:]]
+
+
+def _output(argv: list[str]) -> tuple[list[str], str | None]:
+    """The command's sorted output lines, or why it could not be had."""
+    root = Path(argv[-1]) if argv[-1].startswith("/") else Path(argv[argv.index("-C") + 1])
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                           env={**_env(), **commands.ENV}, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return [], f"{argv[0]}: {e}"
+    if p.returncode not in (0, 1):
+        return [], f"exit status {p.returncode}: {p.stderr.strip()[-200:]}"
+    return commands.lines(p.stdout, root), None
+
+
+def _env() -> dict:
+    import os
+
+    return dict(os.environ)
+
+
+def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], ctx: Context) -> Program:
+    f = argv_dir / (key.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
+    f.write_text("\n".join(argv) + "\n")
+    out = argv_dir / "output.txt"  # not /dev/null: GNU grep and ugrep stop at a first match
+    return Program(key, [str(timer), "--case", "command", "--param", f"command={f}",
+                         "--param", f"stdout={out}",
+                         "--iters", "1", "--reps", str(ctx.profile.reps), "--cpu", "-1"],
+                   env=dict(commands.ENV))
+
+
+def _names_commands(exe: str, tree: Path) -> dict[str, list[str]]:
+    """S9's question: directory names, file names and contents matching one pattern."""
+    p, r = NAMES_PATTERN, str(tree)
+    return {
+        "gorep-names": [exe, "-g", "--hidden", "--no-ignore", "--color", "never", p, r],
+        "find+grep": ["/bin/sh", "-c", f"find {r} -regextype posix-extended -regex "
+                      f"'.*/[^/]*{p}[^/]*'; grep -rnIE -- '{p}' {r}"],
+        "rg-files+rg": ["/bin/sh", "-c", f"rg --files -uu {r} | rg -- '{p}'; "
+                        f"rg -n --no-heading -uu -- '{p}' {r}"],
+    }
+
+
+def _profile(exe: str, go: BuildConfig, root: Path, pat: tuple[str, ...], threads: int,
+             folder: Path) -> str:
+    """The top of a CPU profile of one gorep run, as `func flat%` pairs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prof = folder / f"{abs(hash((str(root), pat, threads)))}.pprof"
+    argv = _with_flags(commands.argv("gorep", exe, pat[-1], root, threads), pat[:-1])
+    try:
+        subprocess.run([argv[0], "--cpuprofile", str(prof), *argv[1:]], capture_output=True,
+                       timeout=900, env={**_env(), **commands.ENV})
+        top = subprocess.run([go.toolchain.cc, "tool", "pprof", "-top", "-nodecount=8", exe,
+                              str(prof)], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"no profile: {e}"
+    rows = []
+    for line in top.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[1].endswith("%") and not line.lstrip().startswith("flat"):
+            rows.append(f"{parts[-1]} {parts[1]}")
+    return "; ".join(rows) or f"no profile: {top.stderr.strip()[-200:]}"
+
+
+EXPERIMENT = Gorep()

@@ -1,0 +1,371 @@
+"""Experiment `gzwrap` (seed row S6): a gzip stream handed to MariaDB's UNCOMPRESS(), and
+re-wrapping without recompressing at the speed of one inflate.
+
+native/kernels/gzwrap/gzwrap_bench.c takes one gzip member (zlib -6 of man-page text,
+shared libraries or random bytes, 1 MiB to 1 GiB; data.py) and, interleaved in one
+process: re-wraps it gzip -> zlib and zlib -> gzip with native/lib/gzwrap (its automatic
+choice of inflater and checksums, and on zlib alone); inflates the same deflate stream
+with ISA-L, zlib and libdeflate, each with its CRC-32 (the floor of the work); and
+decompresses and recompresses it with zlib -6, libdeflate -6 and igzip's default level
+(up to 4 MiB: zlib -6 is ~40x slower). Figures: GB/s of uncompressed data
+(clock), and from an untimed pass of each re-wrap the deflate bytes compared with the
+input's and the output decoded by zlib.
+
+On a private MariaDB server (mariadb.py) it then shows the seed's claim: UNCOMPRESS() of
+what SQL string functions can build from a gzip blob is NULL, and of gzwrap's output is
+the data (sqlproof.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+from collections.abc import Iterable
+
+from cpulab.build import Artifact, BuildConfig, Target, build_one, find_toolchain, library
+from cpulab.context import Context, Profile, cases_from_outcome
+from cpulab.experiments.base import Experiment
+from cpulab.experiments.gzwrap import data, sqlproof
+from cpulab.experiments.gzwrap.mariadb import MariaDB, MariaDBError, missing
+from cpulab.measure.metrics import Metric
+from cpulab.measure.schedule import Outcome, Program
+from cpulab.paths import KERNELS
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results.tally import Tally
+
+GZWRAP = library("gzwrap")
+MiB, GiB = data.MiB, data.GiB
+REWRAP = ("rewrap-gzip-zlib", "rewrap-zlib-gzip")
+PORTABLE = "rewrap-gzip-zlib-zlib"
+INFLATE = ("inflate-isal", "inflate-zlib", "inflate-libdeflate")
+STREAMING = ("inflate-isal", "inflate-zlib")  # constant memory, as a converter must be
+RECOMPRESS = ("recompress-zlib6", "recompress-libdeflate6", "recompress-igzip")
+VARIANTS = (*REWRAP, PORTABLE, *INFLATE, *RECOMPRESS)
+AUTO_INFLATER = {"isal": "inflate-isal", "zlib": "inflate-zlib"}
+SIZES = {"text": (MiB, 16 * MiB, 256 * MiB, GiB), "binary": (MiB, 16 * MiB, 256 * MiB),
+         "random": (MiB, 16 * MiB, 256 * MiB)}
+QUICK_SIZES = {"text": (MiB, 4 * MiB), "binary": (MiB,), "random": (MiB,)}
+RECOMPRESS_MAX = 4 * MiB  # zlib -6 runs at ~1/40 of a re-wrap: 16 MiB took minutes
+FLOOR_TARGET = 0.9  # re-wrapping at >= 0.9x the fastest plain inflate
+RECOMPRESS_TARGET = 10.0  # and >= 10x the fastest decompress-and-recompress
+BUDGET = 3 * GiB  # uncompressed bytes one case may process per size, over all its calls
+DIR = KERNELS / "gzwrap"
+
+
+def schedule(size: int, profile: Profile) -> tuple[int, int]:
+    """(rounds, reps): the profile's, fewer where a case would process more than BUDGET
+    bytes (each process adds a warm-up and a calibration call per case)."""
+    rounds, reps = profile.rounds, profile.reps
+    while reps > 2 and rounds * (reps + 2) * size > BUDGET:
+        reps -= 1
+    while rounds > 2 and rounds * (reps + 2) * size > BUDGET:
+        rounds -= 1
+    return rounds, reps
+
+
+class GzWrap(Experiment):
+    name = "gzwrap"
+    seed_row = "S6"
+    title = "gzip as zlib / COMPRESS() without recompressing, and UNCOMPRESS() on a real MariaDB"
+    summary = (
+        "S6 wanted gzip data in MySQL's UNCOMPRESS() and found it impossible with SQL string "
+        "functions: the zlib trailer needs the Adler-32 of the data, which gzip does not "
+        "carry. Shows that on a real MariaDB, and measures gzwrap, which copies the deflate "
+        "bytes and computes the trailer by one streaming inflate: GB/s of uncompressed data "
+        "against a plain inflate (ISA-L, zlib, libdeflate) and against decompressing and "
+        "recompressing (zlib -6, libdeflate -6, igzip), on text, binaries and random data "
+        "from 1 MiB to 1 GiB."
+    )
+    compilers = ("gcc",)
+    opts = ("O2",)
+    table_metrics = ("throughput", "time", "payload-identical", "out-bytes")
+    plots = tuple(PlotSpec(kind, f"GB/s against size, {kind} data", x="size",
+                           metric="throughput", x_label="bytes of data", log_y=False,
+                           where=(("kind", kind),)) for kind in data.KINDS)
+
+    def seed_tables(self) -> list[SeedTable]:
+        return [SeedTable(
+            "S6: the formats, and the seed's conclusion (no figures)",
+            ["format", "layout"],
+            [["gzip", "1F 8B 08 FLG MTIME XFL OS [fields] + deflate + CRC-32 + ISIZE"],
+             ["zlib", "CMF FLG (78 9C will do) + deflate + Adler-32"],
+             ["COMPRESS()", "4-byte length + zlib; UNCOMPRESS() gives NULL for a wrong "
+                            "Adler-32; the length need not be exact"],
+             ["conclusion", "gzip cannot become UNCOMPRESS() input with SQL string functions "
+                            "alone: the Adler-32 of the data is not in the gzip stream"]],
+        )]
+
+    def target(self) -> Target:
+        return GZWRAP.target("gzwrap-bench", (DIR / "gzwrap_bench.c",),
+                             libs=("isal", "deflate", "z"))
+
+    def cli_target(self) -> Target:
+        return GZWRAP.target("gzwrap-cli", (GZWRAP.root / "tools" / "gzwrap.c",))
+
+    def targets(self) -> dict[str, Target]:
+        return dict.fromkeys(VARIANTS, self.target())
+
+    def hot_symbols(self, variant: str) -> list[str]:
+        if variant.startswith("rewrap"):
+            return ["gzwrap_stream_convert", "gzw_*"]
+        return [f"c_{variant.replace('-', '_')}"]
+
+    # ---- running ---------------------------------------------------------------------
+
+    def run(self, ctx: Context) -> list[Case]:
+        arts = ctx.build((self.target(), cfg) for cfg in ctx.configs)
+        cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
+                 for a in arts if not a.ok for v in VARIANTS]
+        built = [a for a in arts if a.ok]
+        if not built:
+            return cases
+        sizes = QUICK_SIZES if ctx.profile.quick else SIZES
+        ctx.reporter.phase("making the test data (once; kept in the build folder)")
+        files = {(k, s): data.gzip_file(k, s) for k, ss in sizes.items() for s in ss}
+        groups: dict[tuple[int, int], list[tuple[Program, Artifact, dict]]] = {}
+        for (kind, size), path in files.items():
+            rounds, reps = schedule(size, ctx.profile)
+            for a in built:
+                params = {"kind": kind, "size": size}
+                argv = [str(a.path), "--reps", str(reps), "--target-ms",
+                        str(ctx.profile.target_ms), "--param", f"gz={path}",
+                        "--param", f"recompress={int(size <= RECOMPRESS_MAX)}"]
+                key = f"{a.config.label}|{kind}|{size}"
+                groups.setdefault((rounds, reps), []).append((Program(key, argv), a, params))
+        ctx.reporter.total(sum(r * len(g) for (r, _), g in groups.items()))
+        for (rounds, _), group in sorted(groups.items()):
+            outcomes = ctx.measure([p for p, _, _ in group], rounds=rounds)
+            for program, a, params in group:
+                cases += cases_of(outcomes[program.key], a.config.as_dict(), params)
+        return cases
+
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        tables = [throughput_table(cases), ratio_table(cases)]
+        facts: dict = {}
+        why = missing()
+        if why:
+            ctx.note(f"gzwrap: no MariaDB server: {why}; the SQL claim is unmeasurable")
+            return Evidence(tables, facts)
+        tc = find_toolchain("gcc")
+        try:
+            cli = build_one(self.cli_target(), BuildConfig(tc, "O2")) if tc else None
+            if cli is None:
+                raise MariaDBError("gcc not found: cannot build the gzwrap command")
+            sample = sqlproof.sample()
+            p = subprocess.run([str(cli), "--to", "mysql"], capture_output=True, timeout=60,
+                               input=gzip.compress(sample, mtime=0))
+            if p.returncode != 0:
+                raise MariaDBError(f"gzwrap --to mysql: {p.stderr.decode()[-500:]}")
+            ctx.reporter.phase("asking a private MariaDB server (UNCOMPRESS)")
+            with MariaDB.start() as db:
+                facts["mariadb"] = db.version()
+                tried = sqlproof.attempts(db, p.stdout, sample)
+        except (MariaDBError, OSError, subprocess.SubprocessError) as e:
+            ctx.note(f"gzwrap: the MariaDB part failed: {e}")
+            return Evidence(tables, facts)
+        facts["sql_attempts"] = [[t.what, t.result] for t in tried]
+        tables.append(EvidenceTable(
+            f"UNCOMPRESS() on MariaDB {facts['mariadb']} of a gzip blob's deflate bytes "
+            "behind its ISIZE and 78 9C, with each candidate for the Adler-32",
+            ["the last four bytes", "UNCOMPRESS() gives"],
+            [[t.what, t.result] for t in tried]))
+        return Evidence(tables, facts)
+
+    # ---- verdicts (pure) -------------------------------------------------------------
+
+    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
+        ok = [c for c in cases if not c.error]
+        return [_sql_claim(evidence), _floor(ok), _recompression(ok), _identical(ok),
+                _fastest_inflater(ok)]
+
+
+def cases_of(outcome: Outcome, build: dict, params: dict) -> list[Case]:
+    """The kernel's cases with GB/s, and each re-wrap's and recompressor's output checks."""
+    cases = cases_from_outcome(outcome, lambda n: n, build, params, VARIANTS)
+    if outcome.output is None:
+        return cases
+    checks = {x["case"]: x for x in outcome.output.extra
+              if x.get("type") in ("payload", "recompressed")}
+    for c in cases:
+        if c.error:
+            continue
+        t = c.metrics["time"]  # ns per byte of data
+        c.metrics["throughput"] = Metric.of([1 / v for v in t.values], "GB/s", "clock")
+        x = checks.get(c.variant)
+        if x is None:
+            continue
+        c.metrics["out-bytes"] = Metric.exact(x["out_bytes"], "bytes", "output")
+        c.metrics["decodes"] = Metric.exact(int(x["decodes"]), "1 = zlib decodes it", "output")
+        if x["type"] == "payload":
+            c.metrics["payload-identical"] = Metric.exact(
+                int(x["identical"]), "1 = deflate bytes identical", "output")
+            c.metrics["payload-bytes"] = Metric.exact(x["out"], "bytes", "output")
+    return cases
+
+
+# ---- comparisons ------------------------------------------------------------------------
+
+Group = tuple[str, str, int]  # build label, kind, size
+
+
+def _groups(cases: Iterable[Case]) -> dict[Group, dict[str, Case]]:
+    out: dict[Group, dict[str, Case]] = {}
+    for c in cases:
+        out.setdefault((c.build_label, c.params["kind"], c.params["size"]), {})[c.variant] = c
+    return out
+
+
+def _fastest(group: dict[str, Case], names: tuple[str, ...]) -> Case | None:
+    present = [group[n] for n in names if n in group and group[n].value("time")]
+    return min(present, key=lambda c: c.value("time") or 0) if present else None
+
+
+def size_label(size: int) -> str:
+    return f"{size // GiB} GiB" if size >= GiB else f"{size // MiB} MiB"
+
+
+def _label(g: Group) -> str:
+    return f"{g[1]} {size_label(g[2])}"
+
+
+def throughput_table(cases: list[Case]) -> EvidenceTable:
+    rows = []
+    for g, group in sorted(_groups(c for c in cases if not c.error).items(),
+                           key=lambda x: (x[0][1], x[0][2])):
+        rows.append([_label(g), *(f"{group[v].value('throughput'):.3f}"
+                                  if v in group and group[v].value("throughput") else "-"
+                                  for v in VARIANTS)])
+    return EvidenceTable("GB/s of uncompressed data (median; clock)", ["data", *VARIANTS], rows)
+
+
+def ratio_table(cases: list[Case]) -> EvidenceTable:
+    rows = []
+    for g, group in sorted(_groups(c for c in cases if not c.error).items(),
+                           key=lambda x: (x[0][1], x[0][2])):
+        floor, stream = _fastest(group, INFLATE), _fastest(group, STREAMING)
+        rec = _fastest(group, RECOMPRESS)
+        for v in REWRAP:
+            if v not in group:
+                continue
+            r = group[v]
+            cells = [_label(g), v]
+            for peer in (floor, stream, rec):
+                ratio = median_ratio(peer, r, "time") if peer else None
+                cells.append(f"{format_ratio(ratio)} vs {peer.variant}" if ratio and peer
+                             else "-")
+            rows.append(cells)
+    return EvidenceTable(
+        "re-wrap speed against its peers: time(peer) / time(re-wrap), above 1 = re-wrap faster",
+        ["data", "re-wrap", "vs the fastest plain inflate", "vs the fastest streaming inflate",
+         "vs the fastest recompression"], rows)
+
+
+def _speedups(cases: list[Case], peers: tuple[str, ...]) -> list[tuple[Group, str, Case, object]]:
+    rows = []
+    for g, group in _groups(cases).items():
+        peer = _fastest(group, peers)
+        if peer is None:
+            continue
+        for v in REWRAP:
+            if v in group:
+                r = median_ratio(peer, group[v], "time")
+                if r is not None:
+                    rows.append((g, v, peer, r))
+    return rows
+
+
+def _judged(rows, target: float, claim: str, seed: str, what: str) -> Verdict:
+    if not rows:
+        return Verdict(claim, "unmeasurable", f"no group with both a re-wrap and {what}", seed)
+    tally = Tally.of((r for *_, r in rows), target)
+    kind = tally.every()
+    worst = sorted(rows, key=lambda x: x[3].value)
+    text = "; ".join(f"{_label(g)} {v}: {format_ratio(r)} vs {p.variant}"
+                     for g, v, p, r in worst[:6])
+    more = f"; ... {len(rows) - 6} more" if len(rows) > 6 else ""
+    head = (f"{tally.above} of {tally.n} ratios wholly at or above {target}x, "
+            f"{tally.below} wholly below; the slowest first")
+    return Verdict(claim, kind, f"{head}: {text}{more}", seed)
+
+
+def _floor(cases: list[Case]) -> Verdict:
+    return _judged(
+        _speedups(cases, INFLATE), FLOOR_TARGET,
+        f"(b) re-wrapping (gzip -> zlib, zlib -> gzip) runs at >= {FLOOR_TARGET}x the fastest "
+        "plain inflate of the same stream with its checksum (ISA-L, zlib or libdeflate, "
+        "whichever is fastest for that data)",
+        "no figure: the seed found no way to convert at all", "a plain inflate")
+
+
+def _recompression(cases: list[Case]) -> Verdict:
+    return _judged(
+        _speedups(cases, RECOMPRESS), RECOMPRESS_TARGET,
+        f"(c) re-wrapping is >= {RECOMPRESS_TARGET:.0f}x faster than the fastest "
+        "decompress-and-recompress (zlib -6, libdeflate -6, igzip -2)",
+        "no figure", "a recompression")
+
+
+def _identical(cases: list[Case]) -> Verdict:
+    claim = ("(d) the output's deflate bytes are the input's, byte for byte, and zlib decodes "
+             "the output to the data (every re-wrap, every data set)")
+    checked = [c for c in cases if c.variant in (*REWRAP, PORTABLE)
+               and c.value("payload-identical") is not None]
+    if not checked:
+        return Verdict(claim, "unmeasurable", "no re-wrap output was checked", None)
+    bad = [c for c in checked if c.value("payload-identical") != 1 or c.value("decodes") != 1]
+    total = sum(int(c.value("payload-bytes") or 0) for c in checked)
+    if bad:
+        return Verdict(claim, "refuted", "differs or does not decode: " + "; ".join(
+            f"{c.params['kind']} {size_label(c.params['size'])} {c.variant}" for c in bad[:6]),
+            None)
+    return Verdict(claim, "confirmed", f"{len(checked)} outputs, {total:,} deflate bytes "
+                   "compared: all identical, all decoded by zlib", None)
+
+
+def _fastest_inflater(cases: list[Case]) -> Verdict:
+    claim = ("(e) the inflater gzwrap picks by itself (ISA-L where built in) is the fastest "
+             "streaming inflater measured here, in every data set")
+    rows = []
+    for g, group in _groups(cases).items():
+        if "inflate-isal" in group and "inflate-zlib" in group:
+            r = median_ratio(group["inflate-zlib"], group["inflate-isal"], "time")
+            whole = (median_ratio(group["inflate-libdeflate"], group["inflate-isal"], "time")
+                     if "inflate-libdeflate" in group else None)
+            if r is not None:
+                rows.append((g, r, whole))
+    if not rows:
+        return Verdict(claim, "unmeasurable", "no data set with both streaming inflaters", None)
+    tally = Tally.of((r for _, r, _ in rows), 1.0)
+    text = "; ".join(f"{_label(g)}: ISA-L {format_ratio(r)} zlib's speed"
+                     + (f", libdeflate (whole buffer) {1 / w.value:.2f}x ISA-L's" if w else "")
+                     for g, r, w in sorted(rows, key=lambda x: x[1].value)[:6])
+    return Verdict(claim, tally.every(), f"{tally.above} of {tally.n} wholly above 1: {text}",
+                   None)
+
+
+def _sql_claim(evidence: Evidence) -> Verdict:
+    claim = ("(a) S6: no SQL string expression turns a gzip blob into UNCOMPRESS() input "
+             "(its ISIZE, 78 9C, the deflate bytes and any SQL-computable guess for the "
+             "Adler-32 give NULL), while gzwrap's COMPRESS() output gives the data")
+    seed = ("impossible with SQL string functions: the Adler-32 of the uncompressed data is "
+            "not in the gzip stream")
+    tried = evidence.facts.get("sql_attempts")
+    if not tried:
+        return Verdict(claim, "unmeasurable", "no MariaDB server ran (see the notes)", seed)
+    results = dict(tried)
+    sql_only = {w: r for w, r in results.items()
+                if w != "gzwrap" and not w.startswith("the true Adler-32")}
+    true_adler = next((r for w, r in results.items() if w.startswith("the true Adler-32")), None)
+    server = evidence.facts.get("mariadb", "?")
+    text = (f"MariaDB {server}: " + "; ".join(f"{w}: {r}" for w, r in sql_only.items())
+            + f"; the true Adler-32 in the same place: {true_adler}; gzwrap: "
+            f"{results.get('gzwrap')}")
+    if any(r != "NULL" for r in sql_only.values()):
+        return Verdict(claim, "refuted", text, seed)
+    if results.get("gzwrap") != "data" or true_adler != "data":
+        return Verdict(claim, "inconclusive", text + " (the control failed)", seed)
+    return Verdict(claim, "confirmed", text, seed)
+
+
+EXPERIMENT = GzWrap()

@@ -1,0 +1,131 @@
+"""The Go experiments' parts that need no clock: reading `go test -bench` output, the Go
+toolchain in the build record, the compiler listing's features, and the verdicts of
+goalloc, fanin, gorep and fileread's Go row on fixed cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpulab.build import BuildConfig, find_toolchain, matrix
+from cpulab.experiments.fanin import _compare
+from cpulab.experiments.fileread.verdicts import go_slower
+from cpulab.experiments.goalloc import experiment as goalloc
+from cpulab.experiments.goalloc import listing
+from cpulab.experiments.gorep import commands
+from cpulab.experiments.gorep import verdicts as gorep_verdicts
+from cpulab.measure.gobench import parse_gobench
+from cpulab.measure.kernel_output import KernelOutputError
+from cpulab.measure.metrics import Metric, case_metrics
+from cpulab.results import Case, Evidence
+
+GO = find_toolchain("go")
+
+BENCH = """goos: linux
+goarch: amd64
+pkg: cpulab/gorep/bench/goalloc
+BenchmarkNewSmall-2   	10152240	       119.4 ns/op	      64 B/op	       1 allocs/op
+BenchmarkNewSmall-2   	10000000	       120.0 ns/op	      64 B/op	       1 allocs/op
+PASS
+"""
+
+
+def test_go_bench_lines_become_reps_with_runtime_counters():
+    out = parse_gobench(BENCH)
+    assert [r.case for r in out.reps] == ["NewSmall", "NewSmall"]
+    assert out.reps[0].iters == 10152240 and out.reps[0].ns == pytest.approx(119.4 * 10152240)
+    metrics, unavailable = case_metrics(out, "NewSmall")
+    assert metrics["time"].median == pytest.approx(119.7)
+    assert metrics["bytes"].median == 64 and metrics["bytes"].source == "runtime"
+    assert metrics["allocs"].median == 1 and metrics["allocs"].unit == "allocs/op"
+    assert "go test -bench" in unavailable["tsc"]["reason"]
+
+
+def test_a_failed_benchmark_is_an_error():
+    with pytest.raises(KernelOutputError):
+        parse_gobench("--- FAIL: BenchmarkX\nFAIL\n")
+    with pytest.raises(KernelOutputError):
+        parse_gobench("PASS\n")
+
+
+@pytest.mark.skipif(GO is None, reason="the Go toolchain is not installed")
+def test_go_is_a_toolchain_with_one_build():
+    assert GO.name.startswith("go-1.") and GO.version.count(".") >= 1
+    cfgs = matrix([GO], ["O1", "O2"], ["O1"])
+    assert len(cfgs) == 1 and cfgs[0].label == GO.name and cfgs[0].flags == ()
+    assert BuildConfig(GO).as_dict()["compiler_version"] == GO.version
+
+
+LISTING = """# cpulab/gorep/bench/goalloc
+cpulab/gorep/bench/goalloc.NewSmall STEXT size=40 args=0x0 locals=0x18 funcid=0x0 align=0x0
+\t0x0000 00000 (alloc.go:23)\tTEXT\tcpulab/gorep/bench/goalloc.NewSmall(SB), ABIInternal, $24-0
+\t0x0015 00021 (alloc.go:23)\tCALL\truntime.newobject(SB)
+\t0x0021 00033 (alloc.go:23)\tRET
+\trel 22+4 t=R_CALL runtime.newobject+0
+cpulab/gorep/bench/goalloc.AddrOfSmall STEXT size=60 args=0x0 locals=0x18
+\t0x0015 00021 (alloc.go:26)\tCALL\truntime.newobject(SB)
+\t0x0019 00025 (alloc.go:26)\tREP
+\t0x001a 00026 (alloc.go:26)\tSTOSQ
+"""
+
+
+def test_listing_features_per_function():
+    fns = listing.functions(LISTING, "cpulab/gorep/bench/goalloc")
+    assert set(fns) == {"NewSmall", "AddrOfSmall"}
+    new, addr = listing.features(fns["NewSmall"]), listing.features(fns["AddrOfSmall"])
+    assert new["allocator calls"] == 1 and new["REP STOSQ"] == 0 and new["instructions"] == 2
+    assert addr["REP STOSQ"] == 1
+
+
+def _case(variant, t, params=None, build="go-1.26"):
+    m = Metric.of([t * 0.99, t, t * 1.01] * 3, "ns/op", "clock")
+    return Case(variant, {"compiler": build, "flags": "", "pgo": False}, params or {},
+                {"time": m})
+
+
+def test_goalloc_verdicts_follow_the_code():
+    clean = {"allocator calls": 1, "REP STOSQ": 0, "REP MOVSQ": 0, "DUFFZERO": 0,
+             "DUFFCOPY": 0, "vector zero stores": 0, "instructions": 14}
+    zeroing = {**clean, "DUFFZERO": 1}
+    asm = {"go-1.26": {"new|64": clean, "addr-of|64": zeroing, "copied|64": clean}}
+    cases = [_case("new", 10, {"size": 64}), _case("addr-of", 20, {"size": 64}),
+             _case("copied", 10, {"size": 64})]
+    a, b, c = goalloc.EXPERIMENT.verdicts(cases, Evidence(facts={"asm": asm}))
+    assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "confirmed", "refuted")
+    assert goalloc.EXPERIMENT.verdicts(cases, Evidence())[0].verdict == "unmeasurable"
+
+
+def test_fanin_compare_tallies_every_group():
+    cases = [_case(w, t, {"n": n, "procs": 1}) for n in (2, 4)
+             for w, t in (("reflect-select", 50), ("select-done", 10))]
+    assert _compare(cases, "reflect-select", "select-done", "a", "x").verdict == "confirmed"
+    assert _compare(cases, "select-done", "reflect-select", "b", "x").verdict == "refuted"
+
+
+def test_gorep_verdicts():
+    cases = []
+    for pat in ("p1", "p2"):
+        params = {"corpus": "go-tree", "pattern": pat, "threads": 1}
+        cases += [_case("gorep", 10, params), _case("rg", 9, params),
+                  _case("grep", 30, params), _case("ag", 8, params)]
+    a, b, c, d = gorep_verdicts.all_verdicts(cases)
+    assert a.verdict == "confirmed" and b.verdict == "refuted"
+    assert c.verdict == "confirmed" and "gorep/rg" in c.evidence
+    assert d.verdict == "unmeasurable"
+    assert gorep_verdicts.slow_patterns(cases) == []
+
+
+def test_outputs_compare_as_sorted_relative_lines(tmp_path):
+    got = commands.lines(f"{tmp_path}/b:2:x\n{tmp_path}/a:1:y\n", tmp_path)
+    assert got == ["a:1:y", "b:2:x"]
+    assert commands.difference(got, got) is None
+    assert "1 only here" in commands.difference(got + ["c:1:z"], got)
+
+
+def test_fileread_go_row():
+    cases = []
+    for size in (1 << 20,):
+        p = {"size": size, "cache": "warm"}
+        cases += [_case("go-read-64k", 2, p), _case("read-64k", 1, p, "gcc-12"),
+                  _case("go-mmap", 2, p), _case("mmap", 1, p, "gcc-12")]
+    assert go_slower(cases).verdict == "confirmed"
+    assert go_slower([]).verdict == "unmeasurable"
