@@ -15,6 +15,7 @@ import functools
 import math
 import random
 import struct
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported t
     generate_cpp,
     make_bench_data,
 )
+from cpulab.experiments.protobuf.upb_native import PEER_SCRIPT as UPB_PEER_SCRIPT
+from cpulab.experiments.protobuf.upb_native import UPB_PEERS, UpbPeer
 from cpulab.paths import KERNELS
 
 PB = library("pb")
@@ -542,6 +545,18 @@ def build_cpp_peer(label: str) -> Path:
                         libs=["protobuf"], include_dirs=[gen, KERNEL_DIR],
                         defines=[f'PBPEER_PACKAGE="{pkg}"', f'PBPEER_FLAVOUR="{flavour}"'],
                         cflags=["-Wl,-Bsymbolic"])
+
+
+def build_upb_peer(name: str) -> Path:
+    """A native upb (build_upb_peer.sh, once, cached under build/peers/; about a minute
+    the first time, and a PyPI download) with its adapter, as the experiment builds it."""
+    args, _ = UPB_PEERS[name]
+    r = subprocess.run(["bash", str(UPB_PEER_SCRIPT), *args], capture_output=True, text=True,
+                       timeout=1800)
+    assert r.returncode == 0, f"{UPB_PEER_SCRIPT.name} {' '.join(args)}:\n{r.stderr[-3000:]}"
+    prefix = Path(r.stdout.strip().splitlines()[-1])
+    peer = UpbPeer(name, prefix, (prefix / ".done").read_text().strip())
+    return build_one(peer.target(), BuildConfig(find_toolchain("clang"), "O2"))
 
 
 def build_kernel() -> Path:

@@ -11,13 +11,15 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.experiments.protobuf import payloads
+from cpulab.context import PROFILES, Context
+from cpulab.experiments.protobuf import payloads, upb_native
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     TAIL_CALL_OPT,
     _beats_cpp,
     _beats_switch,
     _beats_upb,
+    _beats_upb_fasttable,
     _frameless,
     _per_message,
     _two_gbs,
@@ -26,6 +28,7 @@ from cpulab.experiments.protobuf.experiment import (
 )
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
 from cpulab.results import VERDICTS, Case
 
 CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
@@ -41,18 +44,25 @@ def fake(variant: str, payload: str, ns_per_byte: float, build: dict | None = CL
     return Case(variant, build, {"payload": payload, "bytes": PAYLOADS[payload]}, metrics)
 
 
-def matrix(ours: float, switch: float, cpp: float, upb: float) -> list[Case]:
-    """Every payload with our fast/switch decoders and the peers at the given ns/byte."""
+def matrix(ours: float, switch: float, cpp: float, upb: float,
+           fasttable: float | None = None, heap: float | None = None) -> list[Case]:
+    """Every payload with our fast/switch decoders and the peers at the given ns/byte:
+    native upb generic at `upb` and fasttable at `fasttable` (default: upb), upb through
+    Python 3x slower than native, C++'s heap message at `heap` (default: cpp)."""
     out = []
     for p in PAYLOADS:
         for arena in ("fresh", "reused"):
-            out += [fake(f"pb-tailcall fast copy {arena}", p, ours),
-                    fake(f"pb-tailcall switch copy {arena}", p, switch),
+            for mode in ("copy", "alias"):
+                out += [fake(f"pb-tailcall fast {mode} {arena}", p, ours),
+                        fake(f"upb-generic parse {mode} {arena}", p, upb),
+                        fake(f"upb-fasttable parse {mode} {arena}", p, fasttable or upb)]
+            out += [fake(f"pb-tailcall switch copy {arena}", p, switch),
                     fake(f"pb-trampoline fast copy {arena}", p, ours * 1.2, GCC),
                     fake(f"pb-trampoline switch copy {arena}", p, switch, GCC),
                     fake(f"cpp-default parse copy {arena}", p, cpp * 2, GCC),
                     fake(f"cpp-tailcall parse copy {arena}", p, cpp)]
-        out.append(fake("upb-python FromString python fresh", p, upb, None))
+        out.append(fake("cpp-tailcall parse copy heap", p, heap or cpp))
+        out.append(fake("upb-python FromString python fresh", p, 3 * upb, None))
     return out
 
 
@@ -105,14 +115,36 @@ def test_beats_cpp_reports_what_the_cpp_parsers_were():
     assert "no symbol table" in ev
 
 
-def test_beats_upb_needs_every_payload():
+def test_beats_cpp_counts_the_heap_message_as_reuse():
+    """A reused arena is judged against the faster of C++'s reused arena and its reused
+    heap message (Clear() then parse), which the verdict then names."""
+    v = _beats_cpp(matrix(0.25, 1, 1, 1, heap=0.3), {})
+    assert v.verdict == "refuted" and "reused vs cpp-tailcall parse copy heap" in v.evidence
+    assert "descriptor fresh vs cpp-tailcall parse copy fresh" in v.evidence
+
+
+def test_beats_upb_needs_every_payload_and_mode():
     assert _beats_upb(matrix(0.25, 1, 1, 1)).verdict == "confirmed"
-    assert _beats_upb(matrix(0.25, 1, 1, 0.4)).verdict == "refuted"  # 1.6x < 2x
+    v = _beats_upb(matrix(0.25, 1, 1, 0.5))  # 2x < 2.5x
+    assert v.verdict == "refuted" and "2.000x" in v.evidence
+    # every string and arena mode is a row; upb through Python is shown, not judged
+    assert "varints alias reused" in v.evidence and "upb through Python" in v.evidence
+    assert "6.000x" in v.evidence
     no_upb = [c for c in matrix(0.25, 1, 1, 1)
-              if not (c.variant.startswith("upb") and c.params["payload"] == "varints")]
+              if not (c.variant.startswith("upb-generic") and c.params["payload"] == "varints")]
     v = _beats_upb(no_upb)
-    assert v.verdict == "inconclusive" and "not measured: varints" in v.evidence
-    assert _beats_upb([]).verdict == "unmeasurable"
+    assert v.verdict == "inconclusive" and "not measured: varints copy fresh" in v.evidence
+    v = _beats_upb([c for c in matrix(0.25, 1, 1, 1) if "upb-generic" not in c.variant])
+    assert v.verdict == "unmeasurable" and "build_upb_peer.sh" in v.evidence
+
+
+def test_beats_upb_fasttable_judges_the_fasttable_peer_alone():
+    assert _beats_upb_fasttable(matrix(0.25, 1, 1, 1, fasttable=0.6)).verdict == "confirmed"
+    v = _beats_upb_fasttable(matrix(0.25, 1, 1, 1, fasttable=0.4))  # 1.6x < 2x
+    assert v.verdict == "refuted" and "1.600x" in v.evidence
+    assert _beats_upb(matrix(0.25, 1, 1, 1, fasttable=0.4)).verdict == "confirmed"
+    no_fast = [c for c in matrix(0.25, 1, 1, 1) if "fasttable" not in c.variant]
+    assert _beats_upb_fasttable(no_fast).verdict == "unmeasurable"
 
 
 def test_beats_switch_pairs_the_same_build():
@@ -144,6 +176,43 @@ def test_frameless_verdict():
     assert _frameless(frames([], ["pb_fast_fixed64_oneof_tag2"])).verdict == "refuted"
     assert _frameless({"trampoline gcc-12 -O2": {}}).verdict == "unmeasurable"
     assert _frameless({"tailcall clang-19 -O2": {"error": "x"}}).verdict == "unmeasurable"
+
+
+# ---- where the native upb peers come from (scripted) -------------------------------------
+
+class UpbPeerRunner:
+    """build_upb_peer.sh: generic built (into `prefix`), fasttable missing."""
+
+    def __init__(self, prefix):
+        self.prefix, self.calls = prefix, []
+
+    def run(self, argv, timeout, env=None, cwd=None) -> RunResult:
+        self.calls.append(tuple(argv))
+        assert str(upb_native.PEER_SCRIPT) in argv, argv
+        if "--fasttable" in argv:
+            return RunResult(tuple(argv), 1, "",
+                             "build_upb_peer.sh: no fasttable build yet at X")
+        return RunResult(tuple(argv), 0, f"{self.prefix}\n", "")
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_only_the_default_profile_builds_upb(profile, tmp_path):
+    (tmp_path / ".done").write_text("upb generic from PyPI protobuf 7.36.2: clang-19 -O2\n")
+    runner = UpbPeerRunner(tmp_path)
+    ctx = Context(PROFILES[profile], [], runner)
+    (peer,) = upb_native.upb_peers(ctx)
+    assert peer.name == "upb-generic" and peer.source == "PyPI protobuf 7.36.2"
+    assert all(("--print-path" in c) == (profile == "quick") for c in runner.calls)
+    fast = next(n for n in ctx.notes if n.startswith("upb-fasttable not measured"))
+    assert "no fasttable build yet" in fast
+    assert ("build_upb_peer.sh --fasttable` builds it" in fast) == (profile == "quick")
+    assert "upb-generic: upb generic from PyPI protobuf 7.36.2: clang-19 -O2" in ctx.notes
+    t = peer.target()
+    assert 'UPB_PEER_WHAT="generic, PyPI protobuf 7.36.2"' in t.defines
+    assert t.ldflags == (str(tmp_path / "lib" / "libupb.a"),) and t.shared
+    fasttable = upb_native.UpbPeer("upb-fasttable", tmp_path,
+                                   "upb fasttable from PyPI grpcio 1.85.1: x")
+    assert "UPB_ENABLE_FASTTABLE" in fasttable.target().defines
 
 
 # ---- machine code and generated code (deterministic) --------------------------------------
@@ -238,13 +307,19 @@ def test_quick_run_end_to_end(tmp_path, capsys):
     assert not errors
     seen = {(c["params"]["payload"], c["variant"], (c["build"] or {}).get("compiler", "-")[:3])
             for c in run["cases"]}
+    # --quick measures the native upb peers that exist, and says why the others do not
+    upbs = [u for u in ("upb-generic", "upb-fasttable")
+            if not any(n.startswith(f"{u} not measured") for n in run["notes"])]
     for p in payloads.BENCH_TYPES:
         for arena in ("fresh", "reused"):
-            for dec in ("fast", "switch"):
-                for mode in ("copy", "alias"):
+            for mode in ("copy", "alias"):
+                for dec in ("fast", "switch"):
                     assert (p, f"pb-tailcall {dec} {mode} {arena}", "cla") in seen
                     assert (p, f"pb-trampoline {dec} {mode} {arena}", "gcc") in seen
                     assert (p, f"pb-trampoline {dec} {mode} {arena}", "cla") in seen
+                for u in upbs:
+                    assert (p, f"{u} parse {mode} {arena}", "cla") in seen
+        for arena in ("fresh", "reused", "heap"):
             assert (p, f"cpp-default parse copy {arena}", "gcc") in seen
             assert (p, f"cpp-tailcall parse copy {arena}", "cla") in seen
         assert (p, "upb-python FromString python fresh", "-") in seen
@@ -252,10 +327,12 @@ def test_quick_run_end_to_end(tmp_path, capsys):
         gbs = c["metrics"]["throughput"]
         assert gbs["unit"] == "GB/s (10^9 B/s)" and gbs["source"] == "clock"
         assert c["metrics"]["ns/message"]["source"] == "clock"
-        if c["variant"].startswith("upb"):
+        if c["variant"].startswith("upb-python"):
             assert "tsc" in c["unavailable"] and "tsc" not in c["metrics"]
-    assert len(run["verdicts"]) == 5
+    assert len(run["verdicts"]) == 6
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
-    assert run["verdicts"][4]["verdict"] != "unmeasurable"  # the asm evidence was read
+    assert run["verdicts"][5]["verdict"] != "unmeasurable"  # the asm evidence was read
+    for i, u in ((2, "upb-generic"), (3, "upb-fasttable")):
+        assert (run["verdicts"][i]["verdict"] == "unmeasurable") == (u not in upbs)
     assert any(k.startswith("tailcall clang") for k in run["evidence"]["fast-path frames"])

@@ -1,20 +1,32 @@
-"""The conformance testee (native/lib/pb/tests/conformance_testee.c), driven through the
-conformance runner's stdin/stdout protocol by a runner written here with Google's protobuf:
-binary requests for the allkinds test schemas are answered like Google's parser would
-(the same accept/reject, an equal message back), the rest is skipped as the protocol says."""
+"""The conformance testee (native/lib/pb/tests/conformance_testee.c), driven two ways:
+
+- by Google's own conformance suite: protobuf's conformance_test_runner, built from
+  Debian's `protobuf` source package (native/lib/pb/tests/build_conformance_runner.sh,
+  once, cached under build/peers/; about 1-3 minutes the first time), run with
+  --enforce_recommended and no failure list against the musttail and the gcc trampoline
+  builds, every decoder: every binary test must pass;
+- through the runner's stdin/stdout protocol by a runner written here with Google's
+  protobuf: binary requests for the allkinds test schemas are answered like Google's
+  parser would (the same accept/reject, an equal message back), the rest is skipped as
+  the protocol says."""
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 import struct
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
 from pb_support import (
+    BUILDS,
     DATA,
+    DECODERS,
     PB,
     PB_DIR,
     descriptor_set,
@@ -28,9 +40,11 @@ from test_lib_pb_malformed import CASES
 PROTOBUF, JSON, TEXT = 1, 2, 4
 
 
-def build_testee():
-    t = PB.target("pb_conformance_testee", (PB_DIR / "tests" / "conformance_testee.c",))
-    return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))
+def build_testee(build: str = "musttail") -> Path:
+    cc, defines = BUILDS[build]
+    t = PB.target(f"pb_conformance_testee_{build.replace('-', '_')}",
+                  (PB_DIR / "tests" / "conformance_testee.c",), defines=defines)
+    return build_one(t, BuildConfig(find_toolchain(cc), "O2"))
 
 
 def schema():
@@ -107,3 +121,46 @@ def test_conformance_protocol(decoder):
         outcomes[r.check_binary(type_name, mutate(data, rng))] += 1
     assert r.close() == 0
     assert outcomes["accepted"] > 150 and outcomes["rejected"] > 40
+
+
+# ---- Google's conformance suite ------------------------------------------------------
+
+RUNNER_SCRIPT = PB_DIR / "tests" / "build_conformance_runner.sh"
+SUITE = re.compile(r"CONFORMANCE SUITE (PASSED|FAILED): (\d+) successes, (\d+) skipped, "
+                   r"(\d+) expected failures, (\d+) unexpected failures")
+TESTEE = re.compile(r"conformance_testee: (\d+) binary requests \((\d+) parsed, (\d+) "
+                    r"rejected, (\d+) skipped")
+
+
+@functools.cache
+def conformance_runner() -> Path:
+    """conformance_test_runner, built once from Debian's source package (cached)."""
+    r = subprocess.run(["bash", str(RUNNER_SCRIPT)], capture_output=True, text=True,
+                       timeout=1800)
+    assert r.returncode == 0, f"{RUNNER_SCRIPT.name} failed:\n{r.stderr[-3000:]}"
+    return Path(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("decoder", list(DECODERS))
+@pytest.mark.parametrize("build", ["musttail", "trampoline-gcc"])
+def test_conformance_suite(build, decoder):
+    """Every binary test of protobuf's suite passes with --enforce_recommended and no
+    failure list. The testee says how many binary requests it answered: all of the
+    binary-and-JSON suite's successes must be those, none skipped (the JSON and text
+    tests are the ones skipped)."""
+    runner = conformance_runner()
+    schema = runner.parent / "conformance-schema.pb"
+    r = subprocess.run([str(runner), "--enforce_recommended", str(build_testee(build)),
+                        str(schema)], capture_output=True, text=True, timeout=600,
+                       env={"PB_TESTEE_DECODER": decoder})
+    out = r.stdout + r.stderr
+    suites = SUITE.findall(out)
+    assert r.returncode == 0 and len(suites) == 2, out[-3000:]
+    assert all(s[0] == "PASSED" and s[3] == s[4] == "0" for s in suites), suites
+    # the first suite is the binary and JSON one, whose binary tests the testee answers
+    successes = int(suites[0][1])
+    answered = [tuple(map(int, m)) for m in TESTEE.findall(out)]
+    binary = max(answered)
+    assert binary[3] == 0, f"binary requests skipped: {binary}"
+    assert binary[0] == successes > 1000, (binary, suites)
+    assert binary[1] > 0 and binary[2] > 0  # both outcomes: parsed and rejected

@@ -166,6 +166,50 @@ def test_case(build, case, classes):
                 assert differ(schema, cls, data, dec, flags) is None
 
 
+def overlong_length(n: int, value: int) -> bytes:
+    """`value` (< 128) as an n-byte varint: padded with continuation bytes of zeros."""
+    return bytes([value | 0x80] + [0x80] * (n - 2) + [0x00]) if n > 1 else bytes([value])
+
+
+# Every place a length prefix is read: (what, type, field number, payload after the length)
+LENGTH_PREFIXED = [
+    ("string", P3, 15, b"ab"),
+    ("proto2 string", P2, 15, b"ab"),
+    ("bytes", P3, 16, b"\xff\x00"),
+    ("sub-message", P3, 18, tag(1, 0) + b"\x05"),
+    ("repeated string", P3, 45, b"ok"),
+    ("packed int32", P3, 31, b"\x01\x7f"),
+    ("packed fixed32 (proto2 [packed])", P2, 69, b"\x01\x00\x00\x00"),
+    ("map entry", P3, 70, ld(1, b"k") + tag(2, 0) + b"\x01"),
+    ("unknown field", P3, 600, b"zz"),
+]
+
+
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_overlong_length_prefix_rejected(build, classes):
+    """A 6- to 10-byte encoding of a length is malformed to upb and protobuf C++ (their
+    length reader stops at 5 bytes), however small its value; pb used to accept it,
+    e.g. 7281808080800061 as a TestAllTypesProto3 (optional_string "a" behind a 6-byte
+    length).
+    Up to 5 bytes, an overlong length is still a length."""
+    schema = lib(build).load_schema(allkinds_set())
+    for what, type_name, number, payload in LENGTH_PREFIXED:
+        cls = classes[type_name]
+        for n in range(1, 11):
+            data = tag(number, 2) + overlong_length(n, len(payload)) + payload
+            want = OK if n <= 5 else VARINT
+            assert google_parse(cls, data)[0] == ("ok" if want == OK else "err"), (what, n)
+            for dname, dec in DECODERS.items():
+                for flags in (0, ALIAS):
+                    st, _ = schema.decode_dump(type_name, data, dec, flags)
+                    assert st == want, f"{what}, {n}-byte length, {dname}: {STATUS_NAMES[st]}"
+                    assert differ(schema, cls, data, dec, flags) is None, (what, n, dname)
+            # inside a sub-message too, where the fast decoder hands the field over
+            inner = ld(18, data) if type_name == P3 else ld(17, data)
+            st, _ = schema.decode_dump(type_name, inner, DECODERS["fast"], 0)
+            assert st == want, f"{what} in a sub-message, {n}-byte length"
+
+
 def corpus(classes, type_names: list[str], count: int, seed: int) -> list[tuple[str, bytes]]:
     rng = random.Random(seed)
     out = []

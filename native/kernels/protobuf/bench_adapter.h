@@ -1,6 +1,6 @@
 /* The one interface the protobuf kernel (pb_bench.c) drives every decoder
- * through: the pb library's builds and Google's protobuf C++ each come as a
- * shared library exporting these functions, and the kernel loads them all
+ * through: the pb library's builds, upb and Google's protobuf C++ each come as
+ * a shared library exporting these functions, and the kernel loads them all
  * with dlopen into one process, so that every implementation is measured in
  * the same run, interleaved (A B A B ...).
  *
@@ -19,15 +19,18 @@ extern "C" {
 
 typedef struct bench_ctx bench_ctx;
 
-/* What this library is, e.g. "pb musttail clang-19", "protobuf-c++ 3.21.12
- * table-driven". */
+/* What this library is, e.g. "pb musttail clang-19", "upb fasttable ...",
+ * "protobuf-c++ 3.21.12 table-driven"; the first word (pb, upb, anything
+ * else: C++) tells the kernel which options it takes. */
 const char *bench_name(void);
 
 /* Open a context for messages of `type` (full name) from a serialized
  * FileDescriptorSet. `options` is a comma-separated list of key=value:
  *   decoder=fast|switch|generic   (pb only)
- *   alias=0|1                     (pb only: strings point into the input)
+ *   alias=0|1                     (pb and upb: strings point into the input)
  *   reuse=0|1                     (reuse one arena, reset between messages)
+ *   heap=1                        (C++ only: one message on the heap, Clear()
+ *                                  before each parse, no arena)
  * Returns NULL and a message in err when the type or an option is unknown. */
 bench_ctx *bench_open(const char *schema, size_t schema_len, const char *type,
                       const char *options, char *err, size_t errlen);

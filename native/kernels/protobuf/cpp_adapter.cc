@@ -1,5 +1,9 @@
 // bench_adapter.h over Google's protobuf C++ (Debian's libprotobuf-dev):
-// generated code, parsed with Message::ParseFromArray into an Arena.
+// generated code, parsed with Message::ParseFromArray into an Arena (a fresh
+// one per message, or one reused with Reset()), or into one heap message that
+// is Clear()ed before each parse (heap=1): how a hot C++ loop without arenas
+// decodes, keeping its repeated fields' and strings' capacity from message to
+// message.
 //
 // Built once per parser flavour from copies of descriptor.proto and
 // bench.proto put in one package per flavour (PBPEER_PACKAGE, e.g.
@@ -34,6 +38,7 @@ using google::protobuf::MessageFactory;
 struct bench_ctx {
   const Message *prototype = nullptr;
   bool reuse = false;
+  bool heap = false;
   Arena *arena = nullptr;
   Message *msg = nullptr;
   char *block = nullptr;  // the reused arena's first block
@@ -75,6 +80,7 @@ extern "C" bench_ctx *bench_open(const char *schema, size_t schema_len, const ch
     std::string kv = opts.substr(pos, end - pos);
     pos = end + 1;
     if (kv == "reuse=1") c->reuse = true;
+    else if (kv == "heap=1") c->heap = true;
     else if (kv == "reuse=0" || kv == "alias=0" || kv.empty()) continue;
     else {
       snprintf(err, errlen, "option '%s' not supported by %s", kv.c_str(), bench_name());
@@ -82,7 +88,9 @@ extern "C" bench_ctx *bench_open(const char *schema, size_t schema_len, const ch
       return nullptr;
     }
   }
-  if (c->reuse) {
+  if (c->heap) {
+    c->msg = c->prototype->New();  // no arena: owned here, reused by every decode
+  } else if (c->reuse) {
     // like the pb side, which keeps its largest block: a first block the
     // arena reuses after Reset()
     c->block = new char[kBlock];
@@ -95,6 +103,10 @@ extern "C" bench_ctx *bench_open(const char *schema, size_t schema_len, const ch
 }
 
 extern "C" int bench_decode(bench_ctx *c, const char *buf, size_t n) {
+  if (c->heap) {
+    c->msg->Clear();
+    return c->msg->ParseFromArray(buf, static_cast<int>(n)) ? 0 : 1;
+  }
   if (c->reuse) {
     c->arena->Reset();
   } else {
@@ -116,6 +128,7 @@ extern "C" uint64_t bench_digest(bench_ctx *c) {
 
 extern "C" void bench_close(bench_ctx *c) {
   if (!c) return;
+  if (c->heap) delete c->msg;
   delete c->arena;
   delete[] c->block;
   delete c;

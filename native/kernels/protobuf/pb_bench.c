@@ -1,20 +1,26 @@
-/* The protobuf kernel: decode throughput of the pb library's builds and of
- * Google's protobuf C++, side by side in one process and one run.
+/* The protobuf kernel: decode throughput of the pb library's builds, of upb
+ * compiled natively and of Google's protobuf C++, side by side in one process
+ * and one run.
  *
  * Every implementation is a shared library with the interface of
  * bench_adapter.h, loaded with dlopen (RTLD_LOCAL: two builds of the pb
- * library, or two protobuf C++ flavours, coexist). Cases are
- *   <payload>/<impl>/<decoder>/<copy|alias>/<fresh|reused>
+ * library, two upbs, or two protobuf C++ flavours, coexist). Cases are
+ *   <payload>/<impl>/<decoder>/<copy|alias>/<fresh|reused|heap>
  * with the unit "byte" (payload bytes per iteration: GB/s follows; ns per
- * message is ns / iters). C++ cases have decoder "parse" and copy only.
+ * message is ns / iters). What each kind of implementation runs:
+ *   pb    decoders fast, switch, generic; copy and alias; fresh and reused
+ *   upb   decoder "parse"; copy and alias; fresh and reused
+ *   C++   decoder "parse"; copy; fresh, reused and heap (one heap message,
+ *         Clear() then parse: how a hot C++ loop without arenas decodes)
  *
  * Parameters:
  *   manifest=PATH   lines "schema FILE" and "payload NAME TYPE FILE" (files
  *                   relative to the manifest's folder)
  *   impls=L=SO,...  implementation labels and their adapter libraries
  *   decoders=fast,switch,generic   pb decoders to run
- *   alias=0,1       pb string modes (0 copy, 1 alias)
- *   reuse=0,1       arena modes (0 fresh per message, 1 reused)
+ *   alias=0,1       string modes (0 copy, 1 alias), pb and upb
+ *   arenas=fresh,reused,heap   memory modes: a fresh arena per message, one
+ *                   reused arena, one reused heap message (C++ only)
  *   payloads=A,B    payloads to run (default: all in the manifest)
  *
  * Before timing, every case decodes its payload once and the re-encoding's
@@ -39,7 +45,7 @@ typedef struct impl {
   int (*decode)(bench_ctx *, const char *, size_t);
   uint64_t (*digest)(bench_ctx *);
   void (*close)(bench_ctx *);
-  int is_pb;
+  enum { KIND_PB, KIND_UPB, KIND_CPP } kind; /* from bench_name's first word */
 } impl;
 
 typedef struct payload {
@@ -121,7 +127,8 @@ static void load_impls(const char *list) {
     im->close = (void (*)(bench_ctx *))dlsym(h, "bench_close");
     if (!im->name || !im->open || !im->decode || !im->digest || !im->close)
       clh_usage_error("impls: %s lacks the bench_adapter.h functions", item);
-    im->is_pb = strncmp(im->name(), "pb ", 3) == 0;
+    const char *name = im->name();
+    im->kind = !strncmp(name, "pb ", 3) ? KIND_PB : !strncmp(name, "upb ", 4) ? KIND_UPB : KIND_CPP;
   }
 }
 
@@ -132,16 +139,20 @@ static int in_list(const char *list, const char *word) {
   return 0;
 }
 
-static void add_case(payload *p, impl *im, const char *dec, int alias, int reuse) {
+static const char *const arena_names[] = {"fresh", "reused", "heap"};
+
+static void add_case(payload *p, impl *im, const char *dec, int alias, int arena) {
   if (nbcases == MAX_CASES) clh_usage_error("more than %d cases", MAX_CASES);
   bcase *c = &bcases[nbcases];
   char opts[128], err[256] = "";
-  if (im->is_pb) snprintf(opts, sizeof opts, "decoder=%s,alias=%d,reuse=%d", dec, alias, reuse);
-  else snprintf(opts, sizeof opts, "reuse=%d", reuse);
+  const char *mem = arena == 2 ? "heap=1" : arena == 1 ? "reuse=1" : "reuse=0";
+  if (im->kind == KIND_PB) snprintf(opts, sizeof opts, "decoder=%s,alias=%d,%s", dec, alias, mem);
+  else if (im->kind == KIND_UPB) snprintf(opts, sizeof opts, "alias=%d,%s", alias, mem);
+  else snprintf(opts, sizeof opts, "%s", mem);
   c->ctx = im->open(schema, schema_len, p->type, opts, err, sizeof err);
   if (!c->ctx) clh_usage_error("%s: %s: %s", im->label, p->name, err);
   snprintf(c->name, sizeof c->name, "%s/%s/%s/%s/%s", p->name, im->label, dec,
-           alias ? "alias" : "copy", reuse ? "reused" : "fresh");
+           alias ? "alias" : "copy", arena_names[arena]);
   c->im = im;
   c->p = p;
   nbcases++;
@@ -164,7 +175,7 @@ int main(int argc, char **argv) {
   const char *impl_list = clh_param_str("impls", NULL);
   const char *decoders = clh_param_str("decoders", "fast,switch,generic");
   const char *aliases = clh_param_str("alias", "0,1");
-  const char *reuses = clh_param_str("reuse", "0,1");
+  const char *arenas = clh_param_str("arenas", "fresh,reused,heap");
   const char *only = clh_param_str("payloads", "");
   if (!manifest || !impl_list) clh_usage_error("--param manifest=PATH and impls=LABEL=SO,... are required");
   read_manifest(manifest);
@@ -172,16 +183,18 @@ int main(int argc, char **argv) {
   static const char *decs[] = {"fast", "switch", "generic"};
   for (int pi = 0; pi < npayloads; pi++)
     for (int ii = 0; ii < nimpls && (!*only || in_list(only, payloads[pi].name)); ii++)
-      for (int reuse = 0; reuse < 2; reuse++) {
-        if (!in_list(reuses, reuse ? "1" : "0")) continue;
-        if (!impls[ii].is_pb) {
-          add_case(&payloads[pi], &impls[ii], "parse", 0, reuse);
-          continue;
+      for (int arena = 0; arena < 3; arena++) {
+        impl *im = &impls[ii];
+        if (!in_list(arenas, arena_names[arena]) || (arena == 2 && im->kind != KIND_CPP)) continue;
+        for (int alias = 0; alias < 2; alias++) {
+          if (!in_list(aliases, alias ? "1" : "0") || (alias && im->kind == KIND_CPP)) continue;
+          if (im->kind != KIND_PB) {
+            add_case(&payloads[pi], im, "parse", alias, arena);
+            continue;
+          }
+          for (int di = 0; di < 3; di++)
+            if (in_list(decoders, decs[di])) add_case(&payloads[pi], im, decs[di], alias, arena);
         }
-        for (int di = 0; di < 3; di++)
-          for (int alias = 0; alias < 2; alias++)
-            if (in_list(decoders, decs[di]) && in_list(aliases, alias ? "1" : "0"))
-              add_case(&payloads[pi], &impls[ii], decs[di], alias, reuse);
       }
   /* every implementation must read every payload the same way */
   for (int i = 0; i < nbcases; i++) {

@@ -54,7 +54,8 @@ extern "C" {
 typedef enum pb_status {
   PB_OK = 0,
   PB_ERR_TRUNCATED,    /* input ended inside a tag or a value */
-  PB_ERR_VARINT,       /* a varint longer than 10 bytes (a tag longer than 5) */
+  PB_ERR_VARINT,       /* a varint longer than 10 bytes (a tag or a length
+                          prefix longer than 5) */
   PB_ERR_FIELD_NUMBER, /* field number 0 or above 2^29-1 */
   PB_ERR_WIRE_TYPE,    /* wire type 6 or 7 */
   PB_ERR_LENGTH,       /* a length past the end of the enclosing message, or

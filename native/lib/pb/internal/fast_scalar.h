@@ -4,14 +4,13 @@
  * the switch decoder.
  *
  * The two wire types share this header because they differ only in how one
- * value is read (a varint decode or a 4- or 8-byte load) and how a packed
- * run is taken (counted and decoded, or copied); presence, the repeated
- * loop, the packed prologue and the hand-over between the packed and the
- * unpacked encoding are the same code. A singular field's function is 20
- * instructions for a fixed kind and 49-58 for a varint kind, with no stack
- * frame (clang-19 -O2, x86-64, slow branches included); only packed varint
- * runs (about 290 instructions: a counting pass, then the decode loop) and
- * repeated closed enums (86) need a frame.
+ * value is read (a varint decode or a 4- or 8-byte load); presence, the
+ * repeated loop and the hand-over between the packed and the unpacked
+ * encoding are the same code. Packed runs have a header of their own
+ * (fast_packed.h), which also defines the functions. A singular field's
+ * function is 20 instructions for a fixed kind and 49-58 for a varint kind,
+ * with no stack frame (clang-19 -O2, x86-64, slow branches included); only
+ * packed runs and repeated closed enums (86) need a frame.
  */
 #ifndef PB_INTERNAL_FAST_SCALAR_H
 #define PB_INTERNAL_FAST_SCALAR_H
@@ -123,62 +122,6 @@ PB_INLINE int pb_core_scalar(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t
   return r;
 }
 
-/* Packed runs that lie below limit_ptr: every element then starts below
- * `end`, so varints are read with no bounds check; runs crossing it (the
- * last 16 bytes of the buffer) fall back. */
-PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t data, int kind,
-                             int tagbytes) {
-  const char *ptr = *pptr;
-  uint32_t size, elem = pb_kind_size(kind);
-  const char *p = pb_fast_size(ptr + tagbytes, &size);
-  if (PB_UNLIKELY(!p) || PB_UNLIKELY((ptrdiff_t)size > d->limit_ptr - p)) return PB_FAST_FALLBACK;
-  const char *pend = p + size;
-  pb_array *arr = PB_PTR_AT(msg, PB_DATA_OFFSET(data), pb_array);
-  if (size == 0) {
-    *pptr = pend;
-    return PB_FAST_NEXT;
-  }
-  if (!pb_kind_is_varint(kind)) {
-    if (PB_UNLIKELY(size & (elem - 1))) return PB_FAST_FALLBACK;
-    uint32_t n = size / elem;
-    if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
-    /* 16 bytes per step: the source has slop, arrays have 16 bytes of
-     * padding (pb_dec_array_reserve) */
-    char *dst = (char *)arr->data + (size_t)arr->size * elem;
-    PB_NOUNROLL
-    for (uint32_t i = 0; i < size; i += 16) *(pb_v16 *)(dst + i) = *(const pb_v16 *)(p + i);
-    arr->size += n;
-    *pptr = pend;
-    return PB_FAST_NEXT;
-  }
-  if (PB_UNLIKELY(pend[-1] & 0x80)) return PB_FAST_FALLBACK; /* last varint unterminated */
-  /* count the varints: one terminator byte (< 0x80) each; words may read
-   * past pend, inside the slop, and the mask drops those bytes */
-  uint32_t n = 0;
-  for (const char *q = p; q < pend; q += 8) {
-    uint64_t w = ~pb_load64(q) & 0x8080808080808080ull;
-    size_t left = (size_t)(pend - q);
-    if (left < 8) w &= ((uint64_t)1 << (8 * left)) - 1;
-    n += (uint32_t)__builtin_popcountll(w);
-  }
-  if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
-  uint32_t start = arr->size;
-  char *dst = (char *)arr->data + (size_t)start * elem;
-  while (p < pend) {
-    uint64_t v;
-    p = pb_fast_varint(p, &v);
-    if (PB_UNLIKELY(!p) || PB_UNLIKELY(!pb_fast_convert(kind, data, &v))) {
-      arr->size = start; /* undo: the fallback decodes the whole run */
-      return PB_FAST_FALLBACK;
-    }
-    memcpy(dst, &v, elem);
-    dst += elem;
-  }
-  arr->size = start + n;
-  *pptr = pend;
-  return PB_FAST_NEXT;
-}
-
 /* Wire type XOR between the packed and the unpacked encoding of a kind. */
 PB_INLINE uint32_t pb_kind_alt(int kind) {
   if (kind == PB_FK_fixed32) return 7; /* 2 ^ 5 */
@@ -193,13 +136,5 @@ PB_INLINE uint32_t pb_kind_alt(int kind) {
     PB_JUMP(PB_FAST_NAME(k, packed, t), data ^ pb_kind_alt(PB_FK_##k));     \
   if (PB_FC_##c == PB_FC_packed && PB_TAG_IS_ALT(data, t, pb_kind_alt(PB_FK_##k)))   \
     PB_JUMP(PB_FAST_NAME(k, repeated, t), data ^ pb_kind_alt(PB_FK_##k));
-
-/* The functions of src/fast_varint.c and src/fast_fixed.c. */
-#define PB_FAST_DEFINE_SCALAR(k, c, t)                                          \
-  PB_FAST_BODY(k, c, t,                                                         \
-               PB_FC_##c == PB_FC_packed                                        \
-                   ? pb_core_packed(d, &ptr, msg, data, PB_FK_##k, t)           \
-                   : pb_core_scalar(d, &ptr, msg, &hasbits, data, PB_FK_##k, PB_FC_##c, t), \
-               PB_FAST_TWIN(k, c, t))
 
 #endif /* PB_INTERNAL_FAST_SCALAR_H */

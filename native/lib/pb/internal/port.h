@@ -38,6 +38,14 @@
 #define PB_NOUNROLL
 #endif
 
+/* A loop that must stay scalar: clang's SSE2 vectorisation of a per-word
+ * count is slower than the plain loop (no popcnt, no 64-bit multiply). */
+#if defined(__clang__)
+#define PB_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#else
+#define PB_SCALAR_LOOP
+#endif
+
 #ifndef __has_attribute
 #define __has_attribute(x) 0
 #endif

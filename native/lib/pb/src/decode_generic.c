@@ -14,7 +14,9 @@
  *  - a map entry with unknown fields (an extra field, or an undefined
  *    closed-enum value) is re-encoded whole into the unknown fields;
  *  - tags are at most 5 bytes and at most 2^32-1, other varints at most 10
- *    bytes; lengths below 2^31 and inside the enclosing message.
+ *    bytes; length prefixes at most 5 bytes (a 6- to 10-byte overlong
+ *    encoding of a small length is rejected, as upb and protobuf C++ do),
+ *    below 2^31 and inside the enclosing message.
  */
 #include "internal/decode.h"
 #include "internal/encode.h"
@@ -35,11 +37,19 @@ static const char *read_tag(pb_dec *d, const char *ptr, uint32_t *tag) {
   return p;
 }
 
+/* A length prefix's varint: at most 5 bytes, whatever its value (Google's
+ * parsers read lengths with a 5-byte reader). */
+PB_INLINE const char *size_varint(pb_dec *d, const char *ptr, uint64_t *v) {
+  const char *p = pb_varint(ptr, v);
+  if (PB_UNLIKELY(!p) || PB_UNLIKELY(p - ptr > 5)) return pb_dec_err(d, PB_ERR_VARINT);
+  return p;
+}
+
 /* A length prefix: the size must fit the current message. */
 static const char *read_size(pb_dec *d, const char *ptr, uint32_t *size) {
   uint64_t v;
-  const char *p = pb_varint(ptr, &v);
-  if (!p) return pb_dec_err(d, PB_ERR_VARINT);
+  const char *p = size_varint(d, ptr, &v);
+  if (!p) return NULL;
   CHECK_OVERRUN(d, p);
   if (v >= INT32_MAX || !pb_dec_fits(d, p, v)) return pb_dec_err(d, PB_ERR_LENGTH);
   *size = (uint32_t)v;
@@ -52,8 +62,8 @@ static const char *read_size(pb_dec *d, const char *ptr, uint32_t *size) {
  * the bytes are invalid, else LENGTH). */
 static const char *read_utf8_size(pb_dec *d, const char *ptr, uint32_t *size) {
   uint64_t v;
-  const char *p = pb_varint(ptr, &v);
-  if (!p) return pb_dec_err(d, PB_ERR_VARINT);
+  const char *p = size_varint(d, ptr, &v);
+  if (!p) return NULL;
   CHECK_OVERRUN(d, p);
   if (v < INT32_MAX && !pb_dec_fits(d, p, v) && (ptrdiff_t)v <= d->data_end - p &&
       !pb_utf8_fast(p, v))

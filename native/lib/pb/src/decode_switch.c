@@ -1,7 +1,7 @@
 /* The switch-loop decoder: the "before" of the tail-call experiment.
  *
  * Same tables, same per-field code (the cores of internal/fast_scalar.h,
- * fast_string.h and fast_message.h) as the fast decoder; only the way from
+ * fast_packed.h, fast_string.h and fast_message.h) as the fast decoder; only the way from
  * one field to the next differs: a loop around one `switch` on the slot's
  * function id, so that every field goes through the same indirect jump (the
  * switch's jump table) and the decoder state lives in one frame, where the
@@ -10,7 +10,7 @@
  * state in argument registers.
  */
 #include "internal/fast_message.h"
-#include "internal/fast_scalar.h"
+#include "internal/fast_packed.h"
 #include "internal/fast_string.h"
 
 /* One field of any kind, by the same cores as the fast functions. */

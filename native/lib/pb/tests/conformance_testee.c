@@ -4,17 +4,22 @@
  * itself, so the protocol messages are decoded and encoded by the code under
  * test too.
  *
- * Usage: conformance_testee SCHEMA.pb
- *   SCHEMA.pb: a descriptor set with conformance.proto and the test message
+ * Usage: conformance_testee [ARG...] SCHEMA.pb
+ *   SCHEMA.pb, the last argument: a descriptor set with conformance.proto and the test message
  *   types (for the upstream suite: test_messages_proto2.proto and
  *   test_messages_proto3.proto, compiled with protoc --include_imports).
  *   Environment PB_TESTEE_DECODER=fast|switch|generic picks the decoder.
+ *   Earlier arguments are ignored: protobuf 3.21's conformance_test_runner
+ *   passes the testee its own path before the arguments it was given.
  *
  * Each request: the binary payload is decoded as message_type and, if that
  * succeeds, encoded back (protobuf_payload); a decode error is a
  * parse_error naming the status. JSON, JSPB and text input or output are
  * answered "skipped", as are message types the schema does not have.
  * Exit status 0 at the end of input; 1 on a broken pipe or framing error.
+ * At the end it prints to stderr how many binary requests it answered and
+ * how many of them it skipped (a type missing from the schema), so that a
+ * run can show that every binary test of the suite was really decoded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@ enum { FORMAT_PROTOBUF = 1 };
 static pb_schema *schema;
 static const pb_msgdef *req_def, *resp_def;
 static pb_decoder decoder = PB_DECODER_FAST;
+static size_t n_binary, n_parsed, n_rejected, n_skipped, n_skipped_binary;
 
 static char *read_file(const char *path, size_t *n) {
   FILE *fp = fopen(path, "rb");
@@ -83,15 +89,20 @@ static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a
     return;
   }
   if (pb_msg_oneof_case(req, payload_f) != REQ_PROTOBUF_PAYLOAD) {
+    n_skipped++;
     respond_str(resp, RESP_SKIPPED, "only binary input is supported");
     return;
   }
   if (pb_msg_get(req, format_f).i32 != FORMAT_PROTOBUF) {
+    n_skipped++;
     respond_str(resp, RESP_SKIPPED, "only binary output is supported");
     return;
   }
+  n_binary++;
   const pb_msgdef *m = pb_schema_find(schema, name);
   if (!m) {
+    n_skipped++;
+    n_skipped_binary++;
     respond_str(resp, RESP_SKIPPED, "message type not in the schema");
     return;
   }
@@ -100,9 +111,11 @@ static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a
   pb_decode_opts opts = {0, decoder, 0};
   pb_status st = pb_decode(payload.data, payload.size, msg, m, a, &opts);
   if (st != PB_OK) {
+    n_rejected++;
     respond_str(resp, RESP_PARSE_ERROR, pb_status_str(st));
     return;
   }
+  n_parsed++;
   char *out;
   size_t n;
   st = pb_encode(msg, m, a, &out, &n);
@@ -114,25 +127,25 @@ static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: conformance_testee SCHEMA.pb\n");
+  if (argc < 2) {
+    fprintf(stderr, "usage: conformance_testee [ARG...] SCHEMA.pb\n");
     return 2;
   }
   const char *dec = getenv("PB_TESTEE_DECODER");
   if (dec && !strcmp(dec, "switch")) decoder = PB_DECODER_SWITCH;
   else if (dec && !strcmp(dec, "generic")) decoder = PB_DECODER_GENERIC;
   size_t n;
-  char *buf = read_file(argv[1], &n);
+  char *buf = read_file(argv[argc - 1], &n);
   pb_status st = buf ? pb_schema_load(buf, n, &schema) : PB_ERR_NOT_FOUND;
   free(buf);
   if (st != PB_OK) {
-    fprintf(stderr, "conformance_testee: %s: %s\n", argv[1], pb_status_str(st));
+    fprintf(stderr, "conformance_testee: %s: %s\n", argv[argc - 1], pb_status_str(st));
     return 2;
   }
   req_def = pb_schema_find(schema, "conformance.ConformanceRequest");
   resp_def = pb_schema_find(schema, "conformance.ConformanceResponse");
   if (!req_def || !resp_def) {
-    fprintf(stderr, "conformance_testee: %s lacks conformance.proto\n", argv[1]);
+    fprintf(stderr, "conformance_testee: %s lacks conformance.proto\n", argv[argc - 1]);
     return 2;
   }
   pb_arena *a = pb_arena_new(0);
@@ -162,5 +175,9 @@ int main(int argc, char **argv) {
   free(req);
   pb_arena_free(a);
   pb_schema_free(schema);
+  fprintf(stderr,
+          "conformance_testee: %zu binary requests (%zu parsed, %zu rejected, %zu skipped: "
+          "type not in the schema), %zu other requests skipped\n",
+          n_binary, n_parsed, n_rejected, n_skipped_binary, n_skipped - n_skipped_binary);
   return 0;
 }

@@ -6,7 +6,11 @@ Payloads (all serialized by Google's encoder, PyPI `protobuf`):
 - `descriptor`: the FileDescriptorSet of descriptor.proto alone (~7.7 KB; the seed's
   benchmark input);
 - `varints`, `strings`, `packed`: synthetic messages of bench.proto, about 12 KB each,
-  from a fixed random seed (many small varints; short strings; long packed runs).
+  from a fixed random seed (many small varints; short strings; long packed runs);
+- `packed-ints`, `packed-fixed`, `packed-bools`: packed runs alone, where protobuf C++
+  is at its best: 4 x 2,000 int32/sint64 varints of mixed magnitudes, a third of one
+  int32 run negative (10-byte varints; ~40 KB); 3 x 2,000 fixed32/fixed64/double (40 KB);
+  12,000 bools (12 KB).
 
 Everything is written under build/ in folders named by a hash of what shapes it, so that
 the same inputs are never regenerated and a changed protoc never reuses stale files. The
@@ -34,7 +38,12 @@ BENCH_TYPES = {
     "varints": "cpulab.bench.Varints",
     "strings": "cpulab.bench.Strings",
     "packed": "cpulab.bench.Packed",
+    "packed-ints": "cpulab.bench.PackedInts",
+    "packed-fixed": "cpulab.bench.PackedFixed",
+    "packed-bools": "cpulab.bench.PackedBools",
 }
+SYNTHETIC = ("varints", "strings", "packed", "packed-ints", "packed-fixed", "packed-bools")
+PACKED_RUN = 2_000  # values per field of packed-ints and packed-fixed
 
 
 class PayloadError(RuntimeError):
@@ -97,8 +106,14 @@ _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "net", "disk", "user", "
           "region", "eu-west-1", "us-east-2", "primary", "replica"]
 
 
+def _magnitude(rng: random.Random, bits: tuple[int, ...]) -> int:
+    """A non-negative value of a randomly chosen bit width: mixed varint lengths."""
+    return rng.getrandbits(rng.choice(bits))
+
+
 def synthetic(kind: str, cls: type, target: int, seed: int = 14) -> bytes:
-    """A message of bench.proto of at least `target` bytes, the same for the same seed."""
+    """A message of bench.proto of at least `target` bytes (packed-ints and packed-fixed
+    have a fixed size of their own), the same for the same seed."""
     rng = random.Random(seed)
     m = cls()
     if kind == "varints":
@@ -122,8 +137,23 @@ def synthetic(kind: str, cls: type, target: int, seed: int = 14) -> bytes:
             m.reals.extend(rng.uniform(-1e3, 1e3) for _ in range(64))
             m.words.extend(rng.getrandbits(32) for _ in range(64))
             m.flags.extend(rng.random() < 0.3 for _ in range(128))
+    elif kind == "packed-ints":
+        n = PACKED_RUN
+        m.counts.extend(_magnitude(rng, (6, 13, 20, 27, 31)) for _ in range(n))
+        m.deltas.extend(_magnitude(rng, (6, 13, 20)) * (-1 if rng.random() < 1 / 3 else 1)
+                        for _ in range(n))
+        m.small.extend(_magnitude(rng, (5, 12, 19, 26)) * rng.choice((-1, 1)) for _ in range(n))
+        m.large.extend(_magnitude(rng, (5, 20, 34, 48, 62)) * rng.choice((-1, 1))
+                       for _ in range(n))
+    elif kind == "packed-fixed":
+        n = PACKED_RUN
+        m.words.extend(rng.getrandbits(32) for _ in range(n))
+        m.wide.extend(rng.getrandbits(64) for _ in range(n))
+        m.reals.extend(rng.uniform(-1e6, 1e6) for _ in range(n))
+    elif kind == "packed-bools":
+        m.flags.extend(rng.random() < 0.3 for _ in range(target))
     else:
-        raise ValueError(f"unknown synthetic payload {kind!r} (varints, strings, packed)")
+        raise ValueError(f"unknown synthetic payload {kind!r} ({', '.join(SYNTHETIC)})")
     return m.SerializeToString()
 
 
@@ -137,9 +167,8 @@ def make_bench_data(target: int = 12_000) -> Path:
         "debian-protos": descriptor_set(tuple(debian_proto_files()), (SYSTEM_PROTO,)),
         "descriptor": descriptor_set((DESCRIPTOR_PROTO,), (SYSTEM_PROTO,)),
     }
-    kinds = ("varints", "strings", "packed")
-    classes = _message_classes(schema, [BENCH_TYPES[k] for k in kinds])
-    for kind in kinds:
+    classes = _message_classes(schema, [BENCH_TYPES[k] for k in SYNTHETIC])
+    for kind in SYNTHETIC:
         blobs[kind] = synthetic(kind, classes[BENCH_TYPES[kind]], target)
     h = hashlib.sha256(schema)
     for k, v in blobs.items():

@@ -1,0 +1,86 @@
+"""upb compiled natively, the seed's own parser, as peers of the protobuf benchmark.
+
+native/kernels/protobuf/build_upb_peer.sh builds upb from the C sources PyPI sdists carry
+(once, cached under build/peers/): `upb-generic`, upb's generic decoder from the
+`protobuf` sdist that uv.lock pins, and `upb-fasttable`, its tail-call field parsers from
+the upb tree the `grpcio` sdist vendors. The kernel loads each through
+native/kernels/protobuf/upb_adapter.c, whose mini-tables upb builds at run time from the
+benchmark's FileDescriptorSet. The default profile builds missing peers (a first build
+takes 1-2 minutes each); --quick uses the ones that exist and notes how to build the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cpulab.build import Target
+from cpulab.context import Context
+from cpulab.paths import KERNELS, ROOT
+
+DIR = KERNELS / "protobuf"
+PEER_SCRIPT = DIR / "build_upb_peer.sh"
+# peer name -> the script's arguments and the defines its adapter is compiled with
+UPB_PEERS = {
+    "upb-generic": ((), ()),
+    "upb-fasttable": (("--fasttable",), ("UPB_ENABLE_FASTTABLE",)),
+}
+PEER_BUILD_TIMEOUT_S = 1800
+
+
+@dataclass(frozen=True)
+class UpbPeer:
+    """A built upb: PREFIX/lib/libupb.a and PREFIX/include, and the recipe it records."""
+
+    name: str  # upb-generic | upb-fasttable
+    prefix: Path
+    recipe: str  # e.g. 'upb generic from PyPI protobuf 7.36.2: clang-19 -O2 -DNDEBUG'
+
+    @property
+    def source(self) -> str:
+        """Where its code came from, e.g. 'PyPI protobuf 7.36.2'."""
+        return self.recipe.split(" from ", 1)[1].split(":", 1)[0]
+
+    def target(self) -> Target:
+        """The adapter (upb_adapter.c) over this upb, as a shared library for the kernel."""
+        lib = self.prefix / "lib" / "libupb.a"
+        headers = self.prefix / "include"  # upb/, google/protobuf/*.upb.h, utf8_range/
+        mode = self.name.removeprefix("upb-")
+        _, defines = UPB_PEERS[self.name]
+        return Target(
+            f"pbpeer-{self.name}", (DIR / "upb_adapter.c",),
+            defines=(*defines, f'UPB_PEER_WHAT="{mode}, {self.source}"'),
+            include_dirs=(headers, headers / "utf8_range", DIR),
+            cflags=("-Wl,-Bsymbolic",), ldflags=(str(lib),), deps=(lib,), shared=True,
+            meta={"upb": self.recipe})
+
+
+def upb_peers(ctx: Context) -> list[UpbPeer]:
+    """Every native upb this machine has, building the missing ones unless --quick; a
+    note for each one that is not measured, with the reason and the command that builds
+    it."""
+    peers = []
+    for name, (args, _) in UPB_PEERS.items():
+        build_now = not ctx.profile.quick
+        if build_now:
+            ctx.reporter.phase(f"building the {name} peer (once; cached)")
+        res = ctx.runner.run(["bash", str(PEER_SCRIPT), *args,
+                              *(() if build_now else ("--print-path",))],
+                             timeout=PEER_BUILD_TIMEOUT_S)
+        lines = res.stdout.strip().splitlines()
+        if res.failure is None and lines:
+            prefix = Path(lines[-1])
+            try:
+                recipe = (prefix / ".done").read_text().strip()
+            except OSError as e:
+                ctx.note(f"{name} not measured: {prefix}: {e.strerror or e}")
+                continue
+            peers.append(UpbPeer(name, prefix, recipe))
+            ctx.note(f"{name}: {recipe}")
+            continue
+        why = (res.stderr.strip().splitlines() or [res.failure or "no output"])[-1]
+        command = " ".join((str(PEER_SCRIPT.relative_to(ROOT)), *args))
+        hint = "" if build_now else \
+            f" (`{command}` builds it, and so does the default profile)"
+        ctx.note(f"{name} not measured: {why}{hint}")
+    return peers
