@@ -79,8 +79,16 @@ done
 rm -rf "$prefix"
 mkdir -p "$prefix/dist"
 echo "build_upb_peer.sh: fetching the $dist $version sdist from PyPI" >&2
-python3 -m pip download --quiet --no-deps --no-binary :all: "$dist==$version" \
-    -d "$prefix/dist" >&2
+# The lab's own environment (uv's) has no pip: then uv's pip-running uvx fetches it.
+if python3 -m pip --version >/dev/null 2>&1; then
+    pip=(python3 -m pip)
+elif command -v uvx >/dev/null; then
+    pip=(uvx --quiet --from pip pip)
+else
+    echo "build_upb_peer.sh: no pip to fetch the sdist with (neither python3 -m pip nor uvx)" >&2
+    exit 1
+fi
+"${pip[@]}" download --quiet --no-deps --no-binary :all: "$dist==$version" -d "$prefix/dist" >&2
 tarball=$(ls "$prefix"/dist/*.tar.gz)
 
 # 2. One layout for both sources: include/upb, include/google/protobuf/*.upb* (the code
