@@ -31,6 +31,7 @@ from cpulab.build import BuildConfig, BuildError, Target, build_one, build_share
 from cpulab.opprof import OpprofError, Options, profile_samples
 from cpulab.opprof.aggregate import Item, aggregate, split
 from cpulab.opprof.flow import DISPATCH_OWNER, Insn, reach_from_entries, reach_sets
+from cpulab.opprof.labels import instruction_labels
 from cpulab.opprof.markers import DEFAULT_PATTERNS, build_index, scan_text
 from cpulab.opprof.perf_record import record, script
 from cpulab.opprof.regions import DISPATCH, Attribution
@@ -292,7 +293,11 @@ def test_binary_without_debug_information():
     cmd = [str(exe), "20000", *PROGRAM]
     with pytest.raises(OpprofError, match="has no debug information") as e:
         profile_command(cmd, Options(freq=FREQ))
-    assert "-g" in e.value.hint
+    # a switch interpreter is one function: name it, and do not send the user to
+    # --by-function, which would find no handler in it
+    assert "in one function, opvm_run" in str(e.value)
+    assert "-g" in e.value.hint and "dbgsym" in e.value.hint
+    assert "--by-function" not in e.value.hint
 
 
 @needs_perf
@@ -474,3 +479,18 @@ def test_json_schema(switch_profile):
     assert set(d["instructions"][0]) == {"name", "samples", "share", "share_vm",
                                          "shared_samples", "hot_lines"}
     json.dumps(d)  # serialisable as it is
+
+
+def test_label_names_lose_their_prefix_and_other_labels_are_no_instructions():
+    # CPython 3.11's computed-goto labels: TARGET(X) -> TARGET_X:, PREDICTED(X) -> PRED_X:
+    names = {"TARGET_LOAD_FAST", "TARGET_STORE_FAST", "TARGET_STORE_FAST__LOAD_FAST",
+             "TARGET_BINARY_SUBSCR", "PRED_BINARY_SUBSCR", "resume_frame", "error",
+             "exit_unwind"}
+    assert instruction_labels(names) == {
+        "TARGET_LOAD_FAST": "LOAD_FAST", "TARGET_STORE_FAST": "STORE_FAST",
+        "TARGET_STORE_FAST__LOAD_FAST": "STORE_FAST__LOAD_FAST",
+        "TARGET_BINARY_SUBSCR": "BINARY_SUBSCR", "PRED_BINARY_SUBSCR": "BINARY_SUBSCR",
+        "resume_frame": None, "error": None, "exit_unwind": None}
+    # no prefix most share: every label is an instruction, named as written
+    assert instruction_labels({"add", "sub", "halt"}) == {"add": "add", "sub": "sub",
+                                                          "halt": "halt"}

@@ -11,6 +11,12 @@ same file. Lines of the function before the first label are dispatch/other.
 Which functions are interpreters: those with at least half as many labels as the
 function with the most, and at least MIN_LABELS (an ordinary function's `out:` or
 `retry:` label is not an instruction set).
+
+Which labels are instructions: where half or more of a function's labels share a prefix
+(CPython's `TARGET_LOAD_FAST`, Lua's `L_OP_ADD`), those with it, named without it; the
+others (`resume_frame:`, `error:`) end the instruction before them and open
+dispatch/other, except a label ending in `_` + an instruction's name (CPython's
+`PRED_LOAD_ATTR:` inside LOAD_ATTR), which belongs to that instruction.
 """
 
 from __future__ import annotations
@@ -20,6 +26,31 @@ from cpulab.opprof.symbolize import DebugInfo, Label
 
 MIN_LABELS = 3
 _FAR = 1 << 30
+
+
+def instruction_prefix(names: set[str]) -> str:
+    """The prefix, up to and with its first `_`, that at least half of `names` (and two
+    or more) share; "" where none does."""
+    counts: dict[str, int] = {}
+    for n in names:
+        head, sep, rest = n.partition("_")
+        if sep and rest:
+            counts[head + sep] = counts.get(head + sep, 0) + 1
+    best = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
+    return best[0] if best[1] >= 2 and 2 * best[1] >= len(names) else ""
+
+
+def instruction_labels(names: set[str]) -> dict[str, str | None]:
+    """Label -> the instruction it starts or lies in, or None (not an instruction)."""
+    prefix = instruction_prefix(names)
+    if not prefix:
+        return {n: n for n in names}
+    insns = {n: n.removeprefix(prefix) for n in names if n.startswith(prefix)}
+    out: dict[str, str | None] = dict(insns)
+    known = set(insns.values())
+    for n in names - insns.keys():
+        out[n] = max((i for i in known if n.endswith("_" + i)), key=len, default=None)
+    return out
 
 
 def build_index(debug_and_addrs: list[tuple[DebugInfo, list[int]]]) -> RegionIndex:
@@ -53,8 +84,14 @@ def build_index(debug_and_addrs: list[tuple[DebugInfo, list[int]]]) -> RegionInd
         start = fn_decl.get((file, function), lbs[0][0])
         later = [d for d in decls.get(file, []) if d > lbs[-1][0]]
         end = min(later) - 1 if later else _FAR
-        for k, (line, name) in enumerate(lbs):
-            stop = lbs[k + 1][0] - 1 if k + 1 < len(lbs) else end
-            regions.append(Region(name, file, line, max(stop, line), 0))
-        blocks.append(Block(file, start, end, function, counts[(file, function)]))
+        owner = instruction_labels({name for _, name in lbs})
+        # a label inside an instruction (PRED_X after TARGET_X) is no boundary
+        bounds = [(line, owner[name]) for k, (line, name) in enumerate(lbs)
+                  if owner[name] is None or owner[name] != owner[lbs[k - 1][1]] or k == 0]
+        for k, (line, name) in enumerate(bounds):
+            stop = bounds[k + 1][0] - 1 if k + 1 < len(bounds) else end
+            if name is not None:
+                regions.append(Region(name, file, line, max(stop, line), 0))
+        n_insns = len({v for v in owner.values() if v is not None})
+        blocks.append(Block(file, start, end, function, n_insns))
     return RegionIndex(regions, blocks)

@@ -18,6 +18,14 @@ from cpulab.opprof.aggregate import InsnRow
 from cpulab.opprof.op_profile import OpProfile
 
 REST_ROWS = 12  # the table shows this many symbols of the rest; JSON has them all
+# Piped output has no width of its own (rich would take 80 columns and cut names to
+# "TARGET_CALL_PY_EX…"); lines are as long as their content needs instead.
+PIPE_WIDTH = 10_000
+
+
+def table_console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPE_WIDTH)
 
 
 def _insn(r: InsnRow) -> dict:
@@ -64,7 +72,7 @@ def _pct(x: float) -> str:
 
 
 def print_table(p: OpProfile, console: Console | None = None, limit: int = 40) -> None:
-    console = console or Console()
+    console = console or table_console()
     res = p.result
     ev = p.event
     console.print(Text.assemble(
@@ -80,12 +88,13 @@ def print_table(p: OpProfile, console: Console | None = None, limit: int = 40) -
     ))
     t = Table(title="VM instructions", title_justify="left")
     t.add_column("#", justify="right")
-    t.add_column("instruction")
+    # names wrap onto a second line in a narrow terminal rather than lose their end
+    t.add_column("instruction", overflow="fold")
     t.add_column("samples", justify="right")
     t.add_column("of all", justify="right")
     t.add_column("of VM", justify="right")
     t.add_column("split", justify="right")
-    t.add_column("hottest line")
+    t.add_column("hottest line", overflow="fold")
     rows = res.instructions[:limit]
     for i, r in enumerate(rows, 1):
         hot = r.hot_lines[0] if r.hot_lines else None
@@ -103,8 +112,8 @@ def print_table(p: OpProfile, console: Console | None = None, limit: int = 40) -
     console.print(t)
     if res.rest:
         o = Table(title="rest of the process", title_justify="left")
-        o.add_column("symbol")
-        o.add_column("dso")
+        o.add_column("symbol", overflow="fold")
+        o.add_column("dso", overflow="fold")
         o.add_column("samples", justify="right")
         o.add_column("of all", justify="right")
         for r in res.rest[:REST_ROWS]:

@@ -13,6 +13,8 @@ the profile stops with that error rather than guessing.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +68,7 @@ class _Symbols:
         self.binaries: dict[str, Binary | None] = {}
         self.debug: dict[str, DebugInfo] = {}
         self.counts: dict[str, int] = {}
+        self.symbols: dict[str, dict[str, int]] = {}  # path -> perf's symbol -> samples
         self.frames: dict[tuple[str, int], list[Frame]] = {}
         self.vaddrs: dict[str, set[int]] = {}
         self.unread: list[str] = []  # debug information present, not read (few samples)
@@ -73,6 +76,8 @@ class _Symbols:
             if s.path is None or s.offset is None:
                 continue
             self.counts[s.path] = self.counts.get(s.path, 0) + 1
+            by_sym = self.symbols.setdefault(s.path, {})
+            by_sym[s.sym] = by_sym.get(s.sym, 0) + 1
             if s.path not in self.binaries:
                 self.binaries[s.path] = self._open(s.path)
             b = self.binaries[s.path]
@@ -135,15 +140,46 @@ def _top_lacks_debug(syms: _Symbols) -> bool:
     return bool(info) and not info[0].debug_info
 
 
+# A function holding at least this share of the binary's samples is the whole
+# interpreter (a switch or computed-goto loop): handler names cannot split it.
+ONE_FUNCTION_SHARE = 0.5
+
+
+def _debian_package(path: str) -> str | None:
+    """The Debian package that installed `path`, if dpkg knows it."""
+    if not shutil.which("dpkg"):
+        return None
+    r = subprocess.run(["dpkg", "-S", str(Path(path).resolve())], capture_output=True,
+                       text=True)
+    if r.returncode != 0 or ":" not in r.stdout:
+        return None
+    return r.stdout.split(":", 1)[0].strip()
+
+
+def _how_to_get_debug_info(path: str) -> str:
+    pkg = _debian_package(path)
+    dbgsym = (f"install {pkg}-dbgsym (Debian's debug archive, deb.debian.org/debian-debug)"
+              if pkg else "install the distribution's debug symbols (Debian: PACKAGE-dbgsym)")
+    return f"{dbgsym}, or rebuild the interpreter with -g (-O2 -g keeps the optimisation)"
+
+
 def _no_debug_error(syms: _Symbols) -> OpprofError:
     top = syms.info()
-    what = top[0].path if top else "the command"
-    return OpprofError(
-        f"{what} has no debug information (no .debug_info/.debug_line in it, and no "
-        f"separate debug file under /usr/lib/debug); source lines cannot be known",
-        "rebuild the interpreter with -g (optimised builds keep it: -O2 -g), "
-        "or map by handler function names: --by-function",
-    )
+    if not top:
+        return OpprofError("the command's samples fell in no readable binary")
+    path, n = top[0].path, top[0].samples
+    base = (f"{path} has no debug information (no .debug_info/.debug_line in it, and no "
+            f"separate debug file under /usr/lib/debug); source lines cannot be known")
+    sym, held = max(syms.symbols.get(path, {}).items(), key=lambda kv: kv[1],
+                    default=("[unknown]", 0))
+    total = sum(syms.counts.values())
+    if n and held >= ONE_FUNCTION_SHARE * n:
+        return OpprofError(
+            f"{base}. {100 * held / total:.0f}% of the samples are in one function, "
+            f"{sym}: the instructions are code inside it, told apart only by source line",
+            _how_to_get_debug_info(path))
+    return OpprofError(base, _how_to_get_debug_info(path) + "; for an interpreter with "
+                       "one function per instruction, --by-function maps by their names")
 
 
 def _marker_index(syms: _Symbols, opts: Options, patterns: list[str]
@@ -233,13 +269,11 @@ class _Flows:
         for lb in dbg.unit_labels(va):
             if lb.function != node.name or lb.address is None or not node.contains(lb.address):
                 continue
-            if lb.name in self._names:
-                out[lb.address] = lb.name
-                continue
-            for n in self._names:
-                if lb.name.endswith("_" + n):
-                    out[lb.address] = n
-                    break
+            # the longest name: TARGET_STORE_FAST__LOAD_FAST is not LOAD_FAST
+            name = max((n for n in self._names if lb.name == n or lb.name.endswith("_" + n)),
+                       key=len, default=None)
+            if name is not None:
+                out[lb.address] = name
         return out
 
     def _owner(self, dbg: DebugInfo, addr: int) -> str | None:
