@@ -13,6 +13,7 @@ name in .gnu_debuglink next to the file or under /usr/lib/debug.
 
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,28 @@ class Binary:
                 self._file.seek(s.offset + vaddr - s.vaddr)
                 return self._file.read(size)
         return None
+
+    def function_at(self, vaddr: int) -> str | None:
+        """The ELF symbol (.symtab, else .dynsym) of the function holding `vaddr`: a
+        stripped binary keeps its exported functions, which perf does not always name."""
+        if not hasattr(self, "_functions"):
+            funcs = []
+            for name in (".symtab", ".dynsym"):
+                sec = self.elf.get_section_by_name(name)
+                if sec is None:
+                    continue
+                funcs = sorted((sym["st_value"], sym["st_size"], sym.name)
+                               for sym in sec.iter_symbols()
+                               if sym["st_info"]["type"] == "STT_FUNC" and sym["st_value"])
+                if funcs:
+                    break
+            self._functions = funcs
+        i = bisect.bisect_right(self._functions, (vaddr, 1 << 64, "")) - 1
+        if i < 0:
+            return None
+        start, size, name = self._functions[i]
+        # an exported function's size covers its body; cold parts split off elsewhere
+        return name if vaddr < start + max(size, 1) else None
 
     @property
     def machine(self) -> str:

@@ -28,6 +28,13 @@ mapping (one of):
                   machine code: code the compiler merged counts for whichever line it kept)
   --by-label      DWARF labels (computed-goto interpreters, without the source)
 
+output:
+  a table (names in full at any width; piped output is not cut to 80 columns), or
+  --json: one object, schema cpulab.opprof/1: event, mapping, samples (total, vm,
+  instructions, dispatch_other, rest), instructions [name, samples, share, share_vm,
+  shared_samples, hot_lines], dispatch_other, shared, rest [symbol, dso, samples,
+  share], binaries, warnings; shares are fractions in [0, 1]
+
 example:  cpulab opprof -- ./lua bench.lua
 """
 
@@ -48,7 +55,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "paths in DWARF)")
     p.add_argument("--no-flow", action="store_true",
                    help="attribute by source line alone, without control-flow analysis")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--json", action="store_true", help="print the profile as JSON (schema cpulab.opprof/1, below) instead "
+                        "of a table")
     p.add_argument("-F", "--freq", type=int, default=None,
                    help="samples per second (default 10000, or the kernel's ceiling)")
     p.add_argument("--event", default="cycles",

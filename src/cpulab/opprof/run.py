@@ -68,7 +68,7 @@ class _Symbols:
         self.binaries: dict[str, Binary | None] = {}
         self.debug: dict[str, DebugInfo] = {}
         self.counts: dict[str, int] = {}
-        self.symbols: dict[str, dict[str, int]] = {}  # path -> perf's symbol -> samples
+        self.hits: dict[str, dict[int, int]] = {}  # path -> address -> samples
         self.frames: dict[tuple[str, int], list[Frame]] = {}
         self.vaddrs: dict[str, set[int]] = {}
         self.unread: list[str] = []  # debug information present, not read (few samples)
@@ -76,8 +76,6 @@ class _Symbols:
             if s.path is None or s.offset is None:
                 continue
             self.counts[s.path] = self.counts.get(s.path, 0) + 1
-            by_sym = self.symbols.setdefault(s.path, {})
-            by_sym[s.sym] = by_sym.get(s.sym, 0) + 1
             if s.path not in self.binaries:
                 self.binaries[s.path] = self._open(s.path)
             b = self.binaries[s.path]
@@ -86,6 +84,8 @@ class _Symbols:
             va = b.vaddr(s.offset)
             if va is not None:
                 self.vaddrs.setdefault(s.path, set()).add(va)
+                by_va = self.hits.setdefault(s.path, {})
+                by_va[va] = by_va.get(va, 0) + 1
         total = len(samples)
         for path, vas in self.vaddrs.items():
             b = self.binaries[path]
@@ -114,6 +114,18 @@ class _Symbols:
         va = b.vaddr(s.offset)
         return self.frames.get((s.path, va), []) if va is not None else []
 
+    def functions_of(self, path: str) -> dict[str, int]:
+        """Samples per ELF function symbol of one binary (for binaries without DWARF)."""
+        b = self.binaries.get(path)
+        out: dict[str, int] = {}
+        if b is None:
+            return out
+        for va, n in self.hits.get(path, {}).items():
+            name = b.function_at(va)
+            if name:
+                out[name] = out.get(name, 0) + n
+        return out
+
     def files(self) -> set[str]:
         return {f.file for fr in self.frames.values() for f in fr if f.file}
 
@@ -140,9 +152,10 @@ def _top_lacks_debug(syms: _Symbols) -> bool:
     return bool(info) and not info[0].debug_info
 
 
-# A function holding at least this share of the binary's samples is the whole
-# interpreter (a switch or computed-goto loop): handler names cannot split it.
-ONE_FUNCTION_SHARE = 0.5
+# A function holding at least this share of the binary's samples is taken for the whole
+# interpreter (a switch or computed-goto loop), which handler names cannot split; a
+# tail-call interpreter spreads its samples over one function per instruction.
+ONE_FUNCTION_SHARE = 0.25
 
 
 def _debian_package(path: str) -> str | None:
@@ -170,14 +183,14 @@ def _no_debug_error(syms: _Symbols) -> OpprofError:
     path, n = top[0].path, top[0].samples
     base = (f"{path} has no debug information (no .debug_info/.debug_line in it, and no "
             f"separate debug file under /usr/lib/debug); source lines cannot be known")
-    sym, held = max(syms.symbols.get(path, {}).items(), key=lambda kv: kv[1],
-                    default=("[unknown]", 0))
+    sym, held = max(syms.functions_of(path).items(), key=lambda kv: kv[1],
+                    default=("", 0))
     total = sum(syms.counts.values())
-    if n and held >= ONE_FUNCTION_SHARE * n:
+    if sym and held >= ONE_FUNCTION_SHARE * n:
         return OpprofError(
-            f"{base}. {100 * held / total:.0f}% of the samples are in one function, "
-            f"{sym}: the instructions are code inside it, told apart only by source line",
-            _how_to_get_debug_info(path))
+            f"{base}. The function with the most samples ({100 * held / total:.0f}% of "
+            f"all) is {sym}: its instructions are code inside it, told apart only by "
+            f"source line", _how_to_get_debug_info(path))
     return OpprofError(base, _how_to_get_debug_info(path) + "; for an interpreter with "
                        "one function per instruction, --by-function maps by their names")
 
