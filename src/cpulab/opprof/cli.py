@@ -55,8 +55,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "paths in DWARF)")
     p.add_argument("--no-flow", action="store_true",
                    help="attribute by source line alone, without control-flow analysis")
-    p.add_argument("--json", action="store_true", help="print the profile as JSON (schema cpulab.opprof/1, below) instead "
-                        "of a table")
+    p.add_argument("--json", action="store_true",
+                   help="print the profile as JSON (schema cpulab.opprof/1, below) "
+                        "instead of a table")
     p.add_argument("-F", "--freq", type=int, default=None,
                    help="samples per second (default 10000, or the kernel's ceiling)")
     p.add_argument("--event", default="cycles",
