@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -38,6 +39,7 @@ from cpulab.opprof.regions import DISPATCH, Attribution
 from cpulab.opprof.render import to_dict
 from cpulab.opprof.run import profile_command
 from cpulab.opprof.script import parse
+from cpulab.opprof.symbolize import DebugInfo
 
 DATA = Path(__file__).parent / "data" / "opprof"
 FULL = bool(os.environ.get("CPULAB_FULL"))
@@ -495,3 +497,21 @@ def test_label_names_lose_their_prefix_and_other_labels_are_no_instructions():
     # no prefix most share: every label is an instruction, named as written
     assert instruction_labels({"add", "sub", "halt"}) == {"add": "add", "sub": "sub",
                                                           "halt": "halt"}
+
+
+@needs_perf
+def test_decoded_dwarf_is_kept_per_binary(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    exe = _opvm("switch")
+    cmd = [str(exe), str(N // 4), *PROGRAM]
+    samples, event = _record(cmd)
+
+    def prof() -> dict:
+        return to_dict(profile_samples(samples, cmd, event, FREQ, Options(freq=FREQ)))
+
+    first = prof()
+    kept = list((tmp_path / "cpulab" / "opprof").glob("*.pickle"))
+    assert [p.name.startswith(("build-id-", "sha256-")) for p in kept] == [True]
+    # the second profile of the same binary decodes no compilation unit, and agrees
+    with mock.patch.object(DebugInfo, "_decode", side_effect=AssertionError("decoded")):
+        assert prof() == first

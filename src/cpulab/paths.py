@@ -23,3 +23,10 @@ def data_dir() -> Path:
     """The results database's folder: $XDG_DATA_HOME/cpulab (~/.local/share/cpulab)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "cpulab"
+
+
+def cache_dir() -> Path:
+    """What can be computed again, kept to save time: $XDG_CACHE_HOME/cpulab
+    (~/.cache/cpulab)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cpulab"

@@ -76,6 +76,10 @@ class Binary:
         self.debug_path, self.debug_elf = self._find_debug()
 
     @property
+    def build_id(self) -> str | None:
+        return _build_id(self.elf)
+
+    @property
     def has_debug_info(self) -> bool:
         return self.debug_elf is not None
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from cpulab.opprof import flow, labels, markers
 from cpulab.opprof.aggregate import Item, aggregate
 from cpulab.opprof.binary import Binary
+from cpulab.opprof.dwarf_cache import DwarfCache, cache_key
 from cpulab.opprof.errors import OpprofError
 from cpulab.opprof.functions import DEFAULT_HANDLER_PATTERN, FunctionMapper
 from cpulab.opprof.op_profile import BinaryInfo, Mapping, OpProfile
@@ -41,6 +42,7 @@ class Options:
     event: str = "cycles"
     perf: str = "perf"
     flow: bool = True  # refine line attribution by the machine code's control flow
+    cache: bool = True  # keep decoded DWARF between profiles (dwarf_cache.py)
 
 
 def profile_command(command: list[str], opts: Options) -> OpProfile:
@@ -64,7 +66,7 @@ MIN_DWARF_SHARE = 0.005
 class _Symbols:
     """Frames of every sampled address, per binary, computed once per unique address."""
 
-    def __init__(self, samples: list[Sample]) -> None:
+    def __init__(self, samples: list[Sample], cache_dwarf: bool = True) -> None:
         self.binaries: dict[str, Binary | None] = {}
         self.debug: dict[str, DebugInfo] = {}
         self.counts: dict[str, int] = {}
@@ -94,7 +96,8 @@ class _Symbols:
             if self.counts[path] < MIN_DWARF_SHARE * total:
                 self.unread.append(path)
                 continue
-            self.debug[path] = dbg = DebugInfo(b.debug_elf)
+            cache = DwarfCache(cache_key(b.build_id, b.debug_path)) if cache_dwarf else None
+            self.debug[path] = dbg = DebugInfo(b.debug_elf, cache)
             for va in vas:
                 self.frames[(path, va)] = dbg.frames(va)
 
@@ -140,6 +143,8 @@ class _Symbols:
         return out
 
     def close(self) -> None:
+        for d in self.debug.values():
+            d.save()
         for b in self.binaries.values():
             if b is not None:
                 b.close()
@@ -344,7 +349,7 @@ def _rest_symbol(frames: list[Frame], s: Sample) -> str:
 def profile_samples(samples: list[Sample], command: list[str], event: Event,
                     frequency: int, opts: Options) -> OpProfile:
     """The profile of recorded samples (split from profile_command for tests)."""
-    syms = _Symbols(samples)
+    syms = _Symbols(samples, opts.cache)
     try:
         mapper, mapping = _choose_mapping(syms, opts)
         warnings = []

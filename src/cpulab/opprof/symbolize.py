@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from elftools.elf.elffile import ELFFile
 
+from cpulab.opprof.dwarf_cache import DwarfCache
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -81,15 +83,27 @@ _DESCEND = {"DW_TAG_lexical_block", "DW_TAG_namespace", "DW_TAG_try_block",
 class DebugInfo:
     """The DWARF of one ELF file, decoded on demand, one compilation unit at a time."""
 
-    def __init__(self, elf: ELFFile) -> None:
+    def __init__(self, elf: ELFFile, cache: DwarfCache | None = None) -> None:
         self.dwarf = elf.get_dwarf_info()
         self._units: dict[int, _Unit] = {}
+        self._frames: dict[int, list[Frame]] = {}
+        self._index: list[tuple[int, int, int]] | None = None
+        self._index_lo: list[int] = []
+        self._cache = cache
+        saved = cache.load() if cache else None
+        if saved:
+            self._units, self._frames = saved["units"], saved["frames"]
+            if saved["index"] is not None:
+                self._index = saved["index"]
+                self._index_lo = [e[0] for e in self._index]
+        self._saved = self._size()
         # .debug_aranges (gcc writes it) maps an address to its CU without touching the
         # others; without it (clang's default) every CU's top DIE is read once, on the
         # first address that aranges does not cover: ~8 ms a CU in pyelftools.
         self._aranges = self.dwarf.get_aranges() if self.dwarf.has_debug_info else None
-        self._index: list[tuple[int, int, int]] | None = None
-        self._index_lo: list[int] = []
+
+    def _size(self) -> tuple[int, int, bool]:
+        return len(self._units), len(self._frames), self._index is not None
 
     def _scan_units(self) -> None:
         self._index = []
@@ -101,8 +115,21 @@ class DebugInfo:
 
     # -- public ------------------------------------------------------------------------
 
+    def save(self) -> None:
+        """Keep what was decoded for the next profile (if there is a cache and it grew)."""
+        if self._cache and self._saved != self._size():
+            self._cache.save({"units": self._units, "frames": self._frames,
+                              "index": self._index})
+            self._saved = self._size()
+
     def frames(self, addr: int) -> list[Frame]:
         """Frames at `addr`, outermost (the physical function) first; [] if unknown."""
+        out = self._frames.get(addr)
+        if out is None:
+            out = self._frames[addr] = self._frames_uncached(addr)
+        return out
+
+    def _frames_uncached(self, addr: int) -> list[Frame]:
         unit = self._unit_at(addr)
         if unit is None:
             return []
