@@ -301,6 +301,10 @@ def test_binary_without_debug_information():
     assert "with the most samples" in str(e.value) and "is opvm_run" in str(e.value)
     assert "-g" in e.value.hint and "dbgsym" in e.value.hint
     assert "--by-function" not in e.value.hint
+    # asked for anyway, --by-function finds no handler and says where the samples are
+    prof = profile_command(cmd, Options(freq=FREQ, mode="function"))
+    assert prof.result.vm_samples == 0
+    assert any("are in opvm_run" in w and "-g" in w for w in prof.warnings), prof.warnings
 
 
 @needs_perf

@@ -340,6 +340,22 @@ class _Flows:
         return Attribution("shared", "", a.where, among)
 
 
+def _busiest(syms: _Symbols) -> str:
+    """Where the samples are instead, for a mapping that found none: the function with
+    the most samples in the busiest binary (a switch interpreter has no handlers)."""
+    top = syms.info()
+    if not top:
+        return ""
+    sym, n = max(syms.functions_of(top[0].path).items(), key=lambda kv: kv[1],
+                 default=("", 0))
+    total = sum(syms.counts.values())
+    if not sym or not total:
+        return ""
+    return (f" {100 * n / total:.0f}% of the samples are in {sym} ({top[0].path}); if it "
+            f"is the interpreter, its instructions are told apart by source line, which "
+            f"needs debug information: {_how_to_get_debug_info(top[0].path)}")
+
+
 def _rest_symbol(frames: list[Frame], s: Sample) -> str:
     if frames and frames[0].function:
         return frames[0].function
@@ -381,7 +397,7 @@ def profile_samples(samples: list[Sample], command: list[str], event: Event,
                 mapping.interpreter
         if result.vm_samples == 0:
             warnings.append("no sample fell in the interpreter: is the command running "
-                            "the interpreter that was mapped?")
+                            "the interpreter that was mapped?" + _busiest(syms))
         return OpProfile(command, event, frequency, mapping, result, info, warnings)
     finally:
         syms.close()
