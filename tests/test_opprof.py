@@ -38,7 +38,7 @@ from cpulab.opprof.perf_record import record, script
 from cpulab.opprof.regions import DISPATCH, Attribution
 from cpulab.opprof.render import to_dict
 from cpulab.opprof.run import profile_command
-from cpulab.opprof.script import parse
+from cpulab.opprof.script import parse, parse_callchains
 from cpulab.opprof.symbolize import DebugInfo
 
 DATA = Path(__file__).parent / "data" / "opprof"
@@ -519,3 +519,20 @@ def test_decoded_dwarf_is_kept_per_binary(tmp_path, monkeypatch):
     # the second profile of the same binary decodes no compilation unit, and agrees
     with mock.patch.object(DebugInfo, "_decode", side_effect=AssertionError("decoded")):
         assert prof() == first
+
+
+def test_callchains_keep_file_addresses_leaf_first_without_inlined_frames():
+    text = """\
+21365\x20
+\t          176c3e PyFloat_FromDouble (/usr/lib/libpython3.11.so.1.0)
+\t           ff76c _PyEval_EvalFrameDefault (/usr/lib/libpython3.11.so.1.0)
+\t          2508e3 _PyEval_Vector (inlined)
+\t          2508e3 PyEval_EvalCode (/usr/lib/libpython3.11.so.1.0)
+\t ffffffff822016f7 _raw_spin_lock ([kernel.kallsyms])
+
+21366\x20
+
+"""
+    lib = "/usr/lib/libpython3.11.so.1.0"
+    assert parse_callchains(text.splitlines()) == [
+        [(lib, 0x176c3e), (lib, 0xff76c), (lib, 0x2508e3)], []]

@@ -92,3 +92,16 @@ def test_opcodes_never_executed_get_at_most_a_small_share(profile, opcodes):
     assert "RETURN_GENERATOR" not in opcodes["executable"]
     assert {n: s for n, s in never.items() if s > NEVER_MAX} == {}, sorted(
         never.items(), key=lambda kv: -kv[1])[:8]
+
+
+def test_inclusive_charges_float_allocation_to_the_float_operations(opcodes):
+    # without call chains, PyFloat_FromDouble and float_dealloc (about half the samples)
+    # are the rest of the process; with them, they belong to the instruction that called
+    prof = profile_command([str(PYTHON), "-S", str(DATA / "float_loop.py"), ITERATIONS],
+                           Options(event="cpu-clock", freq=3000, inclusive=True))
+    res = prof.result
+    assert prof.mapping.inclusive
+    assert res.vm_samples >= 0.9 * res.total, (res.vm_samples, res.total)
+    top = [r.name for r in res.instructions[:3]]
+    assert {"BINARY_OP_MULTIPLY_FLOAT", "BINARY_OP_ADD_FLOAT"} <= set(top), top
+    assert "PyFloat_FromDouble" not in {r.symbol for r in res.rest}

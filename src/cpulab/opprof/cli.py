@@ -12,6 +12,9 @@ from cpulab.opprof.errors import OpprofError
 from cpulab.opprof.functions import DEFAULT_HANDLER_PATTERN
 from cpulab.opprof.markers import DEFAULT_PATTERNS
 
+# --inclusive copies 16 KiB of stack a sample: 1 kHz keeps perf.data near 16 MB a second
+INCLUSIVE_FREQ = 1000
+
 HELP = "cost per VM instruction of an interpreter, from perf samples and DWARF"
 
 EPILOG = f"""\
@@ -55,6 +58,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "paths in DWARF)")
     p.add_argument("--no-flow", action="store_true",
                    help="attribute by source line alone, without control-flow analysis")
+    p.add_argument("--inclusive", action="store_true",
+                   help="charge time in functions an instruction calls to it (perf "
+                        "record --call-graph dwarf; default -F 1000)")
     p.add_argument("--json", action="store_true",
                    help="print the profile as JSON (schema cpulab.opprof/1, below) "
                         "instead of a table")
@@ -83,8 +89,9 @@ def options_from(args: argparse.Namespace):
             raise OpprofError(f"--source {d}: not a folder")
     return Options(mode=mode, patterns=list(args.markers),
                    function_pattern=args.functions or DEFAULT_HANDLER_PATTERN,
-                   source_dirs=list(args.source), freq=args.freq or DEFAULT_FREQ,
-                   event=args.event, flow=not args.no_flow)
+                   source_dirs=list(args.source),
+                   freq=args.freq or (INCLUSIVE_FREQ if args.inclusive else DEFAULT_FREQ),
+                   event=args.event, flow=not args.no_flow, inclusive=args.inclusive)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ class Mapping:
     interpreter: list[str]  # blocks or handler names that were found
     sources: dict[str, str]  # DWARF path -> file read
     flow: dict[str, str] = field(default_factory=dict)  # function -> entries|lines|skipped
+    inclusive: bool = False  # callees charged to the calling instruction (--inclusive)
 
 
 @dataclass

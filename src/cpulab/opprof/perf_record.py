@@ -27,6 +27,10 @@ from cpulab.opprof.errors import OpprofError
 DEFAULT_FREQ = 10_000
 
 SCRIPT_FIELDS = "pid,ip,sym,dso"
+# Call chains for --inclusive: DWARF unwinding, because interpreters are built without
+# frame pointers as a rule (CPython 3.11, Debian's packages); 16 KiB of stack a sample
+# reaches from a C helper back to the interpreter's frame.
+CALL_GRAPH = "dwarf,16384"
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,8 @@ def _check_command(command: list[str]) -> None:
 
 
 def record(command: list[str], workdir: Path, *, freq: int = DEFAULT_FREQ,
-           event: str = "cycles", perf: str = "perf") -> Recording:
+           event: str = "cycles", perf: str = "perf", call_graph: bool = False
+           ) -> Recording:
     """Run `command` under perf record into workdir/perf.data.
 
     The command's standard output goes to our standard error, so that `--json` output
@@ -149,7 +154,9 @@ def record(command: list[str], workdir: Path, *, freq: int = DEFAULT_FREQ,
         freq = ceiling
     data = workdir / "perf.data"
     errfile = workdir / "stderr.txt"
-    cmd = [perf, "record", "-e", ev.name, "-F", str(freq), "-o", str(data), "--", *command]
+    chains = ["--call-graph", CALL_GRAPH] if call_graph else []
+    cmd = [perf, "record", "-e", ev.name, "-F", str(freq), *chains, "-o", str(data), "--",
+           *command]
     with open(errfile, "w+b") as err:
         try:
             # stdout=2: the command's output joins ours on file descriptor 2
@@ -188,7 +195,18 @@ def script(recording: Recording, perf: str = "perf") -> str:
     that say which file each address belongs to."""
     perf = find_perf(perf)
     cmd = [perf, "script", "-i", str(recording.data), "-F", SCRIPT_FIELDS,
-           "--show-mmap-events", "--show-task-events"]
+           "--hide-call-graph", "--show-mmap-events", "--show-task-events"]
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if out.returncode != 0:
+        raise OpprofError(f"perf script failed (exit {out.returncode}):\n{_tail(out.stderr)}")
+    return out.stdout
+
+
+def script_callchains(recording: Recording, perf: str = "perf") -> str:
+    """perf script's call chains of a recording made with call_graph=True: per sample a
+    `pid` line, then one line per frame, leaf first (`addr sym (dso)`)."""
+    perf = find_perf(perf)
+    cmd = [perf, "script", "-i", str(recording.data), "-F", SCRIPT_FIELDS]
     out = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if out.returncode != 0:
         raise OpprofError(f"perf script failed (exit {out.returncode}):\n{_tail(out.stderr)}")

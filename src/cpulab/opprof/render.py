@@ -1,7 +1,7 @@
 """Output formats of a profile: a versioned JSON dict, and a rich table for the terminal.
 
 Schema history (`schema`):
-- cpulab.opprof/1: first version.
+- cpulab.opprof/1: first version; `mapping.inclusive` (--inclusive) added since.
 Every share is a fraction in [0, 1] of sampled events; the event says what a sample is
 (`cycles`, counted by the PMU, or `cpu-clock`, a timer) and its `source` (pmu | clock).
 """
@@ -48,6 +48,7 @@ def to_dict(p: OpProfile) -> dict:
             "mode": p.mapping.mode, "reason": p.mapping.reason,
             "patterns": p.mapping.patterns, "interpreter": p.mapping.interpreter,
             "sources": p.mapping.sources, "flow": p.mapping.flow,
+            "inclusive": p.mapping.inclusive,
         },
         "samples": {
             "total": res.total, "vm": res.vm_samples, "instructions": res.insn_samples,
@@ -80,6 +81,8 @@ def print_table(p: OpProfile, console: Console | None = None, limit: int = 40) -
         (f"{res.total} samples of {ev.name} ({ev.source}) at {p.frequency} Hz", "dim"),
         *([("\n" + ev.note, "yellow")] if ev.note else []), "\n",
         (f"mapping: {p.mapping.mode} — {p.mapping.reason}", "dim"),
+        *([("\ninclusive: samples in code an instruction called (perf call chains) "
+            "count for that instruction", "dim")] if p.mapping.inclusive else []),
         *([(f"\nshared code (merged by the compiler): {res.shared_samples} samples, split "
             "by each instruction's exclusive samples (column 'split')", "dim")]
           if res.shared_samples else []),

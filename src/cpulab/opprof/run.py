@@ -26,9 +26,9 @@ from cpulab.opprof.dwarf_cache import DwarfCache, cache_key
 from cpulab.opprof.errors import OpprofError
 from cpulab.opprof.functions import DEFAULT_HANDLER_PATTERN, FunctionMapper
 from cpulab.opprof.op_profile import BinaryInfo, Mapping, OpProfile
-from cpulab.opprof.perf_record import DEFAULT_FREQ, Event, record, script
+from cpulab.opprof.perf_record import DEFAULT_FREQ, Event, record, script, script_callchains
 from cpulab.opprof.regions import DISPATCH, Attribution, RegionIndex, attribute_insn, attribute_rest
-from cpulab.opprof.script import Sample, parse
+from cpulab.opprof.script import Sample, parse, parse_callchains
 from cpulab.opprof.symbolize import DebugInfo, Frame
 
 
@@ -43,18 +43,25 @@ class Options:
     perf: str = "perf"
     flow: bool = True  # refine line attribution by the machine code's control flow
     cache: bool = True  # keep decoded DWARF between profiles (dwarf_cache.py)
+    inclusive: bool = False  # charge callees to the instruction that called them
 
 
 def profile_command(command: list[str], opts: Options) -> OpProfile:
     """Run `command` under perf and profile it per VM instruction."""
     with tempfile.TemporaryDirectory(prefix="cpulab-opprof-") as d:
-        rec = record(command, Path(d), freq=opts.freq, event=opts.event, perf=opts.perf)
+        rec = record(command, Path(d), freq=opts.freq, event=opts.event, perf=opts.perf,
+                     call_graph=opts.inclusive)
         text = script(rec, perf=opts.perf)
+        chains = (parse_callchains(script_callchains(rec, perf=opts.perf).splitlines())
+                  if opts.inclusive else None)
     samples = parse(text.splitlines())
     if not samples:
         raise OpprofError(f"perf recorded no samples of {' '.join(command)}",
                           "the command ran too briefly; raise -F or run it longer")
-    return profile_samples(samples, command, rec.event, rec.frequency, opts)
+    if chains is not None and len(chains) != len(samples):
+        raise OpprofError(f"perf script gave {len(chains)} call chains for {len(samples)} "
+                          "samples", "profile without --inclusive")
+    return profile_samples(samples, command, rec.event, rec.frequency, opts, chains)
 
 
 # DWARF is read only for files that hold at least this share of the samples: ld.so's
@@ -311,14 +318,19 @@ class _Flows:
 
     def refine(self, s: Sample, frames: list[Frame], a: Attribution) -> Attribution:
         b = self.syms.binaries.get(s.path or "")
-        dbg = self.syms.debug.get(s.path or "")
-        if b is None or dbg is None or s.offset is None:
+        if b is None or s.offset is None:
             return a
-        va = b.vaddr(s.offset)
+        return self.refine_at(s.path or "", b.vaddr(s.offset), a)
+
+    def refine_at(self, path: str, va: int | None, a: Attribution) -> Attribution:
+        b = self.syms.binaries.get(path)
+        dbg = self.syms.debug.get(path)
+        if b is None or dbg is None:
+            return a
         node = dbg.function_at(va) if va is not None else None
         if node is None:
             return a
-        key = (s.path, node.ranges[0][0])
+        key = (path, node.ranges[0][0])
         if key not in self._reach:
             entries = self._entries(dbg, node, va)
             self._reach[key] = flow.analyse(node.ranges, b.read,
@@ -362,9 +374,33 @@ def _rest_symbol(frames: list[Frame], s: Sample) -> str:
     return s.sym
 
 
+def _caller(chain: list[tuple[str, int]], syms: _Symbols, mapper, vm_functions: set[str],
+            flows: _Flows | None) -> Attribution | None:
+    """For a sample outside the VM: the VM instruction (or dispatch/other) nearest the
+    leaf in its call chain, at the call instruction before each return address, refined
+    by control flow like a sample of the VM's own code."""
+    for path, ret in chain[1:]:
+        dbg = syms.debug.get(path)
+        if dbg is None:
+            continue
+        fr = dbg.frames(ret - 1)
+        if isinstance(mapper, FunctionMapper):
+            a = mapper.attribute(fr, "")
+            if a.kind == "insn":
+                return a
+            continue
+        a = attribute_insn(fr, mapper) or attribute_rest(fr, mapper, vm_functions)
+        if a.kind != "rest":
+            return flows.refine_at(path, ret - 1, a) if flows else a
+    return None
+
+
 def profile_samples(samples: list[Sample], command: list[str], event: Event,
-                    frequency: int, opts: Options) -> OpProfile:
-    """The profile of recorded samples (split from profile_command for tests)."""
+                    frequency: int, opts: Options,
+                    chains: list[list[tuple[str, int]]] | None = None) -> OpProfile:
+    """The profile of recorded samples (split from profile_command for tests); with
+    `chains` (one per sample, --inclusive) a sample outside the VM is charged to the
+    instruction whose code called it."""
     syms = _Symbols(samples, opts.cache)
     try:
         mapper, mapping = _choose_mapping(syms, opts)
@@ -376,16 +412,22 @@ def profile_samples(samples: list[Sample], command: list[str], event: Event,
         per_sample = [(s, syms.of(s)) for s in samples]
         items: list[Item] = []
         if isinstance(mapper, FunctionMapper):
-            for s, fr in per_sample:
-                items.append(Item(mapper.attribute(fr, s.sym), _rest_symbol(fr, s), s.dso))
+            for k, (s, fr) in enumerate(per_sample):
+                a = mapper.attribute(fr, s.sym)
+                if a.kind == "rest" and chains:
+                    a = _caller(chains[k], syms, mapper, set(), None) or a
+                items.append(Item(a, _rest_symbol(fr, s), s.dso))
         else:
             first: list[Attribution | None] = [attribute_insn(fr, mapper) for _, fr in per_sample]
             vm_functions = {a.where.function for a in first if a and a.where}
             flows = _Flows(syms, mapper)
-            for (s, fr), a in zip(per_sample, first, strict=True):
+            for k, ((s, fr), a) in enumerate(zip(per_sample, first, strict=True)):
                 a = a or attribute_rest(fr, mapper, vm_functions)
                 if a.kind != "rest" and opts.flow:
                     a = flows.refine(s, fr, a)
+                if a.kind == "rest" and chains:
+                    a = _caller(chains[k], syms, mapper, vm_functions,
+                                flows if opts.flow else None) or a
                 items.append(Item(a, _rest_symbol(fr, s), s.dso))
             mapping.flow = dict(sorted(flows.methods.items()))
             if flows.skipped:
@@ -398,6 +440,7 @@ def profile_samples(samples: list[Sample], command: list[str], event: Event,
         if result.vm_samples == 0:
             warnings.append("no sample fell in the interpreter: is the command running "
                             "the interpreter that was mapped?" + _busiest(syms))
+        mapping.inclusive = chains is not None
         return OpProfile(command, event, frequency, mapping, result, info, warnings)
     finally:
         syms.close()

@@ -98,3 +98,24 @@ def parse(lines: Iterable[str]) -> list[Sample]:
                 path, offset = mp.path, ip - mp.start + mp.pgoff
         out.append(Sample(pid, ip, sym or "[unknown]", dso, path, offset))
     return out
+
+
+_CHAIN_HEAD = re.compile(r"^\s*(-?\d+)\s*$")
+_CHAIN_FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
+
+
+def parse_callchains(lines: Iterable[str]) -> list[list[tuple[str, int]]]:
+    """Call chains of `perf script -F pid,ip,sym,dso` on a recording with call graphs,
+    one per sample in the order parse() gives them: (file, link-time address) per frame,
+    leaf first. perf prints frame addresses relative to their file's mapping, which for
+    an ELF file is the address DWARF speaks of; frames perf only inferred from inlining
+    (`(inlined)`) repeat an address and are dropped."""
+    out: list[list[tuple[str, int]]] = []
+    for line in lines:
+        if _CHAIN_HEAD.match(line):
+            out.append([])
+        elif out and (m := _CHAIN_FRAME.match(line)):
+            addr, dso = int(m.group(1), 16), m.group(3)
+            if dso != "inlined" and not dso.startswith("["):
+                out[-1].append((dso, addr))
+    return out
