@@ -18,6 +18,7 @@ from cpulab.commands.common import CommandError, UsageError, err, out
 from cpulab.commands.common import dump as _dump
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
+from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError, default_path
@@ -108,20 +109,57 @@ class _Progress(Reporter):
         self.bar.advance(self.task, n)
 
 
+def _experiment(word: str):
+    """A built-in experiment by name, or the one a folder or .toml file describes."""
+    from cpulab import described
+
+    if word in experiments.names():
+        return experiments.get(word)
+    if described.looks_like_path(word) or Path(word).exists():
+        return described.load_experiment(word)
+    raise UsageError(f"unknown experiment {word}; known: {', '.join(experiments.names())}, "
+                     "or the path of a folder or .toml file that describes one "
+                     "(`cpulab new NAME` writes one)")
+
+
+def _experiment_of(rec):
+    """The experiment a stored run came from, where this cpulab (or its description
+    file) still has it; None for a run of an experiment known only by its record."""
+    from cpulab import described
+
+    if rec.experiment in experiments.names():
+        return experiments.get(rec.experiment)
+    return described.from_record(rec)
+
+
+def _discovered():
+    """The repository's own experiments (cpulab/*.toml) when `run` is given no name."""
+    from cpulab import described
+    from cpulab.described.discovery import discover
+
+    folder, found = discover(Path.cwd())
+    if not found:
+        raise UsageError(f"name an experiment (see `cpulab list`), a folder or .toml file "
+                         f"that describes one, or give --all or --cmd; no description in "
+                         f"{folder}")
+    err.print(f"[dim]{len(found)} experiment(s) found in {folder}[/]")
+    return [described.load_experiment(p) for p in found]
+
+
 def cmd_run(args) -> int:
-    names = experiments.names() if args.all else args.experiments
-    if not names:
-        raise UsageError("name an experiment (see `cpulab list`) or give --all")
-    unknown = [n for n in names if n not in experiments.names()]
-    if unknown:
-        raise UsageError(f"unknown experiment {', '.join(unknown)}; known: "
-                         f"{', '.join(experiments.names())}")
+    if args.all:
+        exps = experiments.all_experiments()
+    elif args.experiments:
+        # Every description is read and checked before the first build starts.
+        exps = [_experiment(w) for w in args.experiments]
+    else:
+        exps = _discovered()
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
     records = []
     with Store(args.db) as store:
-        for name in names:
-            exp = experiments.get(name)
+        for exp in exps:
+            name = exp.name
             try:
                 with _Progress(name) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
@@ -185,8 +223,7 @@ def cmd_show(args) -> int:
     if args.json:
         _dump(rec.as_dict())
     else:
-        exp = experiments.get(rec.experiment) if rec.experiment in experiments.names() else None
-        render_record(rec, exp, None)
+        render_record(rec, _experiment_of(rec), None)
     return 0
 
 
@@ -197,9 +234,9 @@ def cmd_plot(args) -> int:
     with Store(args.db) as store:
         rec = store.get(args.id)
         out_dir = args.out or store.path.parent / "plots"
-    if rec.experiment not in experiments.names():
+    exp = _experiment_of(rec)
+    if exp is None:
         raise UsageError(f"run #{rec.id} is of {rec.experiment}, which this cpulab lacks")
-    exp = experiments.get(rec.experiment)
     for path in plot_run(rec, exp.plots, Path(out_dir),
                          bars_metric=primary_metric([rec], exp.table_metrics)):
         out.print(str(path))
@@ -211,10 +248,7 @@ def cmd_plot(args) -> int:
 def cmd_asm(args) -> int:
     from cpulab.report.asm import render_listing, render_mix
 
-    if args.experiment not in experiments.names():
-        raise UsageError(f"unknown experiment {args.experiment}; known: "
-                         f"{', '.join(experiments.names())}")
-    exp = experiments.get(args.experiment)
+    exp = _experiment(args.experiment)
     targets = exp.targets()
     if args.variant not in targets:
         raise UsageError(f"{exp.name} has no variant {args.variant!r}; variants: "
@@ -270,7 +304,9 @@ def parser() -> argparse.ArgumentParser:
         description="Build each experiment's variants across its compiler x flags matrix, "
                     "measure them interleaved, compute the verdicts, print a report and "
                     "store the run.")
-    r.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
+    r.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
+                   help="a built-in experiment, or a folder or .toml file describing one "
+                        "(`cpulab new`); none: the repository's cpulab/*.toml")
     r.add_argument("--all", action="store_true", help="every experiment")
     r.add_argument("--quick", action="store_true",
                    help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
@@ -310,7 +346,8 @@ def parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_plot)
 
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
-    a.add_argument("experiment", metavar="EXPERIMENT")
+    a.add_argument("experiment", metavar="EXPERIMENT",
+                   help="a built-in experiment, or a described one's folder or .toml file")
     a.add_argument("variant", metavar="VARIANT")
     a.add_argument("--cc", default="gcc", help="compiler (default gcc)")
     a.add_argument("--opt", default="O2", type=lambda s: _opt_arg(s)[0],
@@ -345,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
     try:
         return args.func(args)
-    except UsageError as e:
+    except (UsageError, DescriptionError) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
     except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError,

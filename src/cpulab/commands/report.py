@@ -15,10 +15,15 @@ from cpulab.store import Store, default_path
 DEFAULT_OUTPUT = Path("cpulab-report.html")
 
 
-def _presentation(name: str) -> Presentation:
-    if name not in experiments.names():
+def _presentation(rec) -> Presentation:
+    from cpulab import described
+
+    if rec.experiment in experiments.names():
+        exp = experiments.get(rec.experiment)
+    else:  # a described experiment's, read from its file; else tables only
+        exp = described.from_record(rec)
+    if exp is None:
         return Presentation()  # a run of an experiment this cpulab lacks: tables only
-    exp = experiments.get(name)
     return Presentation(exp.plots, exp.table_metrics)
 
 
@@ -82,7 +87,7 @@ def cmd_report(args) -> int:
         if not refs:
             raise UsageError(f"{store.path} holds no run yet: `cpulab run --all` makes some, "
                              "or name bundles")
-        pres = {r.record.experiment: _presentation(r.record.experiment) for r in refs}
+        pres = {r.record.experiment: _presentation(r.record) for r in refs}
         histories = {} if args.no_history else _histories(
             store, refs, lambda e, runs: primary_metric(runs, pres[e].table_metrics))
     listings = [_listing(t, args.cc, args.opt) for t in args.listing or ()]

@@ -15,7 +15,7 @@ from collections import Counter
 
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import Artifact, Target
-from cpulab.context import Context
+from cpulab.context import Context, first_error
 from cpulab.described.claims import ASM_FACT, MNEMONIC, count_of, judge
 from cpulab.described.description import Description
 from cpulab.experiments.base import Experiment
@@ -41,11 +41,7 @@ class DescribedExperiment(Experiment):
         self.summary = d.summary or d.title
         self.compilers, self.opts, self.pgo_opts = d.compilers, d.opts, d.pgo
         self.table_metrics = d.table
-        swept = [k for k, vs in d.params.items() if len(vs) > 1]
-        self.plots = tuple(
-            PlotSpec(f"sweep-{k}", f"{d.name}: {(d.table or ('tsc',))[0]} against {k}", k,
-                     (d.table or ("tsc",))[0])
-            for k in swept if len(swept) == 1 and all(_number(v) for v in d.params[k]))
+        self.plots = self._plots(d.param_grid(quick=False))
 
     def targets(self) -> dict[str, Target]:
         d = self.description
@@ -54,6 +50,16 @@ class DescribedExperiment(Experiment):
                                pgo_args=("--reps", "1", "--target-ms", "20"),
                                meta={"variant": v.name})
                 for v in d.variants}
+
+    def _plots(self, grid: list[dict]) -> tuple[PlotSpec, ...]:
+        """A figure of the leading metric against the one numeric parameter that the
+        grid sweeps (none when it sweeps none, or several: the lines would mix)."""
+        swept = [k for k in grid[0] if len({p[k] for p in grid}) > 1]
+        if len(swept) != 1 or not all(_number(p[swept[0]]) for p in grid):
+            return ()
+        metric = (self.table_metrics or ("tsc",))[0]
+        return (PlotSpec(f"sweep-{swept[0]}", f"{self.name}: {metric} against {swept[0]}",
+                         swept[0], metric),)
 
     def hot_symbols(self, variant: str) -> list[str]:
         return list(self.description.variant(variant).hot)
@@ -65,6 +71,7 @@ class DescribedExperiment(Experiment):
         arts = ctx.build((targets[v.name], cfg) for v in self.description.variants
                          for cfg in ctx.configs)
         grid = self.description.param_grid(ctx.profile.quick)
+        self.plots = self._plots(grid)  # this run's figures: what its grid sweeps
         programs = [Program(_key(a, p), [str(a.path), *ctx.profile.harness_args(),
                                          *_param_args(p)])
                     for a in arts if a.ok for p in grid]
@@ -76,8 +83,11 @@ class DescribedExperiment(Experiment):
             variant, build = _variant(a), a.config.as_dict()
             for p in grid:
                 if not a.ok:
+                    # The line that says what is wrong first (the table shows it), then
+                    # the compiler's whole output for `cpulab show --json`.
                     cases.append(Case(variant, build, _typed(p),
-                                      error=f"build failed ({a.config.label}):\n{a.error}"))
+                                      error=f"build failed: {first_error(a.error or '')}\n"
+                                            f"{a.error}"))
                     continue
                 cases += _cases(outcomes[_key(a, p)], variant, build, p,
                                 counts.get(_key(a, p), {}))
@@ -123,7 +133,7 @@ class DescribedExperiment(Experiment):
             facts.setdefault(variant, {})[a.config.label] = code
             if "error" in code:
                 ctx.note(f"{variant}: no machine code for {a.config.label}: "
-                         f"{code['error'].splitlines()[0]}")
+                         f"{code['error']}")
                 continue
             rows.append([variant, a.config.label, ", ".join(code["functions"]),
                          *(str(count_of(code["counts"], k)) for k in _ASM_COLUMNS)])
@@ -198,7 +208,7 @@ def _hot_code(a: Artifact, symbols: tuple[str, ...]) -> dict:
     (prefixed MNEMONIC) counted over the hot functions; or {"error"}: why the code
     cannot be read."""
     if not a.ok:
-        return {"error": f"build failed: {a.error}"}
+        return {"error": f"build failed: {first_error(a.error or '')}"}
     try:
         fns = find_functions(a.path, list(symbols))
     except DisasmError as e:
