@@ -146,8 +146,34 @@ def _discovered():
     return [described.load_experiment(p) for p in found]
 
 
+def _commands_experiment(args):
+    """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
+    from cpulab.described.command_experiment import CommandExperiment
+
+    if args.experiments or args.all:
+        raise UsageError("--cmd times whole commands: give no experiment and no --all with it")
+    params: dict[str, list[str]] = {}
+    for text in args.param or ():
+        key, sep, values = text.partition("=")
+        if not sep or not key or not _list_arg(values):
+            raise UsageError(f"--param {text!r}: expected KEY=V1,V2,...")
+        if key in params:
+            raise UsageError(f"--param {key}: given twice")
+        if not any("{" + key + "}" in c for c in args.commands):
+            raise UsageError(f"--param {key}: no --cmd uses {{{key}}}")
+        params[key] = _list_arg(values)
+    if len(set(args.commands)) != len(args.commands):
+        raise UsageError("--cmd: the same command twice")
+    return CommandExperiment(args.commands, params, args.warmup, args.name)
+
+
 def cmd_run(args) -> int:
-    if args.all:
+    if args.commands:
+        exps = [_commands_experiment(args)]
+    elif args.param:
+        raise UsageError("--param goes with --cmd (a described experiment's parameters "
+                         "are in its description)")
+    elif args.all:
         exps = experiments.all_experiments()
     elif args.experiments:
         # Every description is read and checked before the first build starts.
@@ -321,6 +347,17 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
+    w = r.add_argument_group("whole commands", "time shell commands as processes, "
+                             "interleaved, instead of an experiment's kernels")
+    w.add_argument("--cmd", action="append", dest="commands", metavar="COMMAND",
+                   help="a command (run by /bin/sh, output discarded); repeatable")
+    w.add_argument("--param", action="append", metavar="KEY=V1,V2",
+                   help="run every command once per value, with {KEY} replaced; repeatable")
+    w.add_argument("--warmup", type=int, default=1, metavar="N",
+                   help="untimed runs of each command first (default 1)")
+    w.add_argument("--name", default="cmd", metavar="NAME",
+                   help="the name the run is stored under (default cmd): give the same "
+                        "one to compare runs across machines")
     r.set_defaults(func=cmd_run)
 
     rs = sub.add_parser("runs", help="the runs stored in the results database")
