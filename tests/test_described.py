@@ -263,3 +263,63 @@ def test_a_bad_claim_is_refused_before_anything_is_built(tmp_path, capsys, monke
 def test_a_missing_folder_is_one_line(tmp_path, capsys):
     rc, _, err = _run(capsys, "run", str(tmp_path / "nowhere"))
     assert rc == 2 and "no such file" in err and "cpulab new" in err
+
+
+def test_a_repository_keeps_its_claims_and_ci_fails_on_a_refuted_one(tmp_path, capsys,
+                                                                     monkeypatch):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "src" / "deep").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    claims = repo / "cpulab"
+    claims.mkdir()
+    (claims / "pick.c").write_text(SELECT_C)
+    # Exact claims only, so that the exit status does not hang on a timing.
+    holds = SELECT_TOML.split("[[claims]]")[0] + textwrap.dedent("""
+        [[claims]]
+        kind = "no-instruction"
+        variant = "branchfree"
+        instruction = "jcc"
+        """)
+    (claims / "pick.toml").write_text(holds)
+    monkeypatch.chdir(repo / "src" / "deep")
+    db = str(tmp_path / "r.db")
+    rc, out, err = _run(capsys, "run", "--quick", "--db", db, "--fail-on-regression")
+    assert rc == 0, err
+    assert "1 experiment(s) found in" in err and str(claims) in err
+    # A claim that the machine code refutes: exit status 3, the claim named.
+    (claims / "pick.toml").write_text(holds.replace('variant = "branchfree"\ninstruction',
+                                                    'variant = "branchy"\ninstruction'))
+    rc, out, err = _run(capsys, "run", "--quick", "--db", db, "--fail-on-regression")
+    assert rc == 3
+    assert "claim refuted: branchy has no `jcc`" in err
+    # Without the flag the same run is a success: refuted is a result, not an error.
+    rc, _, err = _run(capsys, "run", "--quick", "--db", db)
+    assert rc == 0, err
+    # A configured folder instead of cpulab/.
+    (repo / ".cpulab.toml").write_text('experiments = "perf"\n')
+    rc, _, err = _run(capsys, "run", "--quick", "--db", db)
+    assert rc == 2 and "no description in" in err and str(repo / "perf") in err
+
+
+def test_fail_on_regression_compares_with_the_previous_run(tmp_path, capsys):
+    # Exact counts lead the table, so the comparison does not hang on a timing.
+    toml = SELECT_TOML.replace('table = ["tsc", "instructions (callgrind)"]',
+                               'table = ["instructions (callgrind)"]')
+    folder = _write(tmp_path / "pick", toml.split("[[claims]]")[0])
+    db = str(tmp_path / "r.db")
+    args = ("run", str(folder), "--quick", "--db", db, "--fail-on-regression", "5")
+    rc, _, err = _run(capsys, *args)
+    assert rc == 0 and "no earlier run" in err
+    rc, _, err = _run(capsys, *args)
+    assert rc == 0, err  # the same code: the same counts
+    # Four more instructions per item in the branch-free select.
+    slower = SELECT_C.replace("return x & -(uint32_t)(x < bound);",
+                              '__asm__ volatile("nop; nop; nop; nop");\n'
+                              "    return x & -(uint32_t)(x < bound);")
+    (folder / "pick.c").write_text(slower)
+    rc, _, err = _run(capsys, *args)
+    assert rc == 3
+    assert "pick: branchfree" in err and "instructions (callgrind)" in err
+    assert "branchy" not in err.split("regression", 1)[1]

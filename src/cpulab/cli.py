@@ -16,6 +16,7 @@ from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
 from cpulab.commands.common import CommandError, UsageError, err, out
 from cpulab.commands.common import dump as _dump
+from cpulab.commands.compare import REGRESSION_STATUS, _pct
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.described import DescriptionError
@@ -182,7 +183,7 @@ def cmd_run(args) -> int:
         exps = _discovered()
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
-    records = []
+    records, regressed = [], []
     with Store(args.db) as store:
         for exp in exps:
             name = exp.name
@@ -195,6 +196,11 @@ def cmd_run(args) -> int:
                 return 130
             store.add(rec)
             records.append(rec)
+            if args.fail_on_regression is not False:
+                from cpulab.commands.regression import regressions
+
+                regressed += regressions(store, rec, exp.table_metrics,
+                                         args.fail_on_regression)
             figures = _figures(rec, exp, store.path.parent / "plots")
             if not args.json:
                 render_record(rec, exp, str(store.path))
@@ -203,7 +209,13 @@ def cmd_run(args) -> int:
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
     failed = [r.experiment for r in records if r.status == "failed"]
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if regressed:
+        for line in regressed:
+            err.print(f"[bold red]regression[/] {line}", soft_wrap=True)
+        return REGRESSION_STATUS
+    return 0
 
 
 def _figures(rec, exp, out_dir: Path) -> list[Path]:
@@ -347,6 +359,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
+    r.add_argument("--fail-on-regression", nargs="?", type=_pct, const=None, default=False,
+                   metavar="PCT",
+                   help=f"exit with status {REGRESSION_STATUS} when a claim is refuted, and "
+                        "with PCT also when a case is significantly slower than in the "
+                        "previous run on this machine by more than PCT percent (for CI)")
     w = r.add_argument_group("whole commands", "time shell commands as processes, "
                              "interleaved, instead of an experiment's kernels")
     w.add_argument("--cmd", action="append", dest="commands", metavar="COMMAND",
