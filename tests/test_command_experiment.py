@@ -86,3 +86,23 @@ def test_bad_command_requests_are_one_line(capsys):
 
 def test_parameters_replace_only_their_placeholders():
     assert expand("awk '{print}' {n}.txt {nn}", {"n": "5"}) == "awk '{print}' 5.txt {nn}"
+
+
+def test_hardware_counts_become_pmu_metrics_and_their_absence_a_reason():
+    from cpulab.described.command_experiment import _case
+    from cpulab.measure.process_timer import CommandTiming, ProcessRun
+
+    runs = [ProcessRun(1000 + i, 900, 150, 3) for i in range(4)]
+    counted = CommandTiming(runs, {"cycles": [2000] * 4, "instructions": [3000] * 4,
+                                   "branch-misses": [7] * 4})
+    c = _case("./app {n}", {"n": "8"}, counted)
+    assert c.params == {"n": 8}
+    assert (c.metrics["cycles"].source, c.metrics["cycles"].unit) == ("pmu", "cycles/run")
+    assert c.metrics["ipc"].median == 1.5
+    assert "cycles" not in c.unavailable
+    lacking = CommandTiming(runs, counters_unavailable="perf_event_open: No such file")
+    c = _case("./app", {}, lacking)
+    assert "cycles" not in c.metrics and "ipc" not in c.metrics
+    assert c.unavailable["instructions"] == {"source": "pmu",
+                                             "reason": "perf_event_open: No such file"}
+    assert c.metrics["page-faults"].median == 150
