@@ -58,8 +58,8 @@ class DescribedExperiment(Experiment):
         if len(swept) != 1 or not all(_number(p[swept[0]]) for p in grid):
             return ()
         metric = (self.table_metrics or ("tsc",))[0]
-        return (PlotSpec(f"sweep-{swept[0]}", f"{self.name}: {metric} against {swept[0]}",
-                         swept[0], metric),)
+        return (PlotSpec(f"sweep-{swept[0]}", f"{metric} against {swept[0]}", swept[0],
+                         metric),)
 
     def hot_symbols(self, variant: str) -> list[str]:
         return list(self.description.variant(variant).hot)
