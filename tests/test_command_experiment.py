@@ -79,6 +79,7 @@ def test_bad_command_requests_are_one_line(capsys):
         (["run", "--cmd", "true", "--param", "n=1"], "no --cmd uses {n}"),
         (["run", "--cmd", "true", "threading"], "give no experiment"),
         (["run", "threading", "--param", "n=1"], "--param goes with --cmd"),
+        (["run", "--cmd", "true", "--cc", "gcc"], "--cmd builds nothing"),
     ]:
         rc, _, err = _run(capsys, *argv)
         assert rc == 2 and message in err and err.count("\n") == 1

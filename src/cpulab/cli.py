@@ -153,6 +153,8 @@ def _commands_experiment(args):
 
     if args.experiments or args.all:
         raise UsageError("--cmd times whole commands: give no experiment and no --all with it")
+    if args.cc or args.opt:
+        raise UsageError("--cc and --opt choose how kernels are built; --cmd builds nothing")
     params: dict[str, list[str]] = {}
     for text in args.param or ():
         key, sep, values = text.partition("=")
