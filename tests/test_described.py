@@ -239,6 +239,7 @@ sources = ["pick.c"]
      "claims[0].by", "a ratio > 0"),
     ("table = ['tsc', 'speed']\n" + BASE, "table[1]", "a metric"),
     ("name = 'x'\n[[variants]\n", "experiment.toml", "not valid TOML"),
+    (BASE + "include = ['no/such/dir']\n", "variants[1].include[0]", "a folder of headers"),
 ])
 def test_a_malformed_description_names_file_field_and_expectation(tmp_path, toml, field,
                                                                   expected):
@@ -323,3 +324,24 @@ def test_fail_on_regression_compares_with_the_previous_run(tmp_path, capsys):
     assert rc == 3
     assert "pick: branchfree" in err and "instructions (callgrind)" in err
     assert "branchy" not in err.split("regression", 1)[1]
+
+
+def test_headers_of_a_variant_come_from_its_include_folders(tmp_path):
+    from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
+    from cpulab.described import load_experiment
+
+    folder = _write(tmp_path / "pick", BASE.replace(
+        'name = "b"\nsources = ["pick.c"]',
+        'name = "b"\nsources = ["pick.c"]\ninclude = ["../headers"]\ndefines = ["BOUND_H"]'),
+        SELECT_C.replace('#include "cpulab_harness.h"',
+                         '#include "cpulab_harness.h"\n#ifdef BOUND_H\n#include "bound.h"\n'
+                         '#endif'))
+    (tmp_path / "headers").mkdir()
+    (tmp_path / "headers" / "bound.h").write_text("#define PICK_BOUND 7\n")
+    exp = load_experiment(folder)
+    exe = build_one(exp.targets()["b"], BuildConfig(find_toolchain("gcc"), "O1"))
+    assert exe.is_file()
+    (tmp_path / "headers" / "bound.h").unlink()  # the header is what made it build
+    (tmp_path / "headers" / "other.h").write_text("")
+    with pytest.raises(BuildError, match="bound.h"):
+        build_one(exp.targets()["b"], BuildConfig(find_toolchain("gcc"), "O1"))

@@ -46,6 +46,7 @@ class VariantSpec:
     name: str
     sources: tuple[Path, ...]  # absolute, resolved against the description's folder
     defines: tuple[str, ...] = ()
+    include_dirs: tuple[Path, ...] = ()  # absolute, like the sources
     cflags: tuple[str, ...] = ()
     libs: tuple[str, ...] = ()
     hot: tuple[str, ...] = ()  # function globs whose machine code is the evidence
@@ -209,7 +210,8 @@ class _Reader:
             where = f"variants[{i}]"
             if not isinstance(v, dict):
                 raise self.fail(where, "a table with name and sources", v)
-            self.known_keys(v, where, ("name", "sources", "defines", "cflags", "libs", "hot"))
+            self.known_keys(v, where, ("name", "sources", "defines", "include", "cflags",
+                                       "libs", "hot"))
             name = self.get(v, "name", f"{where}.name", str, "a variant name", required=True)
             if not _NAME.match(name):
                 raise self.fail(f"{where}.name", "a name of letters, digits, '-', '_' or '.' "
@@ -226,9 +228,16 @@ class _Reader:
                     raise self.fail(f"{where}.sources[{j}]", "a file, relative to the "
                                     f"description's folder ({p} does not exist)", s)
                 paths.append(p)
+            includes = []
+            for j, s in enumerate(self.strings(v, "include", f"{where}.include")):
+                p = (self.path.parent / s).resolve()
+                if not p.is_dir():
+                    raise self.fail(f"{where}.include[{j}]", "a folder of headers, relative "
+                                    f"to the description's folder ({p} is none)", s)
+                includes.append(p)
             out.append(VariantSpec(
                 name, tuple(paths), self.strings(v, "defines", f"{where}.defines"),
-                self.strings(v, "cflags", f"{where}.cflags"),
+                tuple(includes), self.strings(v, "cflags", f"{where}.cflags"),
                 self.strings(v, "libs", f"{where}.libs"),
                 self.strings(v, "hot", f"{where}.hot")))
         return tuple(out)

@@ -45,8 +45,8 @@ class DescribedExperiment(Experiment):
 
     def targets(self) -> dict[str, Target]:
         d = self.description
-        return {v.name: Target(f"{d.name}-{v.name}", v.sources, v.defines, (d.folder,),
-                               v.cflags, libs=v.libs,
+        return {v.name: Target(f"{d.name}-{v.name}", v.sources, v.defines,
+                               (d.folder, *v.include_dirs), v.cflags, libs=v.libs,
                                pgo_args=("--reps", "1", "--target-ms", "20"),
                                meta={"variant": v.name})
                 for v in d.variants}
