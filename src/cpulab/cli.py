@@ -16,7 +16,7 @@ from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
 from cpulab.commands.common import CommandError, UsageError, err, out
 from cpulab.commands.common import dump as _dump
-from cpulab.commands.compare import REGRESSION_STATUS, _pct
+from cpulab.commands.compare import REGRESSION_STATUS, percentage
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.described import DescriptionError
@@ -361,7 +361,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
-    r.add_argument("--fail-on-regression", nargs="?", type=_pct, const=None, default=False,
+    r.add_argument("--fail-on-regression", nargs="?", type=percentage, const=None, default=False,
                    metavar="PCT",
                    help=f"exit with status {REGRESSION_STATUS} when a claim is refuted, and "
                         "with PCT also when a case is significantly slower than in the "
