@@ -245,7 +245,9 @@ def test_run_mulpre_quick_json(tmp_path, capsys):
     want |= {(v, n, "-") for v in ("gmp_mul_n", "gmp_sqr") for n in mulpre.SIZES}
     assert want <= got
     peers = {v for v, _, b in got - want}
-    assert all(v.startswith("gmp_mul_n@") for v in peers), peers
+    assert all(v.startswith("gmp_mul_n@") or v == "mcl" for v in peers), peers
+    modes = {c["params"]["mode"] for c in run["cases"] if c["variant"] == "asm"}
+    assert modes == (set(mulpre.MODES) if has_mulx else set())
     for c in run["cases"]:
         assert "error" not in c, c
         assert c["metrics"]["time"]["unit"] == "ns/call"
@@ -259,7 +261,7 @@ def test_run_mulpre_quick_json(tmp_path, capsys):
             assert c["metrics"]["mulx"]["source"] == "asm"
             if n == 4:  # seed S11's hand-written N=4: 16 mulx, 31 add-type, 16 mov
                 assert (mix["add"], mix["mov"]) == (31, 16)
-    assert len(run["verdicts"]) == 4
+    assert len(run["verdicts"]) == 6
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
     if has_mulx:
