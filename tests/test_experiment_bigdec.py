@@ -97,6 +97,32 @@ def test_growth_exponent_fit():
     assert _verdicts(too_few)["(d)"].verdict == "unmeasurable"
 
 
+def _states(warm, cold, gmp, sizes=(64, 1024, 4096, 65536, 1048576, 3321928)):
+    return [c for b in sizes for c in (_case("bigdec", b, warm(b)),
+                                       _case("bigdec_cold", b, cold(b)),
+                                       _case("gmp", b, gmp(b)))]
+
+
+def test_warm_and_cold_are_judged_apart_against_gmp():
+    # warm beats GMP everywhere; cold loses above 4096 bits, where powers are built
+    cases = _states(lambda b: b * 1.0, lambda b: b * (1.0 if b <= 4096 else 3.0),
+                    lambda b: b * 1.5)
+    got = _verdicts(cases)
+    assert got["(e)"].verdict == "confirmed" and "warm" in got["(e)"].claim
+    assert "above 1 at 6 of 6 (build, size) pairs" in got["(e)"].evidence
+    assert got["(f)"].verdict == "refuted" and "cold" in got["(f)"].claim
+    assert "gcc-12 -O2: slowest against GMP at 65,536 bits, gmp/bigdec_cold 0.500x" \
+        in got["(f)"].evidence
+    assert "below 1: gcc-12 -O2 65,536 bits" in got["(f)"].evidence
+
+
+def test_warm_and_cold_need_the_whole_sweep_to_be_confirmed():
+    quick = _states(lambda b: b, lambda b: b, lambda b: 2.0 * b, sizes=(64, 4096, 262144))
+    v = _verdicts(quick)["(f)"]
+    assert v.verdict == "unmeasurable" and "262,144 bits" in v.evidence
+    assert _verdicts([_case("gmp", 64, 1.0)])["(e)"].verdict == "unmeasurable"
+
+
 def test_cpython_peer_converts_the_kernels_number():
     # splitmix64 from 0: the first output is 0xe220a8397b1dcdaf (Vigna's reference)
     assert kernel_number(64, seed=0) == 0xE220A8397B1DCDAF | (1 << 63)
@@ -132,7 +158,7 @@ def test_end_to_end_quick(tmp_path, capsys):
     for cc in compilers:
         assert {(v, 1000, cc) for v in ("seed_twodiv", "seed_fused", "bigdec", "gmp")} <= seen
         for bits in (64, 256, 1024, 4096, 16384, 65536, 262144):
-            assert {("bigdec", bits, cc), ("gmp", bits, cc)} <= seen
+            assert {("bigdec", bits, cc), ("bigdec_cold", bits, cc), ("gmp", bits, cc)} <= seen
     assert {("cpython", b, None) for b in (64, 4096, 262144)} <= seen
     divs = {(c["variant"], c["build"]["compiler"]): c["metrics"]["divs/digit"]["median"]
             for c in cases if "divs/digit" in c["metrics"]}
@@ -140,9 +166,10 @@ def test_end_to_end_quick(tmp_path, capsys):
         assert (divs[("seed_twodiv", cc)], divs[("seed_fused", cc)], divs[("bigdec", cc)]) \
             == (2, 1, 0)
     assert all(c["metrics"]["time"]["source"] == "clock" for c in cases)
-    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)",
+                                                          "(f)"]
     by = {v["claim"][:3]: v["verdict"] for v in run["verdicts"]}
     assert by["(c)"] == "unmeasurable"  # the quick profile stops before 10^6 digits
     assert all(by[k] != "unmeasurable" for k in ("(a)", "(b)", "(d)"))
     growth = {(g["method"], g["build"]) for g in run["evidence"]["growth"]}
-    assert ("cpython", "-") in growth and len(growth) == 2 * len(compilers) + 1
+    assert ("cpython", "-") in growth and len(growth) == 3 * len(compilers) + 1
