@@ -39,6 +39,7 @@ METHODS = ("hw", "const", "const_vec", "rtdiv", "rtdiv_bf", "rtdiv_batch", "libd
            "libdivide_bf", "fastmod")
 OURS = ("rtdiv", "rtdiv_bf", "rtdiv_batch")
 SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time
+VECTOR_LOOPS = ("const_vec", "rtdiv_batch")  # loops built per ISA (target_clones)
 LIBDIVIDE = ("libdivide", "libdivide_bf")
 QUO = ("mul", "mod", "inverse")
 # One divisor of each kind (divisor_kind): 7 needs the N+1-bit magic ("add") for every
@@ -228,7 +229,7 @@ def _with_code(case: Case, code: dict[str, tuple[int, int, list[str]]] | str,
         why = code if isinstance(code, str) else f"{fn} not found in the binary"
         case.unavailable[_DIVS] = {"source": "asm", "reason": why}
         return case
-    if case.variant == "const_vec":  # clones for three ISAs behind an ifunc: no one body
+    if case.variant in VECTOR_LOOPS:  # clones for three ISAs behind an ifunc: no one body
         why = f"{fn} is chosen from its ISA clones at load time"
         case.unavailable[_DIVS] = case.unavailable[_SIZE] = {"source": "asm", "reason": why}
         return case
