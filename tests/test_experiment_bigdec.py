@@ -11,11 +11,14 @@ import sys
 import pytest
 
 from cpulab import cli
+from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
 from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.experiments.bigdec.experiment import digits_max, growth_fits
+from cpulab.experiments.bigdec.gmp import gmp_libdirs
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
 from cpulab.results import Case, Evidence
 
 EXP = get("bigdec")
@@ -116,6 +119,32 @@ def test_warm_and_cold_are_judged_apart_against_gmp():
     assert "below 1: gcc-12 -O2 65,536 bits" in got["(f)"].evidence
 
 
+def test_verdicts_take_the_fastest_gmp_build():
+    cases = _states(lambda b: b * 1.0, lambda b: b * 1.0, lambda b: b * 1.5)
+    cases.append(_case("gmp@host", 65536, 65536 * 0.8))  # faster than bigdec there
+    got = _verdicts(cases)
+    assert got["(e)"].verdict == "refuted"
+    assert "gmp@host/bigdec 0.800x" in got["(e)"].evidence
+    assert "below 1: gcc-12 -O2 65,536 bits" in got["(e)"].evidence
+
+
+class _PeerScript:
+    """build_gmp_peer.sh --print-path: the host build present, the fat one not."""
+
+    def run(self, argv, timeout, env=None, cwd=None):
+        if "--fat" in argv:
+            return RunResult(tuple(argv), 1, "", "build_gmp_peer.sh: no fat build yet at X")
+        return RunResult(tuple(argv), 0, "/b/peers/gmp-host/lib/libgmp.so\n", "")
+
+
+def test_gmp_builds_are_found_never_built():
+    ctx = Context(PROFILES["default"], [], _PeerScript())
+    assert {k: v.as_posix() for k, v in gmp_libdirs(ctx).items()} == \
+        {"host": "/b/peers/gmp-host/lib"}
+    assert ctx.notes == ["bigdec: GMP fat not measured: "
+                         "`native/kernels/mulpre/build_gmp_peer.sh --fat` builds it"]
+
+
 def test_warm_and_cold_need_the_whole_sweep_to_be_confirmed():
     quick = _states(lambda b: b, lambda b: b, lambda b: 2.0 * b, sizes=(64, 4096, 262144))
     v = _verdicts(quick)["(f)"]
@@ -172,4 +201,9 @@ def test_end_to_end_quick(tmp_path, capsys):
     assert by["(c)"] == "unmeasurable"  # the quick profile stops before 10^6 digits
     assert all(by[k] != "unmeasurable" for k in ("(a)", "(b)", "(d)"))
     growth = {(g["method"], g["build"]) for g in run["evidence"]["growth"]}
-    assert ("cpython", "-") in growth and len(growth) == 3 * len(compilers) + 1
+    ours = {m for m, _ in growth if not m.startswith("gmp@")}
+    assert ("cpython", "-") in growth and ours == {"bigdec", "bigdec_cold", "gmp", "cpython"}
+    builds = {m for m, _ in growth} - ours  # gmp@host where build_gmp_peer.sh made one
+    missing = {lbl for lbl in ("host", "fat")
+               if any(n.startswith(f"bigdec: GMP {lbl} not measured") for n in run["notes"])}
+    assert builds == {f"gmp@{lbl}" for lbl in ("host", "fat") if lbl not in missing}
