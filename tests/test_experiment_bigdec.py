@@ -11,11 +11,14 @@ import sys
 import pytest
 
 from cpulab import cli
+from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
 from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.experiments.bigdec.experiment import digits_max, growth_fits
+from cpulab.experiments.bigdec.gmp import gmp_libdirs
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
 from cpulab.results import Case, Evidence
 
 EXP = get("bigdec")
@@ -97,6 +100,58 @@ def test_growth_exponent_fit():
     assert _verdicts(too_few)["(d)"].verdict == "unmeasurable"
 
 
+def _states(warm, cold, gmp, sizes=(64, 1024, 4096, 65536, 1048576, 3321928)):
+    return [c for b in sizes for c in (_case("bigdec", b, warm(b)),
+                                       _case("bigdec_cold", b, cold(b)),
+                                       _case("gmp", b, gmp(b)))]
+
+
+def test_warm_and_cold_are_judged_apart_against_gmp():
+    # warm beats GMP everywhere; cold loses above 4096 bits, where powers are built
+    cases = _states(lambda b: b * 1.0, lambda b: b * (1.0 if b <= 4096 else 3.0),
+                    lambda b: b * 1.5)
+    got = _verdicts(cases)
+    assert got["(e)"].verdict == "confirmed" and "warm" in got["(e)"].claim
+    assert "above 1 at 6 of 6 (build, size) pairs" in got["(e)"].evidence
+    assert got["(f)"].verdict == "refuted" and "cold" in got["(f)"].claim
+    assert "gcc-12 -O2: slowest against GMP at 65,536 bits, gmp/bigdec_cold 0.500x" \
+        in got["(f)"].evidence
+    assert "below 1: gcc-12 -O2 65,536 bits" in got["(f)"].evidence
+
+
+def test_verdicts_take_the_fastest_gmp_build():
+    cases = _states(lambda b: b * 1.0, lambda b: b * 1.0, lambda b: b * 1.5)
+    cases.append(_case("gmp@host", 65536, 65536 * 0.8))  # faster than bigdec there
+    got = _verdicts(cases)
+    assert got["(e)"].verdict == "refuted"
+    assert "gmp@host/bigdec 0.800x" in got["(e)"].evidence
+    assert "below 1: gcc-12 -O2 65,536 bits" in got["(e)"].evidence
+
+
+class _PeerScript:
+    """build_gmp_peer.sh --print-path: the host build present, the fat one not."""
+
+    def run(self, argv, timeout, env=None, cwd=None):
+        if "--fat" in argv:
+            return RunResult(tuple(argv), 1, "", "build_gmp_peer.sh: no fat build yet at X")
+        return RunResult(tuple(argv), 0, "/b/peers/gmp-host/lib/libgmp.so\n", "")
+
+
+def test_gmp_builds_are_found_never_built():
+    ctx = Context(PROFILES["default"], [], _PeerScript())
+    assert {k: v.as_posix() for k, v in gmp_libdirs(ctx).items()} == \
+        {"host": "/b/peers/gmp-host/lib"}
+    assert ctx.notes == ["bigdec: GMP fat not measured: "
+                         "`native/kernels/mulpre/build_gmp_peer.sh --fat` builds it"]
+
+
+def test_warm_and_cold_need_the_whole_sweep_to_be_confirmed():
+    quick = _states(lambda b: b, lambda b: b, lambda b: 2.0 * b, sizes=(64, 4096, 262144))
+    v = _verdicts(quick)["(f)"]
+    assert v.verdict == "unmeasurable" and "262,144 bits" in v.evidence
+    assert _verdicts([_case("gmp", 64, 1.0)])["(e)"].verdict == "unmeasurable"
+
+
 def test_cpython_peer_converts_the_kernels_number():
     # splitmix64 from 0: the first output is 0xe220a8397b1dcdaf (Vigna's reference)
     assert kernel_number(64, seed=0) == 0xE220A8397B1DCDAF | (1 << 63)
@@ -132,7 +187,7 @@ def test_end_to_end_quick(tmp_path, capsys):
     for cc in compilers:
         assert {(v, 1000, cc) for v in ("seed_twodiv", "seed_fused", "bigdec", "gmp")} <= seen
         for bits in (64, 256, 1024, 4096, 16384, 65536, 262144):
-            assert {("bigdec", bits, cc), ("gmp", bits, cc)} <= seen
+            assert {("bigdec", bits, cc), ("bigdec_cold", bits, cc), ("gmp", bits, cc)} <= seen
     assert {("cpython", b, None) for b in (64, 4096, 262144)} <= seen
     divs = {(c["variant"], c["build"]["compiler"]): c["metrics"]["divs/digit"]["median"]
             for c in cases if "divs/digit" in c["metrics"]}
@@ -140,9 +195,15 @@ def test_end_to_end_quick(tmp_path, capsys):
         assert (divs[("seed_twodiv", cc)], divs[("seed_fused", cc)], divs[("bigdec", cc)]) \
             == (2, 1, 0)
     assert all(c["metrics"]["time"]["source"] == "clock" for c in cases)
-    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)",
+                                                          "(f)"]
     by = {v["claim"][:3]: v["verdict"] for v in run["verdicts"]}
     assert by["(c)"] == "unmeasurable"  # the quick profile stops before 10^6 digits
     assert all(by[k] != "unmeasurable" for k in ("(a)", "(b)", "(d)"))
     growth = {(g["method"], g["build"]) for g in run["evidence"]["growth"]}
-    assert ("cpython", "-") in growth and len(growth) == 2 * len(compilers) + 1
+    ours = {m for m, _ in growth if not m.startswith("gmp@")}
+    assert ("cpython", "-") in growth and ours == {"bigdec", "bigdec_cold", "gmp", "cpython"}
+    builds = {m for m, _ in growth} - ours  # gmp@host where build_gmp_peer.sh made one
+    missing = {lbl for lbl in ("host", "fat")
+               if any(n.startswith(f"bigdec: GMP {lbl} not measured") for n in run["notes"])}
+    assert builds == {f"gmp@{lbl}" for lbl in ("host", "fat") if lbl not in missing}

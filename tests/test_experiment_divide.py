@@ -7,6 +7,7 @@ import json
 
 from cpulab import cli
 from cpulab.experiments import get
+from cpulab.experiments.divide import divisor_kind
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence, EvidenceTable
 
@@ -61,6 +62,29 @@ def test_within_the_constant_uses_our_best_form():
     assert v.verdict == "confirmed" and "all 4" in v.evidence
     slow = _verdicts(_types(BASE, s64={"rtdiv": 3.0, "rtdiv_bf": 3.1}))["(a)"]
     assert slow.verdict == "refuted" and "s64" in slow.evidence and "1.500x" in slow.evidence
+
+
+def test_the_batch_never_stands_for_the_scalar_verbs():
+    fast_batch = {**BASE, "rtdiv": 3.0, "rtdiv_bf": 3.1, "rtdiv_batch": 0.5}
+    v = _verdicts(_types(fast_batch))["(a)"]
+    assert v.verdict == "refuted" and "rtdiv/const 1.500x" in v.evidence
+    assert "u64 div by 7 (add)" in v.evidence  # the divisor's kind is named
+
+
+def test_the_batch_is_judged_against_the_vectorised_constant():
+    vec = {**BASE, "rtdiv_batch": 0.6, "const_vec": 0.5}
+    v = _verdicts(_types(vec))["(e)"]
+    assert v.verdict == "refuted" and "rtdiv_batch/const_vec 1.200x" in v.evidence
+    ok = _verdicts(_types({**vec, "const_vec": 0.55}))["(e)"]
+    assert ok.verdict == "confirmed"
+    assert _verdicts(_types(BASE))["(e)"].verdict == "unmeasurable"  # no const_vec
+
+
+def test_divisor_kinds_follow_the_magic_number_test():
+    assert [divisor_kind(d, "u64") for d in (3, 7, 1024, 10**9)] == \
+        ["plain", "add", "pow2", "even"]
+    assert divisor_kind(7, "s64") == "plain" and divisor_kind(3, "s64") == "add"
+    assert divisor_kind(1, "u32") == "pow2"
 
 
 def test_libdivide_comparison_allows_a_tie_only():
@@ -119,14 +143,18 @@ def test_end_to_end_quick(tmp_path, capsys):
                 for m in ("hw", "const", "rtdiv", "rtdiv_bf", "libdivide", "libdivide_bf"):
                     assert {(m, t, op, "tput", cc), (m, t, op, "lat", cc)} <= seen
                 assert ("rtdiv_batch", t, op, "tput", cc) in seen
+                assert ("const_vec", t, op, "tput", cc) in seen
             assert (("fastmod", t, "rem", "tput", cc) in seen) == (t != "s64")
         for v in ("quo_mul", "quo_mod", "quo_inverse"):
             assert (v, None, None, "tput", cc) in seen
     for c in cases:
+        if c["variant"] in ("const_vec", "rtdiv_batch"):  # ISA clones behind an ifunc
+            assert "div-instructions" in c["unavailable"], c
+            continue
         divs = c["metrics"]["div-instructions"]["median"]
         if c["variant"] == "hw" and c["params"]["loop"] == "tput":
             assert divs >= 1, c
         if c["variant"] in ("const", "rtdiv", "rtdiv_bf", "quo_mul", "quo_mod"):
             assert divs == 0, c
-    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)"]
+    assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
     assert all(v["verdict"] != "unmeasurable" for v in run["verdicts"])

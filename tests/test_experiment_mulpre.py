@@ -13,6 +13,7 @@ from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
 from cpulab.experiments.mulpre import experiment as mulpre
 from cpulab.experiments.mulpre import gmp as mulpre_gmp
+from cpulab.experiments.mulpre import mcl as mulpre_mcl
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
 from cpulab.results import VERDICTS, Case, Evidence
@@ -159,6 +160,84 @@ def test_failed_cases_are_left_out_of_every_verdict():
     assert all(v.verdict == "unmeasurable" for v in EXP.verdicts([broken], Evidence()))
 
 
+# ---- (e), (f) against mcl, the strongest peer, in every mode --------------------------
+
+
+def moded(variant: str, n: int, ns: float, mode: str) -> Case:
+    c = timed(variant, n, ns, GCC if variant == "asm" else None)
+    c.params["mode"] = mode
+    return c
+
+
+def mcl_field(mcl_ns: dict[tuple[str, int], float], gmp_ns: float = 1000.0) -> list[Case]:
+    """asm at 10 ns in every (mode, N); mcl at 12 ns unless mcl_ns says otherwise."""
+    out = []
+    for mode in mulpre.MODES:
+        for n in mulpre.SIZES:
+            out += [moded("asm", n, 10.0, mode),
+                    moded("mcl", n, mcl_ns.get((mode, n), 12.0), mode),
+                    moded("gmp_mul_n", n, gmp_ns, mode)]
+    return out
+
+
+def test_as_fast_as_mcl_confirmed_in_every_mode():
+    v = verdicts(mcl_field({}))["(e)"]
+    assert v.verdict == "confirmed"
+    assert "interval above 1 in 27 of 27 (mode, N) pairs, below 1 in 0" in v.evidence
+    assert "chain_y: closest N=1, fastest peer mcl / asm = 1.200x" in v.evidence
+
+
+def test_as_fast_as_mcl_refuted_by_one_chain_and_names_a_faster_gmp():
+    cases = mcl_field({("chain_x", 3): 8.0}, gmp_ns=1000.0)
+    cases = [c for c in cases if not (c.variant == "gmp_mul_n" and c.params["N"] == 7
+                                      and c.params["mode"] == "chain_y")]
+    cases.append(moded("gmp_mul_n@host", 7, 9.0, "chain_y"))  # a GMP faster than mcl
+    v = verdicts(cases)["(e)"]
+    assert v.verdict == "refuted"
+    assert "not above 1: chain_x N=3 mcl 0.800x" in v.evidence
+    assert "chain_y N=7 gmp_mul_n@host 0.900x" in v.evidence
+
+
+def test_faster_than_mcl_needs_the_margin_at_every_size():
+    v = verdicts(mcl_field({("throughput", 6): 11.0}))["(f)"]  # 1.1x at N=6
+    assert v.verdict == "refuted"
+    assert "N=6: mcl / asm 1.100x" in v.evidence and "N=4: mcl / asm 1.200x" in v.evidence
+    assert verdicts(mcl_field({}))["(f)"].verdict == "confirmed"  # 1.2x everywhere
+
+
+def test_without_mcl_its_verdicts_are_unmeasurable():
+    cases = [c for c in mcl_field({}) if c.variant != "mcl"]
+    got = verdicts(cases)
+    assert got["(e)"].verdict == got["(f)"].verdict == "unmeasurable"
+    assert "build_mcl_peer.sh" in got["(e)"].evidence
+
+
+def test_chained_cases_leave_the_throughput_verdicts_alone():
+    cases = ecc_cases(gmp4=10.0, host6=9.5)  # throughput, no mode: confirmed
+    cases += [moded("gmp_mul_n", n, 1.0, "chain_x") for n in (4, 6)]  # would refute
+    assert verdicts(cases)["(a)"].verdict == "confirmed"
+
+
+def test_model_is_n_squared_cycles():
+    # N^2 mulx at one per cycle; 2N^2 - 1 adds on two chains never take longer
+    assert [mulpre.model_cycles(n) for n in mulpre.SIZES] == [n * n for n in mulpre.SIZES]
+
+
+def test_model_table_reports_cycles_unavailable_never_zero():
+    c = mulpre._finish(timed("asm/N=4", 0, 5.0), {})
+    c.params["mode"] = "throughput"
+    assert c.metrics["model_cycles"] == Metric.exact(16, "cycles/call", "model")
+    c.unavailable["cycles"] = {"source": "pmu", "reason": "no PMU in this VM"}
+    chained = mulpre._finish(moded("asm/N=4", 0, 5.0, "chain_x"), {})
+    assert "model_cycles" not in chained.metrics  # the model is of the seed's loop only
+    table = mulpre.model_table([c, chained])
+    assert table.rows == [["N=4", "16", "unavailable", "-", "13.0", "0.81"]]
+    assert "Cycles unavailable: no PMU in this VM" in table.title
+    with_pmu = mulpre._finish(timed("asm/N=2", 0, 5.0), {})
+    with_pmu.metrics["cycles"] = Metric.exact(6.0, "cycles/call", "pmu")
+    assert mulpre.model_table([with_pmu]).rows[0][:4] == ["N=2", "4", "6.0", "1.50"]
+
+
 # ---- cases and tables -----------------------------------------------------------------
 
 
@@ -220,6 +299,36 @@ def test_only_the_default_profile_builds_a_gmp(profile):
     assert ("gmpy2" in peers) != any("GMP peer gmpy2 not measured" in n for n in ctx.notes)
 
 
+class McLRunner:
+    """build_mcl_peer.sh: built (stdout: its path) or not (stderr: why)."""
+
+    def __init__(self, built: bool):
+        self.built, self.calls = built, []
+
+    def run(self, argv: Sequence[str], timeout: float, env=None, cwd=None) -> RunResult:
+        self.calls.append(tuple(argv))
+        assert str(mulpre_mcl.MCL_SCRIPT) in argv
+        if self.built:
+            return RunResult(tuple(argv), 0, "/b/peers/mcl/lib/libmclbint.so\n", "")
+        return RunResult(tuple(argv), 1, "", "build_mcl_peer.sh: no mcl build yet at X")
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_only_the_default_profile_builds_mcl(profile):
+    runner = McLRunner(built=profile == "default")
+    ctx = Context(PROFILES[profile], [], runner)
+    path = mulpre_mcl.mcl_peer(ctx)
+    (call,) = runner.calls
+    assert ("--print-path" in call) == (profile == "quick")
+    if profile == "default":
+        assert path.as_posix() == "/b/peers/mcl/lib/libmclbint.so" and not ctx.notes
+    else:
+        assert path is None
+        assert ctx.notes == ["peer mcl not measured: build_mcl_peer.sh: no mcl build yet at "
+                             "X (`native/kernels/mulpre/build_mcl_peer.sh` builds it, and so "
+                             "does the default profile)"]
+
+
 # ---- end to end: the real kernels, quick profile --------------------------------------
 
 
@@ -245,21 +354,26 @@ def test_run_mulpre_quick_json(tmp_path, capsys):
     want |= {(v, n, "-") for v in ("gmp_mul_n", "gmp_sqr") for n in mulpre.SIZES}
     assert want <= got
     peers = {v for v, _, b in got - want}
-    assert all(v.startswith("gmp_mul_n@") for v in peers), peers
+    assert all(v.startswith("gmp_mul_n@") or v == "mcl" for v in peers), peers
+    modes = {c["params"]["mode"] for c in run["cases"] if c["variant"] == "asm"}
+    assert modes == (set(mulpre.MODES) if has_mulx else set())
     for c in run["cases"]:
         assert "error" not in c, c
         assert c["metrics"]["time"]["unit"] == "ns/call"
         assert c["metrics"]["time"]["source"] == "clock" and c["metrics"]["time"]["median"] > 0
         assert ("cycles" in c["metrics"]) != ("cycles" in c["unavailable"])
-        if c["variant"] == "asm":  # deterministic: N^2 mulx, nothing on the stack
+        if c["variant"] == "asm" and c["params"]["mode"] == "throughput":
+            # deterministic: N^2 mulx, nothing on the stack, and the model's N^2 cycles
             n = c["params"]["N"]
             mix = {k: c["metrics"][k]["median"] for k in mulpre.MIX}
             assert (mix["mulx"], mix["mul"], mix["spills"], mix["reloads"]) == \
                 (n * n, n * n, 0, 0), (n, mix)
             assert c["metrics"]["mulx"]["source"] == "asm"
+            assert c["metrics"]["model_cycles"]["median"] == n * n
+            assert c["metrics"]["model_cycles"]["source"] == "model"
             if n == 4:  # seed S11's hand-written N=4: 16 mulx, 31 add-type, 16 mov
                 assert (mix["add"], mix["mov"]) == (31, 16)
-    assert len(run["verdicts"]) == 4
+    assert len(run["verdicts"]) == 6
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
     if has_mulx:

@@ -76,6 +76,18 @@ def test_random_against_gmp(cc):
         assert lines[-1] == {"type": "random", "checked": count, "ok": True}
 
 
+@pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 100)])
+def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
+    """A first conversion built one power of ten (and its inverse) more than the top
+    split uses: at 1024 limbs 10^(19 * 2^11), 2020 limbs, where 10^(19 * 2^10) splits.
+    What the cache holds afterwards doubled: 96 and 147 bytes per limb of x at these
+    sizes, 48 and 74 now (glibc's count of bytes in use)."""
+    rc, lines, _ = run(_driver("gcc"), "cache", str(limbs))
+    assert rc == 0 and lines[-1]["ok"] is True
+    held = lines[-1]["held_bytes"]
+    assert 8 * limbs < held < per_limb * limbs, held
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not FULL, reason="set CPULAB_FULL=1 for sizes up to 10^5 limbs")
 def test_random_against_gmp_huge():
@@ -215,12 +227,13 @@ def test_kernel_runs_and_verifies(cc):
     rc, lines, err = run(exe, "--iters", "3", "--reps", "1", "--no-pmu")
     assert rc == 0, (lines, err)
     cases = [c["name"] for c in lines[0]["cases"]]
-    assert cases == ["seed_twodiv", "seed_fused", "bigdec", "gmp"]
+    assert cases == ["seed_twodiv", "seed_fused", "bigdec", "gmp", "bigdec_cold"]
     reps = [x for x in lines if x["type"] == "rep"]
     assert [r["case"] for r in reps] == cases and all(r["unit"] == "conversion" for r in reps)
     for bits in ("64", "5000", "200000"):
         rc, lines, err = run(exe, "--iters", "1", "--reps", "1", "--no-pmu",
-                             "--param", f"bits={bits}", "--case", "bigdec", "--case", "gmp")
+                             "--param", f"bits={bits}", "--case", "bigdec", "--case", "gmp",
+                             "--case", "bigdec_cold")
         assert rc == 0, (bits, lines, err)
 
 

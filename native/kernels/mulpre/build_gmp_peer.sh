@@ -9,10 +9,12 @@
 # a fat build (--fat: every x86-64 variant, chosen at run time through __gmpn_cpuvec).
 #
 # A CPU newer than GMP 6.3.0 (AMD family 26, Zen 5, say) is unknown to its config.guess,
-# which then names a bare x86_64 and the "tuned" build runs the generic k8 code. Where the
-# CPU has BMI2 and ADX the host build is then configured as the newest CPU of the same
-# vendor that GMP knows (zen4, skylake), whose mpn_mul_basecase is the mulx/adox/adcx code
-# of x86_64/coreibwl; CODEPATH records that choice.
+# which then names a bare x86_64 and the "tuned" build runs the generic k8 code; an Intel
+# model it does not know (family 6 model 207, Emerald Rapids) is named after its oldest
+# features, nehalem, whose mul_basecase is core2's `mul` loop. Where the CPU has BMI2 and
+# ADX and the guess is such a name, the host build is configured as the newest CPU of the
+# same vendor that GMP knows (zen4, skylake), whose mpn_mul_basecase is the mulx/adox/adcx
+# code of x86_64/coreibwl; CODEPATH records that choice.
 #
 # Idempotent: a finished build leaves build/peers/gmp-<mode>/.done, holding the configure
 # arguments, and a second call with the same recipe only prints its path. Writes nothing
@@ -53,13 +55,17 @@ fi
 # .done records: for a host build whose CPU config.guess does not know, the newest CPU of
 # the same vendor that GMP 6.3.0 knows, if this CPU has what that code needs.
 crate_version=1.7.1
+# config.guess's names for CPUs without ADX: on a CPU with ADX, a guess that did not know it.
+pre_adx="x86_64|k8|k10|bobcat|jaguar|bulldozer|piledriver|steamroller|excavator|core2"
+pre_adx+="|penryn|nehalem|westmere|sandybridge|ivybridge|haswell|atom|silvermont|goldmont"
 plan() {
     conf=(--prefix="$prefix" --disable-static --enable-shared)
     guess=$(sh "$1/config.guess")
     fallback=""
     if [[ $mode == fat ]]; then
         conf+=(--enable-fat)
-    elif [[ $guess == x86_64-* ]] && grep -qw bmi2 /proc/cpuinfo && grep -qw adx /proc/cpuinfo
+    elif [[ ${guess%%-*} =~ ^($pre_adx)$ ]] && grep -qw bmi2 /proc/cpuinfo &&
+        grep -qw adx /proc/cpuinfo
     then
         case $(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -1) in
             AuthenticAMD) fallback=zen4 ;;

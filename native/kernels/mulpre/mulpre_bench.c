@@ -15,9 +15,14 @@
  *   --param mulpre_peers=LABEL:PATH,...  portable@LABEL/N=k, intrin@LABEL/N=k
  *       (libmulpre.so built by another compiler, so gcc's and clang's C paths run side
  *       by side in one process)
+ *   --param mcl_peer=PATH                 mcl/N=k: mcl's mclb_mul_fastN (z, x, y), the
+ *       hand-written mulx/adox/adcx code of seed S11 (build_mcl_peer.sh builds it)
  * --param mode=throughput (default: the same inputs every call, calls overlap in the
- * out-of-order core, as in seed S11's loop) or mode=latency (each call's x is the low half
- * of the previous product, so calls form one dependency chain through memory).
+ * out-of-order core, as in seed S11's loop), mode=chain_x (each call's x is the low half
+ * of the previous product, so calls form one dependency chain through memory; `latency`
+ * is its older name) or mode=chain_y (the same chain through y). The two chains differ
+ * because mulx takes one operand in rdx: code that loads x[i] into rdx (mcl) waits on a
+ * chained x row by row, code that loads y[i] (mulpre's asm) waits on a chained y.
  * --param impls=a,b,... keeps only those case prefixes (e.g. asm,gmp_mul_n@fat).
  *
  * Every function is called through a pointer fetched once (mulpre_mul_fn_get, dlsym), so
@@ -45,7 +50,7 @@ enum kind { K_MUL, K_SQR, K_CHECKED, K_GMP_MUL, K_GMP_SQR };
 typedef struct {
     enum kind kind;
     size_t n;
-    int latency;
+    int mode; /* enum mode */
     mulpre_mul_fn mul;
     mulpre_sqr_fn sqr;
     gmp_mul_n_fn gmul;
@@ -54,29 +59,42 @@ typedef struct {
     uint64_t z[2][2 * MULPRE_MAX_LIMBS];
 } bench;
 
-/* Throughput: same x, y every call. Latency: x of call k+1 is z of call k (low half). */
+/* The three modes of --param mode: same x, y every call; or x (y) of call k+1 is the low
+ * half of z of call k. */
+enum mode { M_THROUGHPUT, M_CHAIN_X, M_CHAIN_Y };
+
 #define BENCH_LOOP(CALL)                                                               \
     do {                                                                               \
-        if (!b->latency) {                                                             \
+        switch (b->mode) {                                                             \
+        case M_THROUGHPUT: {                                                           \
             uint64_t *z = b->z[0];                                                     \
-            const uint64_t *x = b->x;                                                  \
+            const uint64_t *x = b->x, *y = b->y;                                       \
             for (uint64_t i = 0; i < iters; i++) {                                     \
                 CALL;                                                                  \
                 clh_clobber();                                                         \
             }                                                                          \
-        } else {                                                                       \
+        } break;                                                                       \
+        case M_CHAIN_X:                                                                \
             for (uint64_t i = 0; i < iters; i++) {                                     \
                 uint64_t *z = b->z[i & 1];                                             \
-                const uint64_t *x = b->z[(i & 1) ^ 1];                                 \
+                const uint64_t *x = b->z[(i & 1) ^ 1], *y = b->y;                      \
                 CALL;                                                                  \
                 clh_clobber();                                                         \
             }                                                                          \
+            break;                                                                     \
+        case M_CHAIN_Y:                                                                \
+            for (uint64_t i = 0; i < iters; i++) {                                     \
+                uint64_t *z = b->z[i & 1];                                             \
+                const uint64_t *x = b->x, *y = b->z[(i & 1) ^ 1];                      \
+                CALL;                                                                  \
+                clh_clobber();                                                         \
+            }                                                                          \
+            break;                                                                     \
         }                                                                              \
     } while (0)
 
 static uint64_t run_case(uint64_t iters, void *arg) {
     bench *b = arg;
-    const uint64_t *y = b->y;
     size_t n = b->n;
     switch (b->kind) {
     case K_MUL: BENCH_LOOP(b->mul(z, x, y)); break;
@@ -103,7 +121,7 @@ static uint64_t rng(void) { /* splitmix64 */
 static clh_case cases[MAX_CASES];
 static size_t ncases;
 static const char *impl_filter; /* comma list of case prefixes, or NULL */
-static int latency_mode;
+static enum mode bench_mode;
 
 static int wanted(const char *prefix) {
     if (!impl_filter || !*impl_filter)
@@ -132,14 +150,14 @@ static void add_case(const char *prefix, size_t n, bench proto) {
         clh_fail("mulpre_bench: out of memory");
     *b = proto;
     b->n = n;
-    b->latency = latency_mode;
+    b->mode = bench_mode;
     for (size_t i = 0; i < n; i++) {
         b->x[i] = rng();
         b->y[i] = rng();
     }
-    /* Both buffers start with x in the low half: the latency chain starts from x. */
+    /* Both buffers start with the chained operand in the low half. */
     for (int k = 0; k < 2; k++)
-        memcpy(b->z[k], b->x, sizeof b->x);
+        memcpy(b->z[k], bench_mode == M_CHAIN_Y ? b->y : b->x, sizeof b->x);
     sprintf(name, "%s/N=%zu", prefix, n);
     cases[ncases++] = (clh_case){.name = name, .fn = run_case, .arg = b,
                                  .units_per_iter = 1, .unit = "call"};
@@ -235,6 +253,21 @@ static void add_mulpre_peer(const char *label, const char *path) {
     }
 }
 
+/* mcl's functions are plain exported symbols with mulpre's (z, x, y) signature. */
+static void add_mcl_peer(const char *path) {
+    void *h = load_isolated(path);
+    if (!h)
+        clh_fail("mulpre_bench: cannot load mcl peer %s: %s", path, dlerror());
+    for (size_t n = n_lo; n <= n_hi; n++) {
+        char sym[32];
+        snprintf(sym, sizeof sym, "mclb_mul_fast%zu", n);
+        mulpre_mul_fn f = (mulpre_mul_fn)dlsym(h, sym);
+        if (!f)
+            clh_fail("mulpre_bench: %s has no %s: not mcl's bint library", path, sym);
+        add_case("mcl", n, (bench){.kind = K_MUL, .mul = f});
+    }
+}
+
 int main(int argc, char **argv) {
     clh_init(argc, argv);
     const char *ns = clh_param_str("n", "1-9");
@@ -246,10 +279,13 @@ int main(int argc, char **argv) {
     if (n_lo < 1 || n_hi > MULPRE_MAX_LIMBS || n_lo > n_hi)
         clh_usage_error("mulpre_bench: --param n=%s: sizes must lie in 1-9", ns);
     const char *mode = clh_param_str("mode", "throughput");
-    if (strcmp(mode, "latency") == 0)
-        latency_mode = 1;
+    if (strcmp(mode, "chain_x") == 0 || strcmp(mode, "latency") == 0)
+        bench_mode = M_CHAIN_X;
+    else if (strcmp(mode, "chain_y") == 0)
+        bench_mode = M_CHAIN_Y;
     else if (strcmp(mode, "throughput") != 0)
-        clh_usage_error("mulpre_bench: --param mode=%s: expected throughput or latency", mode);
+        clh_usage_error("mulpre_bench: --param mode=%s: expected throughput, chain_x or "
+                        "chain_y", mode);
     impl_filter = clh_param_str("impls", "");
 
     describe_gmp("linked", RTLD_DEFAULT, (gmp_mul_n_fn)__gmpn_mul_n);
@@ -271,6 +307,13 @@ int main(int argc, char **argv) {
     }
     each_peer(clh_param_str("gmp_peers", ""), add_gmp_peer);
     each_peer(clh_param_str("mulpre_peers", ""), add_mulpre_peer);
+    const char *mcl = clh_param_str("mcl_peer", "");
+    if (*mcl) {
+        if (!mulpre_impl_available(MULPRE_IMPL_ASM)) /* mcl needs the same BMI2 + ADX */
+            clh_fail("mulpre_bench: mcl's mclb_mul_fastN need BMI2 and ADX, which this "
+                     "CPU lacks");
+        add_mcl_peer(mcl);
+    }
     if (ncases == 0)
         clh_usage_error("mulpre_bench: no case left (--param impls=%s)", impl_filter);
     return clh_run(cases, ncases);

@@ -56,10 +56,6 @@ typedef struct bigdec__pow {
  * level `level`; NULL when memory ran out (the cache is left as it was). */
 const bigdec__pow *bigdec__pow_get(unsigned level);
 
-/* The smallest level whose p has at least `limbs` limbs, computed from sizes alone
- * (19 * 2^i * log2(10) bits) without building anything. */
-unsigned bigdec__pow_level_for(size_t limbs);
-
 void bigdec__pow_release(void);
 
 /* ---- bigdec_dc.c ---- */
@@ -69,7 +65,9 @@ void bigdec__pow_release(void);
 size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar);
 size_t bigdec__dc_scratch(size_t n);
 
-/* The largest level the D&C of an n-limb number uses (to build powers beforehand). */
-unsigned bigdec__dc_top_level(size_t n);
+/* The largest level the D&C of a `bits`-bit number uses: its top split's. Builds the
+ * levels up to it (all that the conversion needs), so a conversion fails, if memory runs
+ * out, before it writes a digit. NULL's level is returned as well: pow_get tells. */
+unsigned bigdec__dc_top_level(size_t bits);
 
 #endif

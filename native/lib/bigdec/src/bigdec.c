@@ -51,7 +51,7 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
         *len = k;
         return BIGDEC_OK;
     }
-    if (!bigdec__pow_get(bigdec__dc_top_level(n)))
+    if (!bigdec__pow_get(bigdec__dc_top_level(bigdec__bits(limbs, n))))
         return BIGDEC_ENOMEM;
     size_t cap = bigdec__dc_scratch(n);
     bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};

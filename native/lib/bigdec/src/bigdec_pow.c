@@ -16,16 +16,6 @@
 static bigdec__pow *bigdec__pows[BIGDEC__POW_LEVELS];
 static pthread_mutex_t bigdec__pow_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* bits of 10^(19 * 2^i): 19 * 2^i * log2(10), log2(10) < 3.3219280949 */
-unsigned bigdec__pow_level_for(size_t limbs) {
-    unsigned i = 0;
-    /* limbs of 10^(19 * 2^i) >= floor(19 * 2^i * 3.32192809 / 64) + 1 */
-    while (i + 1 < BIGDEC__POW_LEVELS &&
-           (size_t)((double)(19u << i) * 3.3219280948873622 / 64.0) + 1 < limbs)
-        i++;
-    return i;
-}
-
 static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     size_t rawn = prev ? 2 * prev->rawn : 1;
     bigdec__pow *w = calloc(1, sizeof *w);

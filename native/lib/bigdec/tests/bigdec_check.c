@@ -10,6 +10,10 @@
  *       10^k, 10^k + 1 for k = 0..MAXK, 2^(64k) - 1 and 2^(64k) for k up to MAXK / 19.
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
+ *   bigdec_check cache LIMBS
+ *       the heap bytes that the power cache holds after one cold conversion of a
+ *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
+ *       then): a deterministic figure for what a first conversion builds.
  *
  * One JSON line per mode ({"ok": true, "checked": N}) or per mismatch; exit 1 on any
  * mismatch. Sizes are also checked: bigdec_size() is exactly the digit count or one
@@ -17,6 +21,7 @@
  */
 #include <gmp.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +198,32 @@ static int run_status(void) {
     return bad ? 1 : 0;
 }
 
+/* Bytes in use from the heap and from glibc's mmap-ed large blocks. */
+static size_t heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
+static int run_cache(size_t n) {
+    uint64_t *x = malloc(n * sizeof *x);
+    char *buf = malloc(20 * n + 2);
+    if (!x || !buf)
+        return 2;
+    for (size_t i = 0; i < n; i++)
+        x[i] = rng();
+    x[n - 1] |= UINT64_C(1) << 63;
+    bigdec_cache_release();
+    size_t before = heap_in_use();
+    size_t len;
+    bigdec_status st = bigdec_write(buf, 20 * n + 2, x, n, &len);
+    size_t held = heap_in_use() - before;
+    bigdec_cache_release();
+    free(x), free(buf);
+    printf("{\"type\":\"cache\",\"limbs\":%zu,\"held_bytes\":%zu,\"ok\":%s}\n", n, held,
+           st == BIGDEC_OK ? "true" : "false");
+    return st == BIGDEC_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -209,7 +240,9 @@ int main(int argc, char **argv) {
         return run_edge(strtoul(argv[2], NULL, 0));
     if (argc == 2 && !strcmp(argv[1], "status"))
         return run_status();
-    fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status\n",
-            argv[0]);
+    if (argc == 3 && !strcmp(argv[1], "cache"))
+        return run_cache(strtoull(argv[2], NULL, 0));
+    fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
+            "cache LIMBS\n", argv[0]);
     return 2;
 }

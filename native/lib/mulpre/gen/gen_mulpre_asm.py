@@ -17,7 +17,10 @@ and two adds that fold the pending OF and CF into the new top limb (the top cann
 overflow: x * y[i] plus an N-limb sum is below 2^(64(N+1))). A dedicated zero register
 instead of `mov lo, 0` (N + 7 registers, so N <= 8) measured 9-14% faster at N = 2, 7, 8,
 0-12% at N = 4, and 3% slower at N = 3 and 6 (an extra push) on Zen 4; the seed's N + 6
-plan is kept.
+plan is kept. mcl folds CF with `adc` instead of `adcx` (the same flags in, only CF out);
+on a Xeon (family 6, model 207) the two folds measured within 3% of each other at every
+N = 3..9 in throughput and in both chains, either sign (both forms assembled side by
+side, their positions swapped between runs), so `adcx` is kept.
 
 Per N >= 2 this gives N^2 mulx, N + (N-1)(2N+1) add-type, N-1 xor and 3N + (N-1) + 1 mov
 (loads of y[i], stores of z, zeroes, the copy of the y pointer); for N = 4 that is 16 mulx,

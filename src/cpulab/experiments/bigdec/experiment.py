@@ -7,10 +7,14 @@ fix (one `div`), beside native/lib/bigdec and GMP's mpz_get_str, all four in one
 (native/kernels/bigdec/bigdec_bench.c) for gcc and clang; `cpulab asm` counts the
 divisions of each loop. Then a size sweep from 64 bits to 10^6 digits of bigdec and GMP
 (one program per build and size) and of CPython's str(int) with its digit limit lifted
-(a Python child process timed with perf_counter_ns: cpython.py), all programs
-interleaved, and the growth exponent of each fitted on log axes. Per case: ns and TSC
-ticks per conversion (clock, tsc; CPython: clock only) and the `div` instructions of the
-hot code (asm).
+(a Python child process timed with perf_counter_ns: cpython.py), and GMP again on each
+GMP build for this CPU present (gmp.py: the same binary on that build's libgmp, case
+gmp@LABEL; verdicts take the fastest GMP), all programs interleaved, and the growth
+exponent of each fitted on log axes. bigdec is swept warm
+(its powers of ten cached by earlier calls) and cold (`bigdec_cold`: the cache released
+before every call, as in a process's first conversion); GMP keeps no cache, so it is
+cold every call. Per case: ns and TSC ticks per conversion (clock, tsc; CPython: clock
+only) and the `div` instructions of the hot code (asm).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
+from cpulab.experiments.bigdec.gmp import GMP, gmp_libdirs
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
@@ -46,6 +51,9 @@ LARGE_DIGITS = 1_000_000
 LARGE_TARGET = 2.0
 CLEARLY_SUBQUADRATIC = 1.9  # "clearly below 2": the exponent + 2 standard errors
 SEED_BEFORE_S, SEED_AFTER_S = 8.686, 6.392
+SWEEP_CASES = ("bigdec", "bigdec_cold", "gmp")
+# bigdec's two states, each judged against GMP at every size of the sweep
+STATES = {"warm": "bigdec", "cold": "bigdec_cold"}
 DIR = KERNELS / "bigdec"
 LIB = library("bigdec")
 _DIVS = "divs/digit"
@@ -127,9 +135,18 @@ class Bigdec(Experiment):
                          a.config.as_dict(), list(SEED_CASES)))
             for bits in sweep:
                 key = f"{a.config.label}|{bits}"
+                cases = [arg for c in SWEEP_CASES for arg in ("--case", c)]
                 jobs.append((key, Program(key, [str(a.path), *args, "--param", f"bits={bits}",
-                                                "--case", "bigdec", "--case", "gmp"]),
-                             a.config.as_dict(), ["bigdec", "gmp"]))
+                                                *cases]),
+                             a.config.as_dict(), list(SWEEP_CASES)))
+        for label, libdir in gmp_libdirs(ctx).items():
+            for a in built:
+                for bits in sweep:
+                    key = f"{a.config.label}|gmp@{label}|{bits}"
+                    jobs.append((key, Program(key, [str(a.path), *args, "--param",
+                                                    f"bits={bits}", "--case", GMP],
+                                              env={"LD_LIBRARY_PATH": str(libdir)}),
+                                 a.config.as_dict(), [GMP]))
         for bits in (b for b in sweep if b <= py_max):
             key = f"cpython|{bits}"
             jobs.append((key, Program(key, [sys.executable, "-m",
@@ -139,13 +156,16 @@ class Bigdec(Experiment):
         outcomes = ctx.measure([p for _, p, _, _ in jobs])
 
         code = {a.config.label: _div_counts(a) for a in built}
+        gmp_at = {key: key.split("|")[1] for key, *_ in jobs if "|gmp@" in key}
         cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
                  for a in arts if not a.ok for v in SEED_CASES]
         for key, _, build, names in jobs:
             bits = int(key.rsplit("|", 1)[1])
             params = {"bits": bits, "digits": digits_max(bits)}
             for case in cases_from_outcome(outcomes[key], lambda n: n, build, params, names):
-                if build is not None:
+                if key in gmp_at:
+                    case.variant = gmp_at[key]
+                elif build is not None:
                     _add_divs(case, code[key.rsplit("|", 1)[0]])
                 cases.append(case)
         return cases
@@ -170,7 +190,7 @@ class Bigdec(Experiment):
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_fused_beats_twodiv(ok), _faster_than_gmp_small(ok), _near_gmp_large(ok),
-                _subquadratic(ok)]
+                _subquadratic(ok), *(_as_fast_as_gmp(ok, state) for state in STATES)]
 
 
 def _div_counts(a: Artifact) -> dict[str, int] | str:
@@ -222,7 +242,8 @@ def growth_fits(cases: list[Case]) -> dict[tuple[str, str], tuple[float, float, 
     series: dict[tuple[str, str], dict[int, float]] = {}
     for c in cases:
         bits, t = c.params.get("bits"), c.value("time")
-        if c.variant in ("bigdec", "gmp", "cpython") and bits and bits >= FIT_FROM_BITS \
+        if (c.variant in (*SWEEP_CASES, "cpython") or c.variant.startswith(f"{GMP}@")) \
+                and bits and bits >= FIT_FROM_BITS \
                 and t and bits != SEED_BITS:
             series.setdefault((c.variant, c.build_label), {})[bits] = t
     out = {}
@@ -262,8 +283,16 @@ def _fused_beats_twodiv(cases: list[Case]) -> Verdict:
     return Verdict(claim, kind, "; ".join(rows), seed)
 
 
-def _gmp_ratios(cases: list[Case], label: str, bits: int):
-    b, g = _find(cases, "bigdec", label, bits), _find(cases, "gmp", label, bits)
+def _fastest_gmp(cases: list[Case], label: str, bits: int) -> Case | None:
+    """The fastest GMP measured at this size with this build (Debian's or gmp@LABEL)."""
+    gmps = [c for c in cases if (c.variant == GMP or c.variant.startswith(f"{GMP}@"))
+            and c.build_label == label and c.params.get("bits") == bits and c.value("time")]
+    return min(gmps, key=lambda c: c.value("time")) if gmps else None  # type: ignore
+
+
+def _gmp_ratios(cases: list[Case], label: str, bits: int, variant: str = "bigdec"):
+    """fastest GMP / bigdec at one size and build (> 1: bigdec is faster)."""
+    b, g = _find(cases, variant, label, bits), _fastest_gmp(cases, label, bits)
     if b is None or g is None:
         return None
     return median_ratio(g, b, cycle_metric(g, b))
@@ -336,3 +365,47 @@ def _subquadratic(cases: list[Case]) -> Verdict:
 
 
 EXPERIMENT = Bigdec()
+
+
+def _as_fast_as_gmp(cases: list[Case], state: str) -> Verdict:
+    """bigdec warm or cold against GMP's mpz_get_str at every swept size and build."""
+    variant = STATES[state]
+    letter = "e" if state == "warm" else "f"
+    what = ("its powers of ten cached by an earlier call" if state == "warm" else
+            "its cache released before every call, as in a first conversion")
+    claim = (f"({letter}) bigdec {state} ({what}) is at least as fast as GMP's mpz_get_str "
+             f"(the fastest GMP build at each size) at every size from {SWEEP_BITS[0]} bits "
+             "to 10^6 digits, with every compiler")
+    seed = "the seed measures no GMP; GMP is the strongest converter this machine has"
+    rows, below, above, n, top = [], [], 0, 0, 0
+    for label in _labels(cases):
+        for bits in sorted({c.params.get("bits", 0) for c in cases if c.variant == variant}):
+            r = _gmp_ratios(cases, label, bits, variant)
+            if r is None:
+                continue
+            n, top = n + 1, max(top, bits)
+            above += r.above(1.0)
+            if r.below(1.0):
+                below.append(f"{label} {bits:,} bits {format_ratio(r)}")
+        worst = [(b, r) for b in sorted({c.params.get("bits", 0) for c in cases})
+                 if (r := _gmp_ratios(cases, label, b, variant)) is not None]
+        if worst:
+            b, r = min(worst, key=lambda br: br[1].value)
+            g = _fastest_gmp(cases, label, b)
+            rows.append(f"{label}: slowest against GMP at {b:,} bits, {g.variant if g else GMP}"
+                        f"/{variant} {format_ratio(r)}")
+    if not n:
+        return Verdict(claim, "unmeasurable", f"no size with both {variant} and GMP measured",
+                       seed)
+    ev = (f"gmp/{variant} (> 1: bigdec faster): interval above 1 at {above} of {n} "
+          f"(build, size) pairs, below 1 at {len(below)}; " + "; ".join(rows))
+    if below:
+        ev += "; below 1: " + ", ".join(below)
+    if below:
+        kind = "refuted"
+    elif digits_max(top) < LARGE_DIGITS:
+        return Verdict(claim, "unmeasurable", f"the run stopped at {top:,} bits (the quick "
+                       "profile; run without --quick for 10^6 digits); " + ev, seed)
+    else:
+        kind = "confirmed" if above == n else "inconclusive"
+    return Verdict(claim, kind, ev, seed)

@@ -11,6 +11,13 @@ and notes which `mpn_mul_basecase` each one ran). The seed's instruction counts 
 this build's machine code (asm): multiplies (mulx among them), add-type, mov, xor-zero,
 stack spills and reloads of every per-N function. The asm and the GMPs run in one
 process, each other build in its own; ctx.measure interleaves the processes.
+
+The strongest peer is mcl (mcl.py): the hand-written code that the seed's hand asm is.
+The asm, mcl and the GMPs run in three modes, each its own process: independent inputs
+(throughput, the seed's loop), and a chain through x or through y (each call's operand is
+the previous product). The modes differ because mulx takes one operand in rdx: mcl loads
+x[i] there, the asm y[i]. A `model` figure sets the asm's cost per call beside the
+minimum of N^2 mulx and 2N^2 - 1 adds on two carry chains: N^2 cycles.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
+from cpulab.experiments.mulpre.mcl import MCL, MCL_NAME, mcl_peer
 from cpulab.machine.cpuinfo import parse_cpuinfo
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
@@ -47,6 +55,11 @@ CC_SIZE = 8
 # "mul" counts every multiply (mul, imul, mulx); "mulx" those that are mulx.
 MIX = ("mul", "mulx", "add", "mov", "xor-zero", "spills", "reloads")
 MIX_SIZES = (4, 8)  # the seed's listing is N = 4; N = 8 is where the compilers spill most
+# The benchmark's --param mode values: the seed's loop first, then the two chains.
+THROUGHPUT = "throughput"
+MODES = (THROUGHPUT, "chain_x", "chain_y")
+FAST_VS_MCL = 1.15  # issue target: asm >= 1.15x mcl in throughput at N = 4..8
+MCL_SIZES = range(4, 9)
 
 
 class Mulpre(Experiment):
@@ -117,7 +130,10 @@ class Mulpre(Experiment):
             return cases
         main = built[0]
         peers = usable_peers(ctx, main.path, gmp_peers(ctx))
-        programs = [_program(main, ctx, peers, main=True)]
+        mcl = mcl_peer(ctx) if _cpu_has_mulx() else None
+        programs = [_program(main, ctx, peers, main=True, mcl=mcl)]
+        programs += [_program(main, ctx, peers, main=True, mcl=mcl, mode=m)
+                     for m in MODES[1:] if _cpu_has_mulx()]
         programs += [_program(a, ctx, {}, main=False) for a in built[1:]]
         ctx.reporter.total(len(programs) * ctx.profile.rounds)
         outcomes = ctx.measure(programs)
@@ -128,22 +144,28 @@ class Mulpre(Experiment):
                 mixes = {}
             expected = [f"{v}/N={n}" for v in (LIB_CASES if a is main else COMPILED)
                         for n in SIZES]
-            for case in cases_from_outcome(outcomes[_key(a)], str, a.config.as_dict(), {},
-                                           expected):
+            for case in cases_from_outcome(outcomes[_key(a)], str, a.config.as_dict(),
+                                           {"mode": THROUGHPUT}, expected):
                 cases.append(_finish(case, mixes))
+            for m in MODES[1:]:
+                if a is main and _key(a, m) in outcomes:
+                    cases += [_finish(c, {}) for c in cases_from_outcome(
+                        outcomes[_key(a, m)], str, a.config.as_dict(), {"mode": m},
+                        [f"asm/N={n}" for n in SIZES])]
         return sorted(cases, key=_order)
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The seed's two tables redrawn from this run: ns per call by N, and the
         instruction mix of the N = 4 and N = 8 functions."""
-        return Evidence([t for t in (time_table(cases), mix_table(cases)) if t])
+        return Evidence([t for t in (time_table(cases), mix_table(cases), model_table(cases))
+                         if t])
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
         return [_fast_at_ecc_sizes(ok), _beats_every_gmp(ok), _beats_compilers(ok),
-                _asm_in_registers(ok)]
+                _asm_in_registers(ok), _as_fast_as_mcl(ok), _faster_than_mcl(ok)]
 
 
 # ---- builds and peers ----------------------------------------------------------------
@@ -168,18 +190,26 @@ def _cpu_has_mulx() -> bool:
     return {"bmi2", "adx"} <= set(flags)
 
 
-def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool) -> Program:
-    """The main build measures every case and the GMPs; the others only their C paths."""
-    impls = [*LIB_CASES, GMP_MUL, GMP_SQR, *(case_prefix(p) for p in peers)] if main \
+def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool,
+             mcl: Path | None = None, mode: str = THROUGHPUT) -> Program:
+    """The main build measures every case, mcl and the GMPs (in a chain: the asm and the
+    peers only); the others only their C paths."""
+    gmps = [GMP_MUL, *(case_prefix(p) for p in peers)]
+    impls = ([*LIB_CASES, GMP_SQR] if mode == THROUGHPUT else ["asm"]) + gmps if main \
         else list(COMPILED)
-    argv = [str(a.path), *ctx.profile.harness_args(), "--param", f"impls={','.join(impls)}"]
-    if peers:
+    if main and mcl is not None:
+        impls.append(MCL)
+    argv = [str(a.path), *ctx.profile.harness_args(), "--param", f"impls={','.join(impls)}",
+            "--param", f"mode={mode}"]
+    if main and peers:
         argv += ["--param", "gmp_peers=" + ",".join(f"{k}:{v}" for k, v in peers.items())]
-    return Program(_key(a), argv)
+    if main and mcl is not None:
+        argv += ["--param", f"mcl_peer={mcl}"]
+    return Program(_key(a, mode), argv)
 
 
-def _key(a: Artifact) -> str:
-    return f"{a.target.name}|{a.config.label}"
+def _key(a: Artifact, mode: str = THROUGHPUT) -> str:
+    return f"{a.target.name}|{a.config.label}" + ("" if mode == THROUGHPUT else f"|{mode}")
 
 
 def _symbol(variant: str, n: int | str) -> str:
@@ -204,16 +234,31 @@ def _finish(case: Case, mixes: dict[str, dict[str, int]]) -> Case:
     figures."""
     case.variant, _, size = case.variant.partition("/N=")
     case.params["N"] = int(size)
-    if case.variant.startswith("gmp_"):
+    if case.variant.startswith("gmp_") or case.variant == MCL:
         case.build = None
-    elif case.variant in ("asm", "asm_sqr", *COMPILED) and not case.error:
+    elif case.variant in ("asm", "asm_sqr", *COMPILED) and not case.error \
+            and _mode(case) == THROUGHPUT:  # one static mix per function, not per mode
         mix = mixes.get(_symbol(case.variant, case.params["N"]))
         if mix is not None:
             case.metrics.update({m: Metric.exact(mix[m], "instructions", "asm") for m in MIX})
+    if case.variant == "asm" and not case.error and _mode(case) == THROUGHPUT:
+        n = case.params["N"]
+        case.metrics["model_cycles"] = Metric.exact(model_cycles(n), "cycles/call", "model")
     return case
 
 
-_ORDER = ("asm", "asm_sqr", "mulpre_mul", "intrin", "portable", GMP_MUL, GMP_SQR)
+def model_cycles(n: int) -> int:
+    """The fewest core cycles an N x N product can take on a core that issues one mulx
+    and, on each of two carry chains (adox: OF, adcx: CF), one add per cycle: N^2 mulx
+    and N + (N-1)(2N+1) = 2N^2 - 1 adds split over the two chains, so N^2 cycles."""
+    return max(n * n, -(-(2 * n * n - 1) // 2))
+
+
+def _mode(c: Case) -> str:
+    return c.params.get("mode", THROUGHPUT)
+
+
+_ORDER = ("asm", "asm_sqr", "mulpre_mul", MCL, "intrin", "portable", GMP_MUL, GMP_SQR)
 
 
 def _rank(variant: str) -> int:
@@ -222,7 +267,8 @@ def _rank(variant: str) -> int:
 
 
 def _order(c: Case) -> tuple:
-    return (c.params.get("N") or 0, _rank(c.variant), c.variant, c.build_label)
+    return (MODES.index(_mode(c)) if _mode(c) in MODES else len(MODES),
+            c.params.get("N") or 0, _rank(c.variant), c.variant, c.build_label)
 
 
 # ---- the seed's tables, from this run (pure) -------------------------------------------
@@ -234,13 +280,15 @@ def time_table(cases: list[Case]) -> EvidenceTable | None:
     for c in sorted(cases, key=_order):
         cell = "failed" if c.error else f"{c.value('time'):.2f}" if "time" in c.metrics \
             else "n/a"
-        rows.setdefault((c.variant, c.build_label), {})[c.params.get("N")] = cell
+        code = c.variant if _mode(c) == THROUGHPUT else f"{c.variant} ({_mode(c)})"
+        rows.setdefault((code, c.build_label), {})[c.params.get("N")] = cell
     if not rows:
         return None
     sizes = sorted({n for cells in rows.values() for n in cells if n is not None})
-    ordered = sorted(rows.items(), key=lambda kv: (_rank(kv[0][0]), kv[0]))
+    ordered = sorted(rows.items(), key=lambda kv: (_rank(kv[0][0].split(" (")[0]), kv[0]))
     return EvidenceTable("ns per call on this machine (median; source clock), as in the "
-                         "seed's table",
+                         "seed's table; the seed's loop (throughput), and chains through x "
+                         "and y where marked",
                          ["code", "build", *(f"N={n}" for n in sizes)],
                          [[v, b, *(cells.get(n, "-") for n in sizes)]
                           for (v, b), cells in ordered])
@@ -263,16 +311,21 @@ def mix_table(cases: list[Case]) -> EvidenceTable | None:
 # ---- verdicts ------------------------------------------------------------------------
 
 
-def _at(cases: list[Case], n: int) -> list[Case]:
-    return [c for c in cases if c.params.get("N") == n]
+def _at(cases: list[Case], n: int, mode: str = THROUGHPUT) -> list[Case]:
+    return [c for c in cases if c.params.get("N") == n and _mode(c) == mode]
 
 
-def _asm(cases: list[Case], n: int) -> Case | None:
-    return next((c for c in _at(cases, n) if c.variant == "asm"), None)
+def _asm(cases: list[Case], n: int, mode: str = THROUGHPUT) -> Case | None:
+    return next((c for c in _at(cases, n, mode) if c.variant == "asm"), None)
 
 
-def _gmps(cases: list[Case], n: int) -> list[Case]:
-    return [c for c in _at(cases, n) if c.variant.split("@")[0] == GMP_MUL]
+def _gmps(cases: list[Case], n: int, mode: str = THROUGHPUT) -> list[Case]:
+    return [c for c in _at(cases, n, mode) if c.variant.split("@")[0] == GMP_MUL]
+
+
+def _peers(cases: list[Case], n: int, mode: str) -> list[Case]:
+    """mcl and every GMP measured at N in one mode: the field the asm is judged in."""
+    return [c for c in _at(cases, n, mode) if c.variant == MCL] + _gmps(cases, n, mode)
 
 
 def _name(c: Case) -> str:
@@ -393,3 +446,98 @@ def _span(cases: list[Case], metric: str) -> str:
 
 
 EXPERIMENT = Mulpre()
+
+
+# ---- against mcl, the strongest peer, and the model ------------------------------------
+
+
+def _mcl_missing(cases: list[Case]) -> str | None:
+    if not any(c.variant == MCL for c in cases):
+        return ("no mcl case: build_mcl_peer.sh builds it (the default profile runs it); "
+                "it needs cargo, and BMI2 and ADX like the asm")
+    return None
+
+
+def _as_fast_as_mcl(cases: list[Case]) -> Verdict:
+    claim = ("(e) the asm is at least as fast as the fastest peer (mcl or any GMP) in every "
+             "mode (independent inputs, a chain through x, a chain through y), at every N "
+             "from 1 to 9")
+    seed = ("Xeon 8280: hand asm (mcl's code) 4.48-21.97 ns at N = 3..8; the seed does "
+            "not compare against it, it is the code being reproduced")
+    if why := _mcl_missing(cases):
+        return Verdict(claim, "unmeasurable", why, seed)
+    tally, rows, lost = Tally(), [], []
+    for mode in MODES:
+        worst = None
+        for n in SIZES:
+            asm = _asm(cases, n, mode)
+            best = _fastest(_peers(cases, n, mode), asm) if asm else None
+            if best is None:
+                continue
+            peer, r = best
+            tally.add(r)
+            if not r.above(1.0):
+                lost.append(f"{mode} N={n} {peer.variant} {format_ratio(r)}")
+            if worst is None or r.value < worst[1].value:
+                worst = (peer, r, n)
+        if worst:
+            rows.append(f"{mode}: closest N={worst[2]}, fastest peer {worst[0].variant} / asm "
+                        f"= {format_ratio(worst[1])}")
+    if not tally.n:
+        return Verdict(claim, "unmeasurable", "no (mode, N) with both an asm and a peer case",
+                       seed)
+    ev = (f"peer / asm ({_metric_of(cases)}; > 1: the asm is faster): interval above 1 in "
+          f"{tally.above} of {tally.n} (mode, N) pairs, below 1 in {tally.below}; "
+          + "; ".join(rows))
+    if lost:
+        ev += "; not above 1: " + ", ".join(lost)
+    return Verdict(claim, tally.every(), ev, seed)
+
+
+def _faster_than_mcl(cases: list[Case]) -> Verdict:
+    claim = (f"(f) in throughput the asm is at least {FAST_VS_MCL}x faster than {MCL_NAME} "
+             f"at N = {MCL_SIZES[0]}..{MCL_SIZES[-1]}, and than any faster peer")
+    seed = ("Xeon 8280: GMP / hand asm = 2.09x at N=4; 'hand asm 1.7-2x faster than GMP' "
+            "needs code faster than mcl where GMP runs its own mulx code")
+    if why := _mcl_missing(cases):
+        return Verdict(claim, "unmeasurable", why, seed)
+    tally, rows = Tally(), []
+    for n in MCL_SIZES:
+        asm = _asm(cases, n)
+        best = _fastest(_peers(cases, n, THROUGHPUT), asm) if asm else None
+        if best is None:
+            continue
+        peer, r = best
+        tally.add(r, FAST_VS_MCL)
+        rows.append(f"N={n}: {peer.variant} / asm {format_ratio(r)}")
+    if not tally.n:
+        return Verdict(claim, "unmeasurable", "no N with both an asm and an mcl case", seed)
+    ev = (f"fastest peer / asm ({_metric_of(cases)}), needs the interval at or above "
+          f"{FAST_VS_MCL}x at every N: " + "; ".join(rows))
+    return Verdict(claim, tally.every(), ev, seed)
+
+
+def model_table(cases: list[Case]) -> EvidenceTable | None:
+    """How close the asm comes to the model's minimum at each N, in throughput: core
+    cycles where the PMU gives them; TSC ticks beside them, which are not core cycles."""
+    asm = [c for c in sorted(cases, key=_order) if c.variant == "asm"
+           and "model_cycles" in c.metrics and not c.error]
+    if not asm:
+        return None
+    rows, why = [], ""
+    for c in asm:
+        model = c.value("model_cycles")
+        cycles = f"{c.value('cycles'):.1f}" if "cycles" in c.metrics else "unavailable"
+        if "cycles" not in c.metrics and not why:
+            why = c.unavailable.get("cycles", {}).get("reason", "not measured")
+        ratio = f"{c.value('cycles') / model:.2f}" if "cycles" in c.metrics else "-"
+        ticks = f"{c.value('tsc'):.1f}" if "tsc" in c.metrics else "unavailable"
+        tratio = f"{c.value('tsc') / model:.2f}" if "tsc" in c.metrics else "-"
+        rows.append([f"N={c.params['N']}", f"{model:.0f}", cycles, ratio, ticks, tratio])
+    return EvidenceTable("the asm against the model (throughput): N^2 mulx at one per cycle "
+                         "and 2N^2 - 1 adds on two carry chains give N^2 cycles per call "
+                         "(source model); cycles/model 1.00 is the limit. TSC ticks run at "
+                         "the TSC's rate, not the core's: their ratio is not cycles/model"
+                         + (f". Cycles unavailable: {why}" if why else ""),
+                         ["N", "model cycles", "cycles/call (pmu)", "cycles / model",
+                          "ticks/call (tsc)", "ticks / model"], rows)

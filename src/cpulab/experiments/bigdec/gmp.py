@@ -1,0 +1,36 @@
+"""The GMP builds that experiment `bigdec` measures mpz_get_str with, beside the Debian
+libgmp its benchmark links.
+
+A GMP built for this CPU (native/kernels/mulpre/build_gmp_peer.sh, cached under
+build/peers/) converts faster than Debian's generic build at some sizes, so a verdict
+against "GMP" takes the fastest present. The benchmark binary is linked against
+libgmp.so.10, which every one of these provides: a build is swapped in by running the
+same binary with LD_LIBRARY_PATH at its lib/ folder. Nothing is built here (the default
+profile of `cpulab run mulpre` builds the host one); a missing build gets a note.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cpulab.context import Context
+from cpulab.paths import KERNELS, ROOT
+
+PEER_SCRIPT = KERNELS / "mulpre" / "build_gmp_peer.sh"
+GMP_BUILDS = {"host": (), "fat": ("--fat",)}  # label -> build_gmp_peer.sh arguments
+GMP = "gmp"  # the benchmark's case; a build's cases become gmp@LABEL
+
+
+def gmp_libdirs(ctx: Context) -> dict[str, Path]:
+    """label -> the lib/ folder of each GMP build present beside Debian's."""
+    found = {}
+    for label, args in GMP_BUILDS.items():
+        res = ctx.runner.run(["bash", str(PEER_SCRIPT), *args, "--print-path"], timeout=60)
+        lines = res.stdout.strip().splitlines()
+        if res.failure is None and lines:
+            found[label] = Path(lines[-1]).parent
+            continue
+        script = f"{PEER_SCRIPT.relative_to(ROOT)} {' '.join(args)}".strip()
+        ctx.note(f"bigdec: GMP {label} not measured: `{script}` builds it"
+                 + (" (so does `cpulab run mulpre`)" if label == "host" else ""))
+    return found
