@@ -1,0 +1,66 @@
+"""`cpulab opprof` on CRuby 3.1, the seed article's own interpreter: miniruby built with
+-O2 -g from Debian's `ruby3.1` source package (native/kernels/opprof/build_cruby_peer.sh,
+cached under build/peers/), mapped by the default `DEFINE_INSN` marker of insns.def.
+
+Building it takes minutes, so the test runs only with CPULAB_FULL=1. The workload
+(tests/data/opprof/yarv_hot.rb) is a loop of an array read (opt_aref), a subtraction
+(opt_minus) and the minimum of a literal array (opt_newarray_min), the first three of
+the seed's hot list. By the handler's own samples opt_aref ranks first (about 17% of the
+VM on the development VM, against 12% for the next); opt_newarray_min spends most of its
+time in vm_opt_newarray_min and the method-redefinition check it calls, so with
+--inclusive it ranks first (about 38%, against 10%). opt_minus on fixnums is a few
+machine instructions: it takes samples, but ranks with the cheap ones (7th to 9th).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cpulab.opprof import Options
+from cpulab.opprof.run import profile_command
+from cpulab.paths import KERNELS
+
+DATA = Path(__file__).parent / "data" / "opprof"
+BUILD_SCRIPT = KERNELS / "opprof" / "build_cruby_peer.sh"
+SEED_HOT = ("opt_aref", "opt_minus", "opt_newarray_min")
+
+pytestmark = [
+    pytest.mark.skipif(not os.environ.get("CPULAB_FULL"),
+                       reason="builds CRuby from source (minutes): CPULAB_FULL=1"),
+    pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def miniruby() -> Path:
+    r = subprocess.run(["bash", str(BUILD_SCRIPT)], capture_output=True, text=True,
+                       timeout=3600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return Path(r.stdout.strip().splitlines()[-1])
+
+
+def _profile(miniruby: Path, **opts):
+    return profile_command([str(miniruby), str(DATA / "yarv_hot.rb"), "6000000"],
+                           Options(event="cpu-clock", **opts))
+
+
+def test_yarv_instructions_by_insns_def_markers(miniruby):
+    prof = _profile(miniruby)
+    assert prof.mapping.mode == "markers", prof.mapping.reason
+    assert any(Path(p).name == "insns.def" for p in prof.mapping.sources.values()), \
+        prof.mapping.sources
+    names = [r.name for r in prof.result.instructions]
+    assert set(SEED_HOT) <= set(names), names
+    assert names[0] == "opt_aref", names[:5]
+
+
+def test_inclusive_ranks_opt_newarray_min_first(miniruby):
+    prof = _profile(miniruby, freq=3000, inclusive=True)
+    names = [r.name for r in prof.result.instructions]
+    assert names[0] == "opt_newarray_min", names[:5]
+    assert "opt_aref" in names[:3], names[:5]
