@@ -34,9 +34,10 @@ from cpulab.opprof.aggregate import Item, aggregate, split
 from cpulab.opprof.flow import DISPATCH_OWNER, Insn, reach_from_entries, reach_sets
 from cpulab.opprof.labels import instruction_labels
 from cpulab.opprof.markers import DEFAULT_PATTERNS, build_index, scan_text
-from cpulab.opprof.perf_record import record, script
+from cpulab.opprof.op_profile import Mapping, OpProfile
+from cpulab.opprof.perf_record import Event, record, script
 from cpulab.opprof.regions import DISPATCH, Attribution
-from cpulab.opprof.render import to_dict
+from cpulab.opprof.render import print_table, to_dict
 from cpulab.opprof.run import profile_command
 from cpulab.opprof.script import parse, parse_callchains
 from cpulab.opprof.symbolize import DebugInfo
@@ -536,3 +537,13 @@ def test_callchains_keep_file_addresses_leaf_first_without_inlined_frames():
     lib = "/usr/lib/libpython3.11.so.1.0"
     assert parse_callchains(text.splitlines()) == [
         [(lib, 0x176c3e), (lib, 0xff76c), (lib, 0x2508e3)], []]
+
+
+def test_piped_table_keeps_whole_names(capsys):
+    long_name = "PRECALL_NO_KW_METHOD_DESCRIPTOR_FAST_WITH_KEYWORDS_AND_MORE"
+    items = [Item(Attribution("insn", long_name))] * 3 + [Item(Attribution("insn", "NOP"))]
+    prof = OpProfile(["python3"], Event("cpu-clock", "cycles", "clock"), 1000,
+                     Mapping("label", "test", [], [], {}), aggregate(items), [], [])
+    print_table(prof)  # to pytest's captured stdout: no terminal, as through a pipe
+    out = capsys.readouterr().out
+    assert long_name in out and "…" not in out
