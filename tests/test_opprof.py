@@ -286,6 +286,7 @@ def test_cli_json_output():
                d["dispatch_other"]["share_vm"] - 1) < 1e-3
     assert d["rest"] == sorted(d["rest"], key=lambda x: -x["samples"])
     assert d["event"]["source"] in ("pmu", "clock")
+    assert set(d["seconds"]) == {"record", "script", "post"}
 
 
 # -- clear errors ------------------------------------------------------------------------
@@ -483,7 +484,9 @@ def test_json_schema(switch_profile):
     d = to_dict(switch_profile)
     assert set(d) == {"schema", "command", "event", "frequency_hz", "mapping", "samples",
                       "instructions", "dispatch_other", "shared", "rest", "binaries",
-                      "warnings"}
+                      "warnings", "seconds"}
+    assert d["seconds"] == {}  # profile_samples: no stage was timed
+    assert d["mapping"]["inclusive"] is False
     assert set(d["instructions"][0]) == {"name", "samples", "share", "share_vm",
                                          "shared_samples", "hot_lines"}
     json.dumps(d)  # serialisable as it is

@@ -36,7 +36,8 @@ output:
   --json: one object, schema cpulab.opprof/1: event, mapping, samples (total, vm,
   instructions, dispatch_other, rest), instructions [name, samples, share, share_vm,
   shared_samples, hot_lines], dispatch_other, shared, rest [symbol, dso, samples,
-  share], binaries, warnings; shares are fractions in [0, 1]
+  share], binaries, warnings, seconds [record, script, post]; shares are fractions
+  in [0, 1]
 
 example:  cpulab opprof -- ./lua bench.lua
 """

@@ -47,3 +47,6 @@ class OpProfile:
     binaries: list[BinaryInfo]
     warnings: list[str]
     schema: str = SCHEMA
+    # wall seconds of each stage: "record" (perf record, the command included),
+    # "script" (perf script) and "post" (parsing, DWARF, attribution)
+    seconds: dict[str, float] = field(default_factory=dict)

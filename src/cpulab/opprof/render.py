@@ -1,7 +1,8 @@
 """Output formats of a profile: a versioned JSON dict, and a rich table for the terminal.
 
 Schema history (`schema`):
-- cpulab.opprof/1: first version; `mapping.inclusive` (--inclusive) added since.
+- cpulab.opprof/1: first version; `mapping.inclusive` (--inclusive) and `seconds` (each
+  stage's wall time: record, script, post) added since.
 Every share is a fraction in [0, 1] of sampled events; the event says what a sample is
 (`cycles`, counted by the PMU, or `cpu-clock`, a timer) and its `source` (pmu | clock).
 """
@@ -65,6 +66,7 @@ def to_dict(p: OpProfile) -> dict:
                       "dwarf_read": b.dwarf_read}
                      for b in p.binaries],
         "warnings": p.warnings,
+        "seconds": p.seconds,
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,12 +49,15 @@ class Options:
 
 def profile_command(command: list[str], opts: Options) -> OpProfile:
     """Run `command` under perf and profile it per VM instruction."""
+    t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cpulab-opprof-") as d:
         rec = record(command, Path(d), freq=opts.freq, event=opts.event, perf=opts.perf,
                      call_graph=opts.inclusive)
+        t1 = time.perf_counter()
         text = script(rec, perf=opts.perf)
-        chains = (parse_callchains(script_callchains(rec, perf=opts.perf).splitlines())
-                  if opts.inclusive else None)
+        chain_text = script_callchains(rec, perf=opts.perf) if opts.inclusive else None
+    t2 = time.perf_counter()
+    chains = parse_callchains(chain_text.splitlines()) if chain_text is not None else None
     samples = parse(text.splitlines())
     if not samples:
         raise OpprofError(f"perf recorded no samples of {' '.join(command)}",
@@ -61,7 +65,10 @@ def profile_command(command: list[str], opts: Options) -> OpProfile:
     if chains is not None and len(chains) != len(samples):
         raise OpprofError(f"perf script gave {len(chains)} call chains for {len(samples)} "
                           "samples", "profile without --inclusive")
-    return profile_samples(samples, command, rec.event, rec.frequency, opts, chains)
+    prof = profile_samples(samples, command, rec.event, rec.frequency, opts, chains)
+    prof.seconds = {"record": round(t1 - t0, 3), "script": round(t2 - t1, 3),
+                    "post": round(time.perf_counter() - t2, 3)}
+    return prof
 
 
 # DWARF is read only for files that hold at least this share of the samples: ld.so's
