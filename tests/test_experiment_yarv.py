@@ -1,0 +1,77 @@
+"""Experiment `yarv` (S2): its verdicts from fake profiles, and where its miniruby comes
+from (scripted). The real profile of miniruby is tests/test_opprof_cruby.py's
+(CPULAB_FULL=1: building CRuby takes minutes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cpulab.context import PROFILES, Context
+from cpulab.experiments import yarv
+from cpulab.measure.metrics import Metric
+from cpulab.measure.runner import RunResult
+from cpulab.results import Case, Evidence
+
+
+def case(name: str, mode: str, shares: list[float]) -> Case:
+    return Case(name, None, {"mode": mode}, {"share": Metric.of(shares, "% of samples", "sw")})
+
+
+def profile(mode: str, ranking: dict[str, float]) -> list[Case]:
+    """Five rounds of one mode, each instruction near its given share."""
+    return [case(n, mode, [s - 0.2, s - 0.1, s, s + 0.1, s + 0.2]) for n, s in ranking.items()]
+
+
+SEED_ORDER = {"opt_aref": 17.0, "opt_newarray_min": 12.0, "opt_minus": 10.0, "putobject": 4.0}
+OTHER_ORDER = {"opt_aref": 17.0, "opt_newarray_min": 12.0, "getlocal": 11.0, "opt_minus": 5.0}
+
+
+def test_seed_ranking_confirmed():
+    cases = profile("self", SEED_ORDER) + profile("inclusive", SEED_ORDER)
+    a, b, c = yarv.EXPERIMENT.verdicts(cases, Evidence())
+    assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "confirmed", "confirmed")
+    assert "opt_minus #3" in a.evidence and "opt_newarray_min (12.0%)" in b.evidence
+
+
+def test_an_instruction_outside_the_top_three_refutes():
+    cases = profile("self", OTHER_ORDER) + profile("inclusive", SEED_ORDER)
+    a, b, c = yarv.EXPERIMENT.verdicts(cases, Evidence())
+    assert a.verdict == "refuted" and "opt_minus #4" in a.evidence
+    assert b.verdict == "confirmed" and c.verdict == "confirmed"
+
+
+def test_a_tie_at_the_top_is_inconclusive_and_a_loss_refutes():
+    tie = [case("opt_aref", "self", [10, 12, 11, 10.5, 11.5]),
+           case("opt_minus", "self", [11, 10, 12, 11.5, 10.5])]
+    assert yarv.EXPERIMENT.verdicts(tie, Evidence())[1].verdict == "inconclusive"
+    loss = profile("self", {"opt_minus": 20.0, "opt_aref": 10.0})
+    assert yarv.EXPERIMENT.verdicts(loss, Evidence())[1].verdict == "refuted"
+
+
+def test_no_profile_is_unmeasurable_with_the_reason():
+    cases = [Case("miniruby", None, error="no miniruby built yet")]
+    for v in yarv.EXPERIMENT.verdicts(cases, Evidence()):
+        assert v.verdict == "unmeasurable" and "no miniruby built yet" in v.evidence
+
+
+class ScriptRunner:
+    """build_cruby_peer.sh: built (prints the path) or not (says why)."""
+
+    def __init__(self, built: bool):
+        self.built, self.calls = built, []
+
+    def run(self, argv, timeout, env=None, cwd=None) -> RunResult:
+        self.calls.append(tuple(argv))
+        if self.built:
+            return RunResult(tuple(argv), 0, "/peers/cruby/src/miniruby\n", "")
+        return RunResult(tuple(argv), 1, "", "build_cruby_peer.sh: no miniruby built yet at X")
+
+
+@pytest.mark.parametrize("profile_name", ["quick", "default"])
+def test_only_the_default_profile_builds_miniruby(profile_name):
+    runner = ScriptRunner(built=False)
+    ctx = Context(PROFILES[profile_name], [], runner)
+    cases = yarv.EXPERIMENT.run(ctx)
+    assert [c.variant for c in cases] == ["miniruby"] and "no miniruby" in cases[0].error
+    assert ("--print-path" in runner.calls[0]) == (profile_name == "quick")
+    assert ("build_cruby_peer.sh` builds it" in ctx.notes[0]) == (profile_name == "quick")
