@@ -4,6 +4,7 @@ real builds, the upb timer program, and one quick run end to end. No timing is j
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -213,6 +214,34 @@ def test_only_the_default_profile_builds_upb(profile, tmp_path):
     fasttable = upb_native.UpbPeer("upb-fasttable", tmp_path,
                                    "upb fasttable from PyPI grpcio 1.85.1: x")
     assert "UPB_ENABLE_FASTTABLE" in fasttable.target().defines
+    assert "NDEBUG" in fasttable.target().defines  # upb's inline header code as built
+    git = next(n for n in ctx.notes if n.startswith("upb-fasttable-git not measured"))
+    assert upb_native.TREE_ENV in git
+
+
+def test_a_clone_of_upb_adds_the_repository_fasttable(tmp_path, monkeypatch):
+    (tmp_path / ".done").write_text("upb generic from PyPI protobuf 7.36.2: clang-19 -O2\n")
+    monkeypatch.setenv(upb_native.TREE_ENV, "/src/protobuf")
+    runner = UpbPeerRunner(tmp_path)
+    ctx = Context(PROFILES["default"], [], runner)
+    upb_native.upb_peers(ctx)
+    git_calls = [c for c in runner.calls if "--tree" in c]
+    assert len(git_calls) == 1 and git_calls[0][-3:] == ("--fasttable", "--tree", "/src/protobuf")
+    fast = upb_native.UpbPeer("upb-fasttable-git", tmp_path, "upb fasttable-git from "
+                              "github.com/protocolbuffers/protobuf e712d276bcea: x")
+    assert "UPB_ENABLE_FASTTABLE" in fast.target().defines
+    assert fast.source == "github.com/protocolbuffers/protobuf e712d276bcea"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tree", "/nonexistent"], "--tree goes with --fasttable"),
+    (["--fasttable", "--tree"], "--tree needs a directory"),
+    (["--fasttable", "--tree", "/"], "is not a git repository of protobuf"),
+])
+def test_upb_peer_script_refuses_bad_trees(args, message, tmp_path):
+    r = subprocess.run(["bash", str(upb_native.PEER_SCRIPT), *args], capture_output=True,
+                       text=True, env={**os.environ, "CPULAB_BUILD_DIR": str(tmp_path)})
+    assert r.returncode != 0 and message in r.stderr, r.stderr
 
 
 # ---- machine code and generated code (deterministic) --------------------------------------

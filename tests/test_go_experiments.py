@@ -11,7 +11,7 @@ from cpulab.experiments.fanin import _compare
 from cpulab.experiments.fileread.verdicts import go_slower
 from cpulab.experiments.goalloc import experiment as goalloc
 from cpulab.experiments.goalloc import listing
-from cpulab.experiments.gorep import commands
+from cpulab.experiments.gorep import commands, corpus
 from cpulab.experiments.gorep import verdicts as gorep_verdicts
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutputError
@@ -129,3 +129,13 @@ def test_fileread_go_row():
                   _case("go-mmap", 2, p), _case("mmap", 1, p, "gcc-12")]
     assert go_slower(cases).verdict == "confirmed"
     assert go_slower([]).verdict == "unmeasurable"
+
+
+def test_large_file_skips_directories_named_like_sources(tmp_path):
+    tree = tmp_path / "src"
+    (tree / "pkg" / "not_a_file.go").mkdir(parents=True)  # as in Go's own tree
+    (tree / "pkg" / "a.go").write_text("package a\nfunc A() {}")
+    out = corpus.large_file(tree, tmp_path / "big.txt", 100)
+    text = out.read_text()
+    assert len(text) >= 100 and text.startswith("package a\nfunc A() {}\npackage a")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "src"]  # no tmp left

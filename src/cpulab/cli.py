@@ -16,8 +16,10 @@ from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
 from cpulab.commands.common import CommandError, UsageError, err, out
 from cpulab.commands.common import dump as _dump
+from cpulab.commands.compare import REGRESSION_STATUS, percentage
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
+from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError, default_path
@@ -108,20 +110,85 @@ class _Progress(Reporter):
         self.bar.advance(self.task, n)
 
 
+def _experiment(word: str):
+    """A built-in experiment by name, or the one a folder or .toml file describes."""
+    from cpulab import described
+
+    if word in experiments.names():
+        return experiments.get(word)
+    if described.looks_like_path(word) or Path(word).exists():
+        return described.load_experiment(word)
+    raise UsageError(f"unknown experiment {word}; known: {', '.join(experiments.names())}, "
+                     "or the path of a folder or .toml file that describes one "
+                     "(`cpulab new NAME` writes one)")
+
+
+def _experiment_of(rec):
+    """The experiment a stored run came from, where this cpulab (or its description
+    file) still has it; None for a run of an experiment known only by its record."""
+    from cpulab import described
+
+    if rec.experiment in experiments.names():
+        return experiments.get(rec.experiment)
+    return described.from_record(rec)
+
+
+def _discovered():
+    """The repository's own experiments (cpulab/*.toml) when `run` is given no name."""
+    from cpulab import described
+    from cpulab.described.discovery import discover
+
+    folder, found = discover(Path.cwd())
+    if not found:
+        raise UsageError(f"name an experiment (see `cpulab list`), a folder or .toml file "
+                         f"that describes one, or give --all or --cmd; no description in "
+                         f"{folder}")
+    err.print(f"[dim]{len(found)} experiment(s) found in {folder}[/]")
+    return [described.load_experiment(p) for p in found]
+
+
+def _commands_experiment(args):
+    """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
+    from cpulab.described.command_experiment import CommandExperiment
+
+    if args.experiments or args.all:
+        raise UsageError("--cmd times whole commands: give no experiment and no --all with it")
+    if args.cc or args.opt:
+        raise UsageError("--cc and --opt choose how kernels are built; --cmd builds nothing")
+    params: dict[str, list[str]] = {}
+    for text in args.param or ():
+        key, sep, values = text.partition("=")
+        if not sep or not key or not _list_arg(values):
+            raise UsageError(f"--param {text!r}: expected KEY=V1,V2,...")
+        if key in params:
+            raise UsageError(f"--param {key}: given twice")
+        if not any("{" + key + "}" in c for c in args.commands):
+            raise UsageError(f"--param {key}: no --cmd uses {{{key}}}")
+        params[key] = _list_arg(values)
+    if len(set(args.commands)) != len(args.commands):
+        raise UsageError("--cmd: the same command twice")
+    return CommandExperiment(args.commands, params, args.warmup, args.name)
+
+
 def cmd_run(args) -> int:
-    names = experiments.names() if args.all else args.experiments
-    if not names:
-        raise UsageError("name an experiment (see `cpulab list`) or give --all")
-    unknown = [n for n in names if n not in experiments.names()]
-    if unknown:
-        raise UsageError(f"unknown experiment {', '.join(unknown)}; known: "
-                         f"{', '.join(experiments.names())}")
+    if args.commands:
+        exps = [_commands_experiment(args)]
+    elif args.param:
+        raise UsageError("--param goes with --cmd (a described experiment's parameters "
+                         "are in its description)")
+    elif args.all:
+        exps = experiments.all_experiments()
+    elif args.experiments:
+        # Every description is read and checked before the first build starts.
+        exps = [_experiment(w) for w in args.experiments]
+    else:
+        exps = _discovered()
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
-    records = []
+    records, regressed = [], []
     with Store(args.db) as store:
-        for name in names:
-            exp = experiments.get(name)
+        for exp in exps:
+            name = exp.name
             try:
                 with _Progress(name) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
@@ -131,6 +198,11 @@ def cmd_run(args) -> int:
                 return 130
             store.add(rec)
             records.append(rec)
+            if args.fail_on_regression is not False:
+                from cpulab.commands.regression import regressions
+
+                regressed += regressions(store, rec, exp.table_metrics,
+                                         args.fail_on_regression)
             figures = _figures(rec, exp, store.path.parent / "plots")
             if not args.json:
                 render_record(rec, exp, str(store.path))
@@ -139,7 +211,13 @@ def cmd_run(args) -> int:
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
     failed = [r.experiment for r in records if r.status == "failed"]
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if regressed:
+        for line in regressed:
+            err.print(f"[bold red]regression[/] {line}", soft_wrap=True)
+        return REGRESSION_STATUS
+    return 0
 
 
 def _figures(rec, exp, out_dir: Path) -> list[Path]:
@@ -185,8 +263,7 @@ def cmd_show(args) -> int:
     if args.json:
         _dump(rec.as_dict())
     else:
-        exp = experiments.get(rec.experiment) if rec.experiment in experiments.names() else None
-        render_record(rec, exp, None)
+        render_record(rec, _experiment_of(rec), None)
     return 0
 
 
@@ -197,9 +274,9 @@ def cmd_plot(args) -> int:
     with Store(args.db) as store:
         rec = store.get(args.id)
         out_dir = args.out or store.path.parent / "plots"
-    if rec.experiment not in experiments.names():
+    exp = _experiment_of(rec)
+    if exp is None:
         raise UsageError(f"run #{rec.id} is of {rec.experiment}, which this cpulab lacks")
-    exp = experiments.get(rec.experiment)
     for path in plot_run(rec, exp.plots, Path(out_dir),
                          bars_metric=primary_metric([rec], exp.table_metrics)):
         out.print(str(path))
@@ -211,10 +288,7 @@ def cmd_plot(args) -> int:
 def cmd_asm(args) -> int:
     from cpulab.report.asm import render_listing, render_mix
 
-    if args.experiment not in experiments.names():
-        raise UsageError(f"unknown experiment {args.experiment}; known: "
-                         f"{', '.join(experiments.names())}")
-    exp = experiments.get(args.experiment)
+    exp = _experiment(args.experiment)
     targets = exp.targets()
     if args.variant not in targets:
         raise UsageError(f"{exp.name} has no variant {args.variant!r}; variants: "
@@ -270,7 +344,9 @@ def parser() -> argparse.ArgumentParser:
         description="Build each experiment's variants across its compiler x flags matrix, "
                     "measure them interleaved, compute the verdicts, print a report and "
                     "store the run.")
-    r.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
+    r.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
+                   help="a built-in experiment, or a folder or .toml file describing one "
+                        "(`cpulab new`); none: the repository's cpulab/*.toml")
     r.add_argument("--all", action="store_true", help="every experiment")
     r.add_argument("--quick", action="store_true",
                    help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
@@ -285,6 +361,22 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
+    r.add_argument("--fail-on-regression", nargs="?", type=percentage, const=None, default=False,
+                   metavar="PCT",
+                   help=f"exit with status {REGRESSION_STATUS} when a claim is refuted, and "
+                        "with PCT also when a case is significantly slower than in the "
+                        "previous run on this machine by more than PCT percent (for CI)")
+    w = r.add_argument_group("whole commands", "time shell commands as processes, "
+                             "interleaved, instead of an experiment's kernels")
+    w.add_argument("--cmd", action="append", dest="commands", metavar="COMMAND",
+                   help="a command (run by /bin/sh, output discarded); repeatable")
+    w.add_argument("--param", action="append", metavar="KEY=V1,V2",
+                   help="run every command once per value, with {KEY} replaced; repeatable")
+    w.add_argument("--warmup", type=int, default=1, metavar="N",
+                   help="untimed runs of each command first (default 1)")
+    w.add_argument("--name", default="cmd", metavar="NAME",
+                   help="the name the run is stored under (default cmd): give the same "
+                        "one to compare runs across machines")
     r.set_defaults(func=cmd_run)
 
     rs = sub.add_parser("runs", help="the runs stored in the results database")
@@ -310,7 +402,8 @@ def parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_plot)
 
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
-    a.add_argument("experiment", metavar="EXPERIMENT")
+    a.add_argument("experiment", metavar="EXPERIMENT",
+                   help="a built-in experiment, or a described one's folder or .toml file")
     a.add_argument("variant", metavar="VARIANT")
     a.add_argument("--cc", default="gcc", help="compiler (default gcc)")
     a.add_argument("--opt", default="O2", type=lambda s: _opt_arg(s)[0],
@@ -345,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
     try:
         return args.func(args)
-    except UsageError as e:
+    except (UsageError, DescriptionError) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
     except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError,

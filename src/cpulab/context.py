@@ -71,7 +71,7 @@ class Context:
         for a in arts:
             if a.error:
                 self.note(f"build failed: {a.target.name} with {a.config.label}: "
-                          f"{a.error.splitlines()[0] if a.error else ''}")
+                          f"{first_error(a.error)}")
         return arts
 
     def measure(self, programs: Sequence[Program], rounds: int | None = None) -> dict[str, Outcome]:
@@ -110,6 +110,13 @@ class Context:
         finally:
             # On Ctrl-C, drop the queued runs instead of finishing them all first.
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def first_error(text: str) -> str:
+    """The line of a compiler's output that says what is wrong (`x.c:3:5: error: ...`),
+    rather than its first (`In function 'f':`)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
 
 
 def cases_from_outcome(

@@ -13,6 +13,11 @@
 #              x86-64): mini-tables built at run time then get their fast tables too. In
 #              grpcio 1.85.1's upb they cover scalar, string, bytes and packed fields; its
 #              combinations.h leaves sub-message fields to the generic decoder.
+#   fasttable-git  the same from upb's public repository (a clone of
+#              github.com/protocolbuffers/protobuf, given with --tree DIR: a work tree or a
+#              bare repository, whose HEAD is built), whose fasttable also covers
+#              sub-message fields. Nothing of it is copied into the project: the sources
+#              are unpacked under build/peers/ like the sdists'.
 #
 # Both are compiled by clang at -O2 -DNDEBUG, as upb's own optimised builds are. Only the
 # runtime is built: base, hash, lex, mem, message, mini_descriptor, mini_table, port,
@@ -23,20 +28,28 @@
 # a second call only prints the prefix. Writes nothing outside build/ (CPULAB_BUILD_DIR
 # moves it) and pip's cache. About 1-2 minutes on 2 cores.
 #
-# Usage: build_upb_peer.sh [--fasttable] [--print-path]
+# Usage: build_upb_peer.sh [--fasttable [--tree DIR]] [--print-path]
 # Prints, as its last line, the prefix: PREFIX/lib/libupb.a, PREFIX/include.
 set -euo pipefail
 
 mode=generic
 print_only=0
-for arg in "$@"; do
-    case "$arg" in
+tree=
+while (($#)); do
+    case "$1" in
         --fasttable) mode=fasttable ;;
+        --tree) [[ $# -ge 2 ]] || { echo "build_upb_peer.sh: --tree needs a directory" >&2; exit 2; }
+                tree=$2; shift ;;
         --print-path) print_only=1 ;;
-        *) echo "build_upb_peer.sh: unknown argument '$arg' (expected --fasttable, --print-path)" >&2
+        *) echo "build_upb_peer.sh: unknown argument '$1' (expected --fasttable, --tree DIR, --print-path)" >&2
            exit 2 ;;
     esac
+    shift
 done
+if [[ -n $tree ]]; then
+    [[ $mode == fasttable ]] || { echo "build_upb_peer.sh: --tree goes with --fasttable" >&2; exit 2; }
+    mode=fasttable-git
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -52,12 +65,22 @@ if [[ $mode == generic ]]; then
         "$root/uv.lock")
     [[ -n $version ]] || { echo "build_upb_peer.sh: no protobuf pin in $root/uv.lock" >&2; exit 1; }
     defines=()
-else
+elif [[ $mode == fasttable ]]; then
     dist=grpcio
     version=$grpcio_version
     defines=(-DUPB_ENABLE_FASTTABLE)
+else
+    commit=$(git -C "$tree" rev-parse --verify -q HEAD) || {
+        echo "build_upb_peer.sh: $tree is not a git repository of protobuf" >&2; exit 1; }
+    dist=protobuf-git
+    version=${commit:0:12}
+    defines=(-DUPB_ENABLE_FASTTABLE)
 fi
-recipe="upb $mode from PyPI $dist $version: $cc -O2 -DNDEBUG ${defines[*]}"
+if [[ $mode == fasttable-git ]]; then
+    recipe="upb $mode from github.com/protocolbuffers/protobuf $version: $cc -O2 -DNDEBUG ${defines[*]}"
+else
+    recipe="upb $mode from PyPI $dist $version: $cc -O2 -DNDEBUG ${defines[*]}"
+fi
 
 if [[ -f $prefix/.done && -f $prefix/lib/libupb.a && $(cat "$prefix/.done") == "$recipe" ]]
 then
@@ -75,20 +98,27 @@ for tool in python3 "$cc" ar; do
     }
 done
 
-# 1. The sdist, through pip.
+# 1. The sources: the sdist through pip, or the repository's HEAD through git archive.
 rm -rf "$prefix"
 mkdir -p "$prefix/dist"
-echo "build_upb_peer.sh: fetching the $dist $version sdist from PyPI" >&2
-# The lab's own environment (uv's) has no pip: then uv's pip-running uvx fetches it.
-if python3 -m pip --version >/dev/null 2>&1; then
-    pip=(python3 -m pip)
-elif command -v uvx >/dev/null; then
-    pip=(uvx --quiet --from pip pip)
+if [[ $mode == fasttable-git ]]; then
+    echo "build_upb_peer.sh: taking upb from $tree at $version" >&2
+    git -C "$tree" archive --format=tar.gz --prefix="$dist-$version/" \
+        -o "$prefix/dist/$dist-$version.tar.gz" HEAD upb third_party/utf8_range
 else
-    echo "build_upb_peer.sh: no pip to fetch the sdist with (neither python3 -m pip nor uvx)" >&2
-    exit 1
+    echo "build_upb_peer.sh: fetching the $dist $version sdist from PyPI" >&2
+    # The lab's own environment (uv's) has no pip: then uv's pip-running uvx fetches it.
+    if python3 -m pip --version >/dev/null 2>&1; then
+        pip=(python3 -m pip)
+    elif command -v uvx >/dev/null; then
+        pip=(uvx --quiet --from pip pip)
+    else
+        echo "build_upb_peer.sh: no pip to fetch the sdist with (neither python3 -m pip nor uvx)" >&2
+        exit 1
+    fi
+    "${pip[@]}" download --quiet --no-deps --no-binary :all: "$dist==$version" \
+        -d "$prefix/dist" >&2
 fi
-"${pip[@]}" download --quiet --no-deps --no-binary :all: "$dist==$version" -d "$prefix/dist" >&2
 tarball=$(ls "$prefix"/dist/*.tar.gz)
 
 # 2. One layout for both sources: include/upb, include/google/protobuf/*.upb* (the code
@@ -104,8 +134,11 @@ if [[ $mode == generic ]]; then
     cp -a "$tmp/$top/utf8_range" "$inc/utf8_range"
     cp -a "$tmp/$top"/google/protobuf/*.upb* "$inc/google/protobuf/"
 else
-    tar -xzf "$tarball" -C "$tmp" "$top/third_party/upb/upb" "$top/third_party/utf8_range"
-    cp -a "$tmp/$top/third_party/upb/upb" "$inc/upb"
+    # grpcio vendors upb under third_party/upb; the repository has it at the top.
+    upb_dir=$top/third_party/upb/upb
+    [[ $mode == fasttable-git ]] && upb_dir=$top/upb
+    tar -xzf "$tarball" -C "$tmp" "$upb_dir" "$top/third_party/utf8_range"
+    cp -a "$tmp/$upb_dir" "$inc/upb"
     cp -a "$tmp/$top/third_party/utf8_range" "$inc/utf8_range"
     cp -a "$inc"/upb/reflection/cmake/google/protobuf/*.upb* "$inc/google/protobuf/"
     [[ -d $inc/upb/wire/decode_fast ]] || {

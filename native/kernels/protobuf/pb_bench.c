@@ -35,7 +35,7 @@
 #include "cpulab_harness.h"
 
 #define MAX_PAYLOADS 16
-#define MAX_IMPLS 8
+#define MAX_IMPLS 16
 #define MAX_CASES 1024
 
 typedef struct impl {

@@ -1,5 +1,5 @@
 """Subcommands that live in their own modules, each with `add_parser(sub)`: results that
-travel (compare, export, import, report, history, fleet). `cli.py` registers them and
+travel (compare, export, import, report, history, fleet), and `new`. `cli.py` registers them and
 turns their errors (TRAVEL_ERRORS) into one line and exit status 1."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, compare, fleet, history, report
+    from cpulab.commands import bundle, compare, fleet, history, new, report
 
+    new.add_parser(sub)
     report.add_parser(sub)
     compare.add_parser(sub)
     bundle.add_parsers(sub)

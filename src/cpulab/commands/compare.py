@@ -74,7 +74,7 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def _pct(text: str) -> float:
+def percentage(text: str) -> float:
     try:
         v = float(text.rstrip("%"))
     except ValueError:
@@ -103,7 +103,7 @@ def add_parser(sub) -> None:
                         "'instructions (callgrind)', throughput)")
     c.add_argument("--force", action="store_true",
                    help="compare runs measured differently, with a warning per reason")
-    c.add_argument("--fail-on-regression", type=_pct, metavar="PCT",
+    c.add_argument("--fail-on-regression", type=percentage, metavar="PCT",
                    help=f"exit with status {REGRESSION_STATUS} when a case is significantly "
                         "slower than the baseline by more than PCT percent (for CI)")
     c.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")

@@ -15,10 +15,15 @@ from cpulab.store import Store, default_path
 DEFAULT_OUTPUT = Path("cpulab-report.html")
 
 
-def _presentation(name: str) -> Presentation:
-    if name not in experiments.names():
+def _presentation(rec) -> Presentation:
+    from cpulab import described
+
+    if rec.experiment in experiments.names():
+        exp = experiments.get(rec.experiment)
+    else:  # a described experiment's, read from its file; else tables only
+        exp = described.from_record(rec)
+    if exp is None:
         return Presentation()  # a run of an experiment this cpulab lacks: tables only
-    exp = experiments.get(name)
     return Presentation(exp.plots, exp.table_metrics)
 
 
@@ -39,14 +44,19 @@ def _histories(store: Store, refs: list[RunRef], metric_of) -> dict:
 
 
 def _listing(text: str, cc: str, opt: str) -> Listing:
+    from cpulab import described
     from cpulab.asm import disassemble, find_functions
     from cpulab.build import BuildConfig, build_one, find_toolchain
 
-    name, _, variant = text.partition(":")
-    if name not in experiments.names() or not variant:
+    name, _, variant = text.rpartition(":")
+    if name in experiments.names() and variant:
+        exp = experiments.get(name)
+    elif variant and described.looks_like_path(name):
+        exp = described.load_experiment(name)  # a described one's folder or .toml file
+    else:
         raise UsageError(f"--listing {text!r}: give EXPERIMENT:VARIANT of a known experiment "
-                         f"({', '.join(experiments.names())})")
-    exp = experiments.get(name)
+                         f"({', '.join(experiments.names())}) or PATH:VARIANT of a "
+                         "described one")
     targets = exp.targets()
     if variant not in targets:
         raise UsageError(f"--listing {text!r}: {name} has no variant {variant!r}; variants: "
@@ -61,7 +71,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
     fns = find_functions(build_one(targets[variant], cfg), symbols)
     if not fns:
         raise CommandError(f"--listing {text!r}: no function matching {', '.join(symbols)}")
-    return Listing(name, variant, cfg.label, [(f.name, [str(i) for i in disassemble(f)])
+    return Listing(exp.name, variant, cfg.label, [(f.name, [str(i) for i in disassemble(f)])
                                               for f in fns],
                    note="built now from this checkout with the compiler named; the run "
                         "measured its own build, which may differ")
@@ -82,7 +92,7 @@ def cmd_report(args) -> int:
         if not refs:
             raise UsageError(f"{store.path} holds no run yet: `cpulab run --all` makes some, "
                              "or name bundles")
-        pres = {r.record.experiment: _presentation(r.record.experiment) for r in refs}
+        pres = {r.record.experiment: _presentation(r.record) for r in refs}
         histories = {} if args.no_history else _histories(
             store, refs, lambda e, runs: primary_metric(runs, pres[e].table_metrics))
     listings = [_listing(t, args.cc, args.opt) for t in args.listing or ()]
@@ -115,7 +125,8 @@ def add_parser(sub) -> None:
                    help=f"the HTML file to write (default {DEFAULT_OUTPUT})")
     r.add_argument("--listing", action="append", metavar="EXPERIMENT:VARIANT",
                    help="add the disassembly of a variant's hot functions (built now with "
-                        "--cc and --opt); repeatable")
+                        "--cc and --opt); EXPERIMENT may be a described one's folder; "
+                        "repeatable")
     r.add_argument("--cc", default="gcc", help="compiler of --listing (default gcc)")
     r.add_argument("--opt", default="O2", help="optimisation level of --listing (default O2)")
     r.add_argument("--no-history", action="store_true",

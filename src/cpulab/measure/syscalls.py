@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 PERF_EVENTS = {"task:task_newtask": "processes", "raw_syscalls:sys_enter": "syscalls"}
@@ -55,12 +55,13 @@ def _run(argv: list[str], env: dict | None, timeout: float) -> subprocess.Comple
         raise CountError(f"timed out after {timeout:.0f} s") from e
 
 
-def parse_perf_csv(text: str) -> dict[str, int]:
+def parse_perf_csv(text: str, events: Iterable[str] = PERF_EVENTS) -> dict[str, int]:
     """event -> count from `perf stat -x,` output; an event perf could not count is absent."""
     out = {}
+    wanted = set(events)
     for line in text.splitlines():
         fields = line.split(",")
-        if len(fields) >= 3 and fields[2] in PERF_EVENTS and fields[0].isdigit():
+        if len(fields) >= 3 and fields[2] in wanted and fields[0].isdigit():
             out[fields[2]] = int(fields[0])
     return out
 

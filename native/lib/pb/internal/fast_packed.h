@@ -29,6 +29,10 @@
 #include "internal/fast_scalar.h"
 
 #define PB_HIGH_BITS 0x8080808080808080ull
+/* Longer fixed-width runs go to the generic decoder's memcpy: libc's copies
+ * with the widest vectors the CPU has, where this header may use only
+ * baseline x86-64's 16 bytes. */
+#define PB_PACKED_FIXED_INLINE_MAX 256
 
 /* The 7-bit groups of up to 8 varint bytes (high bits already clear), packed
  * into one value: 8 x 7 -> 4 x 14 -> 2 x 28 -> 56 bits. */
@@ -143,7 +147,9 @@ PB_INLINE int pb_core_packed(pb_dec *d, const char **pptr, pb_msg *msg, uint64_t
   if (!pb_kind_is_varint(kind)) {
     /* a run crossing `end` is one memcpy in the generic decoder: a call here
      * would cost every fixed-width run a stack frame */
-    if (PB_UNLIKELY(size & (elem - 1)) || PB_UNLIKELY(pend != cut)) return PB_FAST_FALLBACK;
+    if (PB_UNLIKELY(size & (elem - 1)) || PB_UNLIKELY(pend != cut) ||
+        size > PB_PACKED_FIXED_INLINE_MAX)
+      return PB_FAST_FALLBACK;
     uint32_t n = size / elem;
     if (PB_UNLIKELY(arr->cap - arr->size < n)) return pb_fast_need(d, arr, elem, n, 0);
     /* 32 bytes per step, then one 16-byte step over the rest: the source has slop,

@@ -47,23 +47,27 @@ def large_file(tree: Path, path: Path, size: int) -> Path:
     """`size` bytes of Go source text (whole lines), written once and kept."""
     if path.is_file() and path.stat().st_size >= size:
         return path
-    sources = sorted(tree.rglob("*.go"))
+    # is_file: Go's own tree holds a directory named not_a_file.go (a parser test)
+    sources = sorted(p for p in tree.rglob("*.go") if p.is_file())
     if not sources:
         raise CorpusError(f"no .go file under {tree}")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     written = 0
-    with open(tmp, "wb") as f:
-        while written < size:
-            for src in sources:
-                data = src.read_bytes()
-                if b"\0" in data[:65536]:
-                    continue
-                if not data.endswith(b"\n"):
-                    data += b"\n"
-                f.write(data)
-                written += len(data)
-                if written >= size:
-                    break
-    tmp.replace(path)
+    try:
+        with open(tmp, "wb") as f:
+            while written < size:
+                for src in sources:
+                    data = src.read_bytes()
+                    if b"\0" in data[:65536]:
+                        continue
+                    if not data.endswith(b"\n"):
+                        data += b"\n"
+                    f.write(data)
+                    written += len(data)
+                    if written >= size:
+                        break
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)  # nothing half-written is left behind
     return path

@@ -326,10 +326,15 @@ def _select(cases: Iterable[Case], payload: str, impl: str, decoder: str | None 
         if c.params.get("payload") != payload or "time" not in c.metrics:
             continue
         i, d, s, a = _parts(c)
-        if (i == impl or (impl.endswith("*") and i.startswith(impl[:-1]))) and \
+        if _named(i, impl) and \
                 decoder in (None, d) and strings in (None, s) and arena in (None, a):
             out.append(c)
     return out
+
+
+def _named(impl: str, pattern: str) -> bool:
+    """`impl` is `pattern`, or starts with it when it ends in `*` (cpp-*)."""
+    return impl == pattern or (pattern.endswith("*") and impl.startswith(pattern[:-1]))
 
 
 def _fastest(cases: list[Case]) -> Case | None:
@@ -424,17 +429,18 @@ def _cpp_parsers(parsers: dict) -> str:
 
 def _against_upb(cases: list[Case], peer: str, target: float, claim: str,
                  seed: str) -> Verdict:
-    """pb's tail-call decoder against one native upb, pairing the same string and arena
-    modes on every payload."""
+    """pb's tail-call decoder against the fastest native upb named by `peer`, pairing the
+    same string and arena modes on every payload."""
     rows = []
     for p in _payloads(cases):
         for strings in ("copy", "alias"):
             for arena in ("fresh", "reused"):
                 ours = _fastest(_select(cases, p, "pb-tailcall", "fast", strings, arena))
                 upb = _fastest(_select(cases, p, peer, "parse", strings, arena))
-                rows.append((f"{p} {strings} {arena}",
+                which = f" vs {_parts(upb)[0]}" if upb and peer.endswith("*") else ""
+                rows.append((f"{p} {strings} {arena}{which}",
                              _speedup(upb, ours) if ours and upb else None))
-    if not any(_parts(c)[0] == peer for c in cases):
+    if not any(_named(_parts(c)[0], peer) for c in cases):
         return Verdict(claim, "unmeasurable", f"{peer} was not measured (the run's notes "
                        "say why; native/kernels/protobuf/build_upb_peer.sh builds it)", seed)
     return _at_least(claim, seed, target, rows)
@@ -462,7 +468,8 @@ def _beats_upb_fasttable(cases: list[Case]) -> Verdict:
              "parser (the seed's own, \"over twice the best previous parser\") on every "
              "payload, strings copied or aliased, fresh or reused arena")
     seed = "upb's fasttable parser: over twice the best previous parser"
-    return _against_upb(cases, "upb-fasttable", VS_UPB_FAST, claim, seed)
+    # The faster of the PyPI-vendored fasttable and, where one was built, the repository's.
+    return _against_upb(cases, "upb-fasttable*", VS_UPB_FAST, claim, seed)
 
 
 def _beats_switch(cases: list[Case]) -> Verdict:

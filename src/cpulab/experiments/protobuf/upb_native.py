@@ -3,7 +3,9 @@
 native/kernels/protobuf/build_upb_peer.sh builds upb from the C sources PyPI sdists carry
 (once, cached under build/peers/): `upb-generic`, upb's generic decoder from the
 `protobuf` sdist that uv.lock pins, and `upb-fasttable`, its tail-call field parsers from
-the upb tree the `grpcio` sdist vendors. The kernel loads each through
+the upb tree the `grpcio` sdist vendors; and, when CPULAB_UPB_TREE names a clone of upb's
+public repository (github.com/protocolbuffers/protobuf), `upb-fasttable-git`, its current
+fasttable, which also covers sub-message fields. The kernel loads each through
 native/kernels/protobuf/upb_adapter.c, whose mini-tables upb builds at run time from the
 benchmark's FileDescriptorSet. The default profile builds missing peers (a first build
 takes 1-2 minutes each); --quick uses the ones that exist and notes how to build the rest.
@@ -11,6 +13,7 @@ takes 1-2 minutes each); --quick uses the ones that exist and notes how to build
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,14 +28,25 @@ UPB_PEERS = {
     "upb-generic": ((), ()),
     "upb-fasttable": (("--fasttable",), ("UPB_ENABLE_FASTTABLE",)),
 }
+# The peer built from a clone of the public repository, beside the project, when one is named.
+GIT_PEER = "upb-fasttable-git"
+TREE_ENV = "CPULAB_UPB_TREE"
 PEER_BUILD_TIMEOUT_S = 1800
+
+
+def _peer_args() -> dict[str, tuple[str, ...] | None]:
+    """Each peer's build_upb_peer.sh arguments; None for the git peer without a clone."""
+    args: dict[str, tuple[str, ...] | None] = {n: a for n, (a, _) in UPB_PEERS.items()}
+    tree = os.environ.get(TREE_ENV)
+    args[GIT_PEER] = ("--fasttable", "--tree", tree) if tree else None
+    return args
 
 
 @dataclass(frozen=True)
 class UpbPeer:
     """A built upb: PREFIX/lib/libupb.a and PREFIX/include, and the recipe it records."""
 
-    name: str  # upb-generic | upb-fasttable
+    name: str  # upb-generic | upb-fasttable | upb-fasttable-git
     prefix: Path
     recipe: str  # e.g. 'upb generic from PyPI protobuf 7.36.2: clang-19 -O2 -DNDEBUG'
 
@@ -46,10 +60,12 @@ class UpbPeer:
         lib = self.prefix / "lib" / "libupb.a"
         headers = self.prefix / "include"  # upb/, google/protobuf/*.upb.h, utf8_range/
         mode = self.name.removeprefix("upb-")
-        _, defines = UPB_PEERS[self.name]
+        _, defines = UPB_PEERS.get(self.name, UPB_PEERS["upb-fasttable"])
         return Target(
             f"pbpeer-{self.name}", (DIR / "upb_adapter.c",),
-            defines=(*defines, f'UPB_PEER_WHAT="{mode}, {self.source}"'),
+            # NDEBUG as upb itself was built: its inline header code then matches the
+            # library's (no asserts, no allocation counting).
+            defines=(*defines, "NDEBUG", f'UPB_PEER_WHAT="{mode}, {self.source}"'),
             include_dirs=(headers, headers / "utf8_range", DIR),
             cflags=("-Wl,-Bsymbolic",), ldflags=(str(lib),), deps=(lib,), shared=True,
             meta={"upb": self.recipe})
@@ -60,7 +76,12 @@ def upb_peers(ctx: Context) -> list[UpbPeer]:
     note for each one that is not measured, with the reason and the command that builds
     it."""
     peers = []
-    for name, (args, _) in UPB_PEERS.items():
+    for name, args in _peer_args().items():
+        if args is None:
+            ctx.note(f"{name} not measured: set {TREE_ENV} to a clone of "
+                     "github.com/protocolbuffers/protobuf to build upb's current fasttable, "
+                     "which also parses sub-messages, beside the PyPI ones")
+            continue
         build_now = not ctx.profile.quick
         if build_now:
             ctx.reporter.phase(f"building the {name} peer (once; cached)")

@@ -1,0 +1,43 @@
+"""`cpulab new`: a self-contained experiment folder that runs as generated.
+
+The folder holds the description (experiment.toml), a kernel on the lab's harness and
+a README; the files come from templates/ with the name and the folder filled in. An
+existing file is never overwritten: the user's own experiment may already be there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from cpulab.described.description import DESCRIPTION_FILE, DescriptionError
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+def scaffold(name: str, folder: Path) -> list[Path]:
+    """Write the experiment `name` into `folder` (created); returns the files written."""
+    if not _NAME.match(name):
+        raise DescriptionError(f"NAME {name!r}: expected letters, digits, '-' or '_', "
+                               "starting with a letter (it names the kernel's file too)")
+    files = {DESCRIPTION_FILE: "experiment.toml", f"{name}.c": "kernel.c",
+             "README.md": "README.md"}
+    taken = [folder / f for f in files if (folder / f).exists()]
+    if taken:
+        raise DescriptionError(f"{taken[0]}: already exists; choose another folder or "
+                               "name (nothing was written)")
+    # The folder as the user types it in commands: relative to here when it is below.
+    shown = os.path.relpath(folder) if folder.resolve().is_relative_to(Path.cwd()) \
+        else str(folder)
+    values = {"name": name, "folder": shown}
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    templates = resources.files("cpulab.described") / "templates"
+    for out, template in files.items():
+        text = Template(templates.joinpath(template).read_text()).substitute(values)
+        (folder / out).write_text(text)
+        written.append(folder / out)
+    return written

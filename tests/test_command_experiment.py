@@ -1,0 +1,109 @@
+"""`cpulab run --cmd A --cmd B`: whole commands timed interleaved, with the kernel's
+software counters and the store; the structure and the counters are checked, never
+the timing."""
+
+from __future__ import annotations
+
+import json
+
+from cpulab import cli
+from cpulab.described.command_experiment import expand
+from cpulab.machine.pmu import probe_counters
+
+LOOP = "i=0; while [ $i -lt {n} ]; do i=$((i+1)); done"
+
+
+def _run(capsys, *argv):
+    rc = cli.main(list(argv))
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def test_two_commands_end_to_end(tmp_path, capsys):
+    db = str(tmp_path / "r.db")
+    rc, out, err = _run(capsys, "run", "--cmd", LOOP, "--cmd", "true", "--param", "n=10,2000",
+                        "--quick", "--warmup", "2", "--db", db, "--json", "--name", "loops")
+    assert rc == 0, err
+    (run,) = json.loads(out)["runs"]
+    assert (run["experiment"], run["status"]) == ("loops", "complete")
+    assert run["machine"]["cpu"] and run["machine_key"]  # the fingerprint
+    cases = {(c["variant"], c["params"]["n"]): c for c in run["cases"]}
+    assert set(cases) == {(LOOP, 10), (LOOP, 2000), ("true", 10), ("true", 2000)}
+    pmu = probe_counters()["cycles"]
+    for c in cases.values():
+        m = c["metrics"]
+        assert c["build"] is None and "error" not in c
+        assert (m["time"]["unit"], m["time"]["source"]) == ("ns/run", "clock")
+        assert m["time"]["n"] == 2 * 3 == len(m["time"]["values"])  # quick: 6 timed runs
+        for sw in ("cpu-time", "page-faults", "context-switches"):
+            assert m[sw]["source"] == "sw"
+        assert m["page-faults"]["min"] > 0  # a process starts with faults, never 0
+        if pmu["available"]:
+            assert m["cycles"]["source"] == "pmu" and m["cycles"]["min"] > 0
+        else:  # unavailable, with the kernel's reason; never a zero
+            assert "cycles" not in m
+            assert c["unavailable"]["cycles"]["reason"]
+    # The loop's CPU time grows with n; a count of work, not a timing claim: 200x the
+    # iterations take more CPU than 10 in every run's median.
+    assert cases[(LOOP, 2000)]["metrics"]["cpu-time"]["median"] > \
+        cases[(LOOP, 10)]["metrics"]["cpu-time"]["median"]
+    (table,) = run["evidence"]["tables"]
+    assert [r[1] for r in table["rows"] if r[4] == "fastest"] and len(table["rows"]) == 4
+    assert set(run["evidence"]["fastest"]) == {"n=10", "n=2000"}
+    assert len(run["verdicts"]) == 1
+    assert run["verdicts"][0]["verdict"] in ("confirmed", "inconclusive")
+
+    # A second run compares with the first like any stored run.
+    rc, _, err = _run(capsys, "run", "--cmd", LOOP, "--cmd", "true", "--param", "n=10,2000",
+                      "--quick", "--db", db, "--name", "loops")
+    assert rc == 0, err
+    rc, out, err = _run(capsys, "compare", "1", "2", "--metric", "time", "--db", db,
+                        "--json")
+    assert rc == 0, err
+    (comparison,) = json.loads(out)["comparisons"]
+    assert len(comparison["cases"]) == 4
+
+
+def test_a_failing_command_fails_alone(tmp_path, capsys):
+    rc, out, err = _run(capsys, "run", "--cmd", "true", "--cmd", "echo broken >&2; exit 3",
+                        "--quick", "--db", str(tmp_path / "r.db"), "--json")
+    assert rc == 0, err
+    cases = {c["variant"]: c for c in json.loads(out)["runs"][0]["cases"]}
+    assert cases["echo broken >&2; exit 3"]["error"] == "warm-up run: exit status 3: broken"
+    assert "error" not in cases["true"]
+
+
+def test_bad_command_requests_are_one_line(capsys):
+    for argv, message in [
+        (["run", "--cmd", "true", "--param", "n"], "expected KEY=V1,V2"),
+        (["run", "--cmd", "true", "--param", "n=1"], "no --cmd uses {n}"),
+        (["run", "--cmd", "true", "threading"], "give no experiment"),
+        (["run", "threading", "--param", "n=1"], "--param goes with --cmd"),
+        (["run", "--cmd", "true", "--cc", "gcc"], "--cmd builds nothing"),
+    ]:
+        rc, _, err = _run(capsys, *argv)
+        assert rc == 2 and message in err and err.count("\n") == 1
+
+
+def test_parameters_replace_only_their_placeholders():
+    assert expand("awk '{print}' {n}.txt {nn}", {"n": "5"}) == "awk '{print}' 5.txt {nn}"
+
+
+def test_hardware_counts_become_pmu_metrics_and_their_absence_a_reason():
+    from cpulab.described.command_experiment import _case
+    from cpulab.measure.process_timer import CommandTiming, ProcessRun
+
+    runs = [ProcessRun(1000 + i, 900, 150, 3) for i in range(4)]
+    counted = CommandTiming(runs, {"cycles": [2000] * 4, "instructions": [3000] * 4,
+                                   "branch-misses": [7] * 4})
+    c = _case("./app {n}", {"n": "8"}, counted)
+    assert c.params == {"n": 8}
+    assert (c.metrics["cycles"].source, c.metrics["cycles"].unit) == ("pmu", "cycles/run")
+    assert c.metrics["ipc"].median == 1.5
+    assert "cycles" not in c.unavailable
+    lacking = CommandTiming(runs, counters_unavailable="perf_event_open: No such file")
+    c = _case("./app", {}, lacking)
+    assert "cycles" not in c.metrics and "ipc" not in c.metrics
+    assert c.unavailable["instructions"] == {"source": "pmu",
+                                             "reason": "perf_event_open: No such file"}
+    assert c.metrics["page-faults"].median == 150

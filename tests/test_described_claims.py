@@ -1,0 +1,83 @@
+"""Declarative claims judged from made-up cases: the same data always gives the same
+verdict, and a missing figure is `unmeasurable` with its reason, never a zero."""
+
+from __future__ import annotations
+
+from cpulab.described.claims import ASM_FACT, MNEMONIC, count_of, judge
+from cpulab.described.description import ClaimSpec
+from cpulab.measure.metrics import Metric
+from cpulab.results import Case, Evidence
+
+
+def _case(variant, opt, tsc=None, exact=None, unavailable=None):
+    metrics = {}
+    if tsc is not None:
+        metrics["tsc"] = Metric.of(list(tsc), "ticks/item", "tsc")
+    if exact is not None:
+        metrics["instructions (callgrind)"] = Metric.exact(exact, "instructions/item",
+                                                           "callgrind")
+    build = {"compiler": "gcc-12", "flags": f"-{opt}", "pgo": False}
+    return Case(variant, build, {}, metrics, unavailable or {})
+
+
+FAST = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
+SLOW = [2.0, 2.02, 1.98, 2.0, 2.04, 1.96]
+SAME = [1.0, 1.05, 0.95, 1.02, 0.98, 1.0]
+
+
+def _faster(builds="every", by=1.5):
+    return ClaimSpec("faster", "a", "a beats b", than="b", by=by, metric="tsc",
+                     builds=builds)
+
+
+def test_faster_every_build_needs_every_interval_at_the_target():
+    cases = [_case("a", "O2", FAST), _case("b", "O2", SLOW),
+             _case("a", "O3", FAST), _case("b", "O3", SLOW)]
+    v = judge(_faster(), cases, Evidence())
+    assert v.verdict == "confirmed" and "reached in 2 of 2" in v.evidence
+    # One build where they tie: refuted for "every", still confirmed by a majority of 3.
+    cases += [_case("a", "O1", SAME), _case("b", "O1", FAST)]
+    assert judge(_faster(), cases, Evidence()).verdict == "refuted"
+    assert judge(_faster("most"), cases, Evidence()).verdict == "confirmed"
+    # A target above every ratio: refuted, with the ratios shown.
+    v = judge(_faster(by=3.0), cases[:4], Evidence())
+    assert v.verdict == "refuted" and "2.000x" in v.evidence
+
+
+def test_a_metric_the_machine_lacks_is_unmeasurable_with_the_reason():
+    why = {"source": "pmu", "reason": "perf_event_open(cycles): errno 2"}
+    cases = [_case("a", "O2", FAST, unavailable={"cycles": why}),
+             _case("b", "O2", SLOW, unavailable={"cycles": why})]
+    claim = ClaimSpec("faster", "a", "a beats b", than="b", by=1.1, metric="cycles")
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "unmeasurable" and "errno 2" in v.evidence
+
+
+def test_bounds_on_exact_and_measured_figures():
+    cases = [_case("a", "O2", FAST, exact=11), _case("a", "O3", FAST, exact=12)]
+    at_most = ClaimSpec("at-most", "a", "few", metric="instructions (callgrind)", value=12)
+    assert judge(at_most, cases, Evidence()).verdict == "confirmed"
+    tight = ClaimSpec("at-most", "a", "fewer", metric="instructions (callgrind)", value=11.5)
+    assert judge(tight, cases, Evidence()).verdict == "refuted"
+    # A measured median near the bound: its interval straddles it.
+    near = ClaimSpec("at-least", "a", "slow enough", metric="tsc", value=1.0)
+    assert judge(near, cases, Evidence()).verdict == "inconclusive"
+    far = ClaimSpec("at-least", "a", "slow enough", metric="tsc", value=0.5)
+    assert judge(far, cases, Evidence()).verdict == "confirmed"
+
+
+def test_no_instruction_counts_categories_and_mnemonic_prefixes():
+    counts = {"jcc": 0, "div": 1, f"{MNEMONIC}cmovne": 2, f"{MNEMONIC}cmovl": 1,
+              f"{MNEMONIC}div": 1}
+    assert count_of(counts, "cmov") == 3 and count_of(counts, "div") == 1
+    assert count_of(counts, "jcc") == 0 and count_of(counts, "idiv") == 0
+    facts = {ASM_FACT: {"a": {"gcc-12 -O2": {"functions": ["f"], "counts": counts},
+                              "clang-19 -O2": {"error": "build failed: x.c:1: error: y"}}}}
+    no_div = ClaimSpec("no-instruction", "a", "no div", instruction="div")
+    v = judge(no_div, [], Evidence(facts=facts))
+    assert v.verdict == "refuted" and "1 of 1" in v.evidence and "error: y" in v.evidence
+    no_jcc = ClaimSpec("no-instruction", "a", "no jcc", instruction="jcc")
+    assert judge(no_jcc, [], Evidence(facts=facts)).verdict == "confirmed"
+    nothing = {ASM_FACT: {"a": {"gcc-12 -O2": {"error": "no function matching f"}}}}
+    v = judge(no_jcc, [], Evidence(facts=nothing))
+    assert v.verdict == "unmeasurable" and "no function matching f" in v.evidence
