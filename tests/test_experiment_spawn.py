@@ -10,6 +10,7 @@ to end in its quick profile.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -21,8 +22,8 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.experiments.spawn import cmake_project, noop_build, projects
 from cpulab.experiments.spawn import experiment as spawn
-from cpulab.experiments.spawn import noop_build
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
@@ -32,8 +33,9 @@ from cpulab.results import Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
-needs_tools = pytest.mark.skipif(not (shutil.which("make") and shutil.which("ninja")),
-                                 reason="make or ninja not installed")
+needs_tools = pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("make", "ninja", "cmake")),
+    reason="make, ninja or cmake not installed")
 
 
 @pytest.fixture(scope="module")
@@ -125,24 +127,57 @@ def test_children_lines_pair_with_the_reps_of_their_own_round():
 def test_generated_project_builds_and_its_noop_is_a_noop(tmp_path):
     tree = noop_build.generate(tmp_path, 150)
     assert len(tree.dirs) == 2
+    jobs = os.cpu_count() or 2
     for tool in ("make", "ninja"):
-        noop_build.first_build(tree, tool, os.cpu_count() or 2, 300)
-    state = {tool: tree.outputs_state(tool) for tool in noop_build.TOOLS}
-    assert len(state["make"]) == 150 + 2 + 2  # objects, libraries, main.o, prog
+        noop_build.first_build(tree, tool, jobs, 300)
+    argv = {tool: tree.noop_argv(tool) for tool in noop_build.HAND_WRITTEN}
+    state = {tool: functools.partial(tree.outputs_state, tool)
+             for tool in noop_build.HAND_WRITTEN}
+    for tool in cmake_project.GENERATORS:
+        b = noop_build.cmake_build(tree, tool, jobs, 300)
+        argv[tool], state[tool] = b.noop_argv(), b.outputs_state
+    assert set(argv) == set(noop_build.TOOLS)
+    before = {tool: state[tool]() for tool in argv}
     for tool in noop_build.TOOLS:
-        subprocess.run(tree.noop_argv(tool), check=True, capture_output=True)
-        assert tree.outputs_state(tool) == state[tool], tool
-    assert subprocess.run([str(tree.root / "prog")]).returncode == 0
+        # objects, libraries, main.o, prog
+        assert len(before[tool]) == 150 + 2 + 2, (tool, sorted(before[tool]))
+        subprocess.run(argv[tool], check=True, capture_output=True, env=noop_build.clean_env())
+        assert state[tool]() == before[tool], tool
+    for prog in (tree.root / "prog", tree.root / "cmake-make" / "prog"):
+        assert subprocess.run([str(prog)]).returncode == 0
     # a header of d001 is included by d001's files and by d000's (the next directory)
     header = tree.root / "d001" / "d001.h"
-    newest = max(t for st in state.values() for t in st.values())
+    newest = max(t for st in before.values() for t in st.values())
     os.utime(header, ns=(newest + 10**9,) * 2)
-    for tool in ("make", "ninja"):
-        subprocess.run(tree.noop_argv(tool), check=True, capture_output=True)
-        after = tree.outputs_state(tool)
-        rebuilt = {Path(p).relative_to(tree.root).parts[-2] for p in after
-                   if after[p] != state[tool][p] and p.endswith(".o") and "main" not in p}
+    for tool in ("make", "ninja", *cmake_project.GENERATORS):
+        subprocess.run(argv[tool], check=True, capture_output=True, env=noop_build.clean_env())
+        after = state[tool]()
+        rebuilt = {d for p in after if after[p] != before[tool][p] and p.endswith(".o")
+                   for d in tree.dirs if f"/{d}/" in p}
         assert rebuilt == {"d000", "d001"}, (tool, rebuilt)
+
+
+def test_cmake_outputs_skip_the_compiler_probes(tmp_path):
+    for rel in ("CMakeFiles/3.25.1/CompilerIdC/a.out", "CMakeFiles/p.dir/m.c.o", "lib/libx.a",
+                "lib/libx.so.1", "prog", "CMakeFiles/Makefile2", "run.sh"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    for rel in ("CMakeFiles/3.25.1/CompilerIdC/a.out", "prog", "run.sh"):
+        (tmp_path / rel).chmod(0o755)
+    b = cmake_project.CMakeBuild("cmake-ninja", tmp_path, tmp_path, "/usr/bin/ninja")
+    got = {str(p.relative_to(tmp_path)) for p in b.outputs()}
+    assert got == {"CMakeFiles/p.dir/m.c.o", "lib/libx.a", "lib/libx.so.1", "prog"}
+
+
+def test_cmake_configure_names_the_generator_that_failed(tmp_path):
+    if not shutil.which("cmake"):
+        pytest.skip("cmake not installed")
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.13)\n"
+                                             "project(broken C)\nno_such_command()\n")
+    with pytest.raises(cmake_project.CMakeError, match="cmake-make: the configure failed"):
+        cmake_project.configure("cmake-make", tmp_path, tmp_path / "b")
+    with pytest.raises(ValueError, match="unknown CMake build"):
+        cmake_project.configure("cmake-bazel", tmp_path, tmp_path / "b")
 
 
 def test_generate_rejects_an_empty_project(tmp_path):
@@ -204,27 +239,63 @@ def spawn_case(us: float) -> Case:
     return c
 
 
+def verdicts(cases: list[Case]) -> dict[tuple[str, str], object]:
+    """(tool, "a" or "b") -> verdict, checking each names its build system."""
+    got = spawn.EXPERIMENT.verdicts(cases, Evidence())
+    assert len(got) == 2 * len(spawn.MAKES)
+    out = {}
+    for v, (tool, part) in zip(got, [(t, p) for t in spawn.MAKES for p in "ab"], strict=True):
+        assert v.claim.startswith(f"({part})") and spawn.MAKES[tool] in v.claim, v.claim
+        out[(tool, part)] = v
+    return out
+
+
 def test_verdicts_when_recursion_explains_make():
     cases = [spawn_case(1000), build_case("ninja", 10, 0),
              build_case("make", 11, 0), build_case("make-recursive", 40, 25)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
-    assert a.verdict == "confirmed" and "make-recursive/ninja = 4.000x" in a.evidence
+    v = verdicts(cases)
+    assert v[("make-recursive", "a")].verdict == "confirmed"
+    assert "make-recursive/ninja = 4.000x" in v[("make-recursive", "a")].evidence
     # make: 1 ms extra, 0 processes (0%); make-recursive: 25 x 1 ms of 30 ms (83%)
-    assert b.verdict == "inconclusive", b.evidence
-    assert "83%" in b.evidence and "0%" in b.evidence
-    a, b = spawn.EXPERIMENT.verdicts([c for c in cases if c.variant != "make"], Evidence())
-    assert b.verdict == "confirmed"
+    assert v[("make", "b")].verdict == "refuted" and "0%" in v[("make", "b")].evidence
+    assert v[("make-recursive", "b")].verdict == "confirmed"
+    assert "83%" in v[("make-recursive", "b")].evidence
+    assert {v[("cmake-make", p)].verdict for p in "ab"} == {"unmeasurable"}
+
+
+def test_verdicts_take_the_fastest_ninja_of_each_project():
+    native = {"project": projects.NATIVE_PROJECT}
+    cases = [spawn_case(1000), build_case("ninja", 10, 0), build_case("cmake-ninja", 20, 2),
+             build_case("cmake-make", 50, 30),
+             build_case("cmake-ninja", 4, 1), build_case("cmake-make", 30, 40)]
+    for c in cases[-2:]:
+        c.params = dict(native)
+    v = verdicts(cases)
+    a, b = v[("cmake-make", "a")], v[("cmake-make", "b")]
+    assert a.verdict == "confirmed"
+    # the generated project's peer is hand-written ninja (10 ms), not cmake-ninja (20 ms)
+    assert "1,000 objects: cmake-make/ninja = 5.000x" in a.evidence
+    assert "native/: cmake-make/cmake-ninja = 7.500x" in a.evidence
+    # 30 x 1 ms of 40 ms (75%); 39 x 1 ms of 26 ms (150%)
+    assert b.verdict == "confirmed" and "75%" in b.evidence and "150%" in b.evidence
+    table = spawn.EXPERIMENT.evidence(None, cases).tables[1]
+    assert [r[:2] for r in table.rows] == [["1,000 objects", "ninja"],
+                                           ["1,000 objects", "cmake-make"],
+                                           ["1,000 objects", "cmake-ninja"],
+                                           ["native/", "cmake-make"], ["native/", "cmake-ninja"]]
+    assert table.rows[3][3].endswith("(cmake-ninja)")
 
 
 def test_verdicts_when_ninja_is_slower_or_counts_are_missing():
     cases = [spawn_case(1000), build_case("ninja", 20, None), build_case("make", 10, None),
              build_case("make-recursive", 12, None)]
-    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
-    assert a.verdict == "refuted" and b.verdict == "unmeasurable"
+    v = verdicts(cases)
+    assert v[("make", "a")].verdict == "refuted" and v[("make", "b")].verdict == "unmeasurable"
     cases[1] = build_case("ninja", 5, None)
-    a, b = spawn.EXPERIMENT.verdicts(cases, Evidence())
-    assert a.verdict == "confirmed"
-    assert b.verdict == "unmeasurable" and "perf refused" in b.evidence
+    v = verdicts(cases)
+    assert v[("make", "a")].verdict == "confirmed"
+    assert v[("make", "b")].verdict == "unmeasurable"
+    assert "perf refused" in v[("make", "b")].evidence
 
 
 def test_verdicts_without_cases_are_unmeasurable():
@@ -247,6 +318,7 @@ def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
     want = {(v, json.dumps({"child": "static"} if v in spawn.NEEDS_CHILD else {}))
             for v in spawn.SPAWNS}
     want |= {(t, json.dumps({"targets": n})) for t in spawn.TOOLS for n in spawn.QUICK_TARGETS}
+    want |= {(t, json.dumps({"project": "native"})) for t in projects.NATIVE_TOOLS}
     assert got == want
     for c in rec["cases"]:
         assert not c.get("error"), c
@@ -256,7 +328,7 @@ def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
         if c["variant"] in spawn.TOOLS:
             counted = "processes" in c["metrics"]
             assert counted or c["unavailable"]["processes"]["reason"]
-    assert len(rec["verdicts"]) == 2
+    assert len(rec["verdicts"]) == 2 * len(spawn.MAKES)
     assert all(v["verdict"] in ("confirmed", "refuted", "inconclusive") for v in
                rec["verdicts"]), rec["verdicts"]
     assert not list(scratch.iterdir())  # the generated project is gone

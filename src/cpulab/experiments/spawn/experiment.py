@@ -1,5 +1,5 @@
 """Experiment `spawn` (seed row S13): what a process costs, and what a no-op build costs
-with GNU make and with ninja.
+with GNU make, ninja and CMake's two generators.
 
 Part one, native/kernels/spawn: create, run and reap one do-nothing child per iteration
 with fork+_exit, fork+exec, vfork+exec and posix_spawn of a static child, posix_spawn of
@@ -7,26 +7,28 @@ the same child linked dynamically, and posix_spawn of `/bin/sh -c true`. Figures
 process: ns (clock) and TSC ticks (tsc), the parent's page faults and CPU (sw, harness
 counters), the children's page faults and CPU from getrusage(RUSAGE_CHILDREN) (sw).
 
-Part two, a real no-op build: a generated C project (noop_build.py) of 1,000 and 10,000
-objects (quick: 200) is built once by make and by ninja; then the same kernel times the
-no-op rebuild by make (one makefile), by make the autotools way (a shell loop, one make
-per directory) and by ninja, interleaved, one process per rebuild. Per rebuild: ns (clock),
+Part two, real no-op builds (projects.py): a generated C project (noop_build.py) of 1,000
+and 10,000 objects (quick: 200), and the lab's own native/ CMake project. The generated
+one is built by make (one flat Makefile, the control), by make the autotools way (a shell
+loop, one make per directory), by ninja, and by CMake's "Unix Makefiles" and "Ninja"
+generators (cmake_project.py); native/ by CMake's two. Then the same kernel times every
+no-op rebuild, interleaved, one process per rebuild. Per rebuild: ns (clock),
 the page faults and CPU of the tool and its children (sw, rusage), and the processes and
 system calls it makes (sw: perf's kernel tracepoints, else strace; else unavailable).
 Every output's modification time is compared before and after: a rebuild that rebuilt
-anything fails its case.
+anything fails its case. Verdicts per make-based build system, each against the fastest
+ninja build of the same project.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.spawn import noop_build
+from cpulab.experiments.spawn import noop_build, projects
 from cpulab.measure import syscalls
 from cpulab.measure.kernel_output import ExtraLine, KernelOutput
 from cpulab.measure.metrics import Metric
@@ -40,7 +42,11 @@ SPAWNS = ("fork-exit", "fork-exec", "vfork-exec", "posix-spawn", "posix-spawn-dy
           "posix-spawn-sh")
 NEEDS_CHILD = ("fork-exec", "vfork-exec", "posix-spawn")  # run --param child
 TOOLS = noop_build.TOOLS
-MAKES = ("make", "make-recursive")
+# the make-based build systems, each judged against the fastest ninja of the same project
+MAKES = {"make": "GNU make, one flat Makefile", "make-recursive":
+         "GNU make, recursive the autotools way", "cmake-make":
+         "CMake's Unix Makefiles generator"}
+NINJAS = ("ninja", "cmake-ninja")
 TARGETS, QUICK_TARGETS = (1_000, 10_000), (200,)
 PER_PROCESS = "posix-spawn-dynamic"  # the cost of one process a build tool starts
 MOST = 0.5
@@ -49,13 +55,14 @@ MOST = 0.5
 class Spawn(Experiment):
     name = "spawn"
     seed_row = "S13"
-    title = "Process creation, and no-op builds with make and ninja"
+    title = "Process creation, and no-op builds with make, ninja and CMake"
     summary = (
         "S13's comments blame many short-lived processes and pathname lookups for slow "
         "no-op makes, and praise ninja's. Measures ns and page faults per process for "
         "fork, vfork and posix_spawn of a static and a dynamic child and of /bin/sh, then "
-        "times the no-op rebuild of a generated C project by make, recursive make and "
-        "ninja, with the processes, system calls and page faults of each rebuild."
+        "times the no-op rebuild of a generated C project by make, recursive make, ninja "
+        "and CMake's Makefile and Ninja generators, and of the lab's own native/ CMake "
+        "project, with the processes, system calls and page faults of each rebuild."
     )
     compilers = ("gcc",)  # the loops only call into the kernel: the compiler is moot
     opts = ("O2",)
@@ -102,27 +109,32 @@ class Spawn(Experiment):
         child, linkage = _child(ctx, static, dynamic)
         sizes = QUICK_TARGETS if ctx.profile.quick else TARGETS
         with tempfile.TemporaryDirectory(prefix="cpulab-spawn-") as tmp:
-            trees, tree_errors = _prepare_trees(ctx, Path(tmp), sizes)
-            return self._measure(ctx, kernels, child, linkage, dynamic, trees, tree_errors,
-                                 sizes)
+            rebuilds, errors = projects.prepare(Path(tmp), sizes, ctx.profile.quick,
+                                                ctx.profile.timeout_s * 4, ctx.reporter.phase)
+            for (project, tool), why in errors.items():
+                ctx.note(f"{tool} on {projects.project_label(project)} not measured: {why}")
+            order = [*map(str, sizes), projects.NATIVE_PROJECT]
+            return self._measure(ctx, kernels, child, linkage, dynamic, rebuilds, errors,
+                                 order, Path(tmp))
 
     def _measure(self, ctx: Context, kernels: list[Artifact], child: Path | None,
-                 linkage: str, dynamic: Artifact, trees: dict[int, noop_build.Tree],
-                 tree_errors: dict[int, str], sizes: tuple[int, ...]) -> list[Case]:
+                 linkage: str, dynamic: Artifact,
+                 rebuilds: dict[tuple[str, str], projects.Rebuild],
+                 errors: dict[tuple[str, str], str], order: list[str],
+                 scratch: Path) -> list[Case]:
         built = [a for a in kernels if a.ok]
         spawn_args = ["--param", f"child={child}"] if child else []
         if dynamic.ok:
             spawn_args += ["--param", f"child_dynamic={dynamic.path}"]
         programs = [Program(_key(a), [str(a.path), *spawn_args,
                                       *ctx.profile.harness_args()]) for a in built]
-        for n, tree in trees.items():
-            for tool in TOOLS:
-                argv_file = tree.root / f"noop-{tool}.argv"
-                argv_file.write_text("\n".join(tree.noop_argv(tool)) + "\n")
-                programs += [Program(_key(a, tool, n), [
-                    str(a.path), "--case", "command", "--param", f"command={argv_file}",
-                    *ctx.profile.harness_args()]) for a in built[:1]]
-        before = {(n, tool): t.outputs_state(tool) for n, t in trees.items() for tool in TOOLS}
+        for (project, tool), rebuild in rebuilds.items():
+            argv_file = scratch / f"noop-{project}-{tool}.argv"
+            argv_file.write_text("\n".join(rebuild.argv) + "\n")
+            programs += [Program(_key(a, tool, project), [
+                str(a.path), "--case", "command", "--param", f"command={argv_file}",
+                *ctx.profile.harness_args()]) for a in built[:1]]
+        before = {k: r.outputs_state() for k, r in rebuilds.items()}
         ctx.reporter.total(len(programs) * ctx.profile.rounds)
         outcomes = ctx.measure(programs)
 
@@ -137,22 +149,22 @@ class Spawn(Experiment):
                 if c.variant in NEEDS_CHILD:
                     c.params["child"] = linkage
             cases += found
-        for n in sizes:
-            params = {"targets": n}
-            for tool in TOOLS:
-                tree = trees.get(n)
-                if tree is None or not built:
-                    why = tree_errors.get(n) or "the spawn kernel did not build"
+        for project in order:
+            params = projects.project_params(project)
+            for tool in projects.project_tools(project):
+                rebuild = rebuilds.get((project, tool))
+                if rebuild is None or not built:
+                    why = errors.get((project, tool)) or "the spawn kernel did not build"
                     cases.append(Case(tool, None, dict(params), error=why))
                     continue
-                (case,) = _cases(outcomes[_key(built[0], tool, n)], None, params, (tool,),
-                                 rename={"command": tool})
-                changed = _changed(before[(n, tool)], tree.outputs_state(tool))
+                (case,) = _cases(outcomes[_key(built[0], tool, project)], None, params,
+                                 (tool,), rename={"command": tool})
+                was = before[(project, tool)]
+                changed = _changed(was, rebuild.outputs_state())
                 if changed and not case.error:
-                    case.error = (f"the no-op rebuild rebuilt {changed} of "
-                                  f"{len(before[(n, tool)])} outputs")
+                    case.error = f"the no-op rebuild rebuilt {changed} of {len(was)} outputs"
                 if not case.error:
-                    _add_counts(ctx, case, tree.noop_argv(tool))
+                    _add_counts(ctx, case, rebuild.argv)
                 cases.append(case)
         return cases
 
@@ -163,14 +175,15 @@ class Spawn(Experiment):
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         ok = [c for c in cases if not c.error]
-        return [_make_slower_than_ninja(ok), _processes_explain_make(ok)]
+        return [v for tool in MAKES for v in (_make_slower_than_ninja(ok, tool),
+                                              _processes_explain_make(ok, tool))]
 
 
 # ---- running: helpers ----------------------------------------------------------------
 
 
-def _key(a: Artifact, tool: str = "", targets: int = 0) -> str:
-    return f"{a.config.label}|{tool}|{targets}"
+def _key(a: Artifact, tool: str = "", project: str = "") -> str:
+    return f"{a.config.label}|{tool}|{project}"
 
 
 def _child(ctx: Context, static: Artifact, dynamic: Artifact) -> tuple[Path | None, str]:
@@ -184,24 +197,6 @@ def _child(ctx: Context, static: Artifact, dynamic: Artifact) -> tuple[Path | No
         return dynamic.path, "dynamic (static link failed)"
     ctx.note("neither the static nor the dynamic child built: the exec cases cannot run")
     return None, "none"
-
-
-def _prepare_trees(ctx: Context, tmp: Path, sizes: tuple[int, ...]
-                   ) -> tuple[dict[int, noop_build.Tree], dict[int, str]]:
-    """Generate and build each size once with make and with ninja; failures by size."""
-    trees, errors = {}, {}
-    jobs = os.cpu_count() or 2
-    for n in sizes:
-        ctx.reporter.phase(f"generating and building a {n:,}-object project (make, ninja)")
-        try:
-            tree = noop_build.generate(tmp / f"t{n}", n)
-            for tool in ("make", "ninja"):
-                noop_build.first_build(tree, tool, jobs, ctx.profile.timeout_s * 4)
-            trees[n] = tree
-        except noop_build.TreeError as e:
-            errors[n] = str(e)
-            ctx.note(f"no-op build of {n} objects not measured: {e}")
-    return trees, errors
 
 
 def _cases(outcome: Outcome, build: dict | None, params: dict, names: tuple[str, ...],
@@ -293,30 +288,40 @@ def _spawn_table(cases: list[Case]) -> EvidenceTable:
                           "child CPU us/process (sw)"], rows)
 
 
-def _builds(cases: list[Case]) -> dict[int, dict[str, Case]]:
-    out: dict[int, dict[str, Case]] = {}
+def _builds(cases: list[Case]) -> dict[str, dict[str, Case]]:
+    """project label -> tool -> case; generated sizes ascending, then native/."""
+    keyed: dict[tuple[int, str], dict[str, Case]] = {}
     for c in cases:
         if c.variant in TOOLS and not c.error:
-            out.setdefault(c.params["targets"], {})[c.variant] = c
-    return out
+            native = c.params.get("project") == projects.NATIVE_PROJECT
+            project = projects.NATIVE_PROJECT if native else str(c.params["targets"])
+            order = (1 << 62) if native else c.params["targets"]
+            keyed.setdefault((order, projects.project_label(project)), {})[c.variant] = c
+    return {label: by for (_, label), by in sorted(keyed.items())}
+
+
+def _fastest_ninja(by: dict[str, Case]) -> tuple[str, Case] | None:
+    """The peer: of the ninja builds of one project, the one with the lowest median."""
+    found = [(t, by[t]) for t in NINJAS if t in by and by[t].value("time") is not None]
+    return min(found, key=lambda tc: tc[1].value("time")) if found else None
 
 
 def _build_table(cases: list[Case]) -> EvidenceTable:
     rows = []
-    for n, by in sorted(_builds(cases).items()):
-        ninja = by.get("ninja")
+    for label, by in _builds(cases).items():
+        peer = _fastest_ninja(by)
         for tool in TOOLS:
             c = by.get(tool)
             if c is None:
                 continue
-            r = median_ratio(c, ninja, "time") if ninja else None
-            rows.append([f"{n:,}", tool, _fmt(c, "time", 1e-6, 2),
-                         format_ratio(r) if r else "-", _fmt(c, "processes"),
-                         _fmt(c, "syscalls"), _fmt(c, "child-page-faults"),
-                         _fmt(c, "child-cpu", 1e-6, 2)])
-    return EvidenceTable("No-op rebuild of a generated C project (one rebuild per row's "
-                         "figures)",
-                         ["objects", "tool", "ms/run (clock)", "/ ninja (clock)",
+            r = median_ratio(c, peer[1], "time") if peer else None
+            rows.append([label, tool, _fmt(c, "time", 1e-6, 2),
+                         f"{format_ratio(r)} ({peer[0]})" if r and peer else "-",
+                         _fmt(c, "processes"), _fmt(c, "syscalls"),
+                         _fmt(c, "child-page-faults"), _fmt(c, "child-cpu", 1e-6, 2)])
+    return EvidenceTable("No-op rebuild of a generated C project and of native/ (one rebuild "
+                         "per row's figures)",
+                         ["project", "tool", "ms/run (clock)", "/ fastest ninja (clock)",
                           "processes/run (sw)", "syscalls/run (sw)", "page faults/run (sw)",
                           "CPU ms/run (sw)"], rows)
 
@@ -324,31 +329,30 @@ def _build_table(cases: list[Case]) -> EvidenceTable:
 # ---- verdicts ------------------------------------------------------------------------
 
 
-def _make_slower_than_ninja(cases: list[Case]) -> Verdict:
-    claim = "(a) a no-op build takes longer with make than with ninja"
+def _make_slower_than_ninja(cases: list[Case], tool: str) -> Verdict:
+    claim = f"(a) a no-op build takes longer with {tool} ({MAKES[tool]}) than with ninja"
     seed = ("no-op make of a kernel allmodconfig ~30 s, half in make; Chromium's no-op "
             "ninja takes seconds; autotools to gyp+ninja halved a firm's build times")
     rows, above, below = [], 0, 0
-    for n, by in sorted(_builds(cases).items()):
-        ninja = by.get("ninja")
-        for tool in MAKES:
-            if ninja is None or tool not in by:
-                continue
-            r = median_ratio(by[tool], ninja, "time")
-            if r is None:
-                continue
-            above += r.low > 1
-            below += r.high < 1
-            rows.append(f"{n:,} objects: {tool}/ninja = {format_ratio(r)} "
-                        f"({by[tool].value('time') / 1e6:.2f} vs "
-                        f"{ninja.value('time') / 1e6:.2f} ms per no-op, clock)")
+    for label, by in _builds(cases).items():
+        peer = _fastest_ninja(by)
+        if peer is None or tool not in by:
+            continue
+        r = median_ratio(by[tool], peer[1], "time")
+        if r is None:
+            continue
+        above += r.low > 1
+        below += r.high < 1
+        rows.append(f"{label}: {tool}/{peer[0]} = {format_ratio(r)} "
+                    f"({by[tool].value('time') / 1e6:.2f} vs "
+                    f"{peer[1].value('time') / 1e6:.2f} ms per no-op, clock)")
     if not rows:
-        return Verdict(claim, "unmeasurable", "no size has both a make and a ninja rebuild",
-                       seed)
+        return Verdict(claim, "unmeasurable", f"no project has both a {tool} and a ninja "
+                       "rebuild", seed)
     kind = ("confirmed" if above == len(rows) else "refuted" if below == len(rows)
             else "inconclusive")
-    head = (f"make slower (95% interval above 1) in {above} of {len(rows)}, faster in "
-            f"{below}: ")
+    head = (f"{tool} slower than the fastest ninja (95% interval above 1) in {above} of "
+            f"{len(rows)} projects, faster in {below}: ")
     return Verdict(claim, kind, head + "; ".join(rows), seed)
 
 
@@ -356,40 +360,39 @@ def _spawn_cost(cases: list[Case]) -> Case | None:
     return next((c for c in cases if c.variant == PER_PROCESS and "time" in c.metrics), None)
 
 
-def _processes_explain_make(cases: list[Case]) -> Verdict:
-    claim = ("(b) where make's no-op is slower than ninja's, the processes it starts "
-             "account for most of the difference")
+def _processes_explain_make(cases: list[Case], tool: str) -> Verdict:
+    claim = (f"(b) where {tool}'s no-op ({MAKES[tool]}) is slower than ninja's, the "
+             "processes it starts account for most of the difference")
     seed = "many short-lived processes (shell snippets, fork/exit) and pathname lookups"
     per = _spawn_cost(cases)
     if per is None:
         return Verdict(claim, "unmeasurable", f"no {PER_PROCESS} measurement", seed)
     t_proc = per.value("time")
     rows, shares = [], []
-    for n, by in sorted(_builds(cases).items()):
-        ninja = by.get("ninja")
-        for tool in MAKES:
-            c = by.get(tool)
-            if c is None or ninja is None:
-                continue
-            r = median_ratio(c, ninja, "time")
-            if r is None or r.low <= 1:
-                continue  # not slower than ninja: nothing to explain
-            if "processes" not in c.metrics or "processes" not in ninja.metrics:
-                why = c.unavailable.get("processes", {}).get("reason", "not counted")
-                rows.append(f"{n:,} objects: {tool}: processes unavailable ({why})")
-                continue
-            extra = c.value("time") - ninja.value("time")
-            procs = c.value("processes") - ninja.value("processes")
-            share = procs * t_proc / extra
-            shares.append(share)
-            rows.append(f"{n:,} objects: {tool} starts {c.value('processes'):.0f} processes "
-                        f"per no-op (ninja {ninja.value('processes'):.0f}); x "
-                        f"{t_proc / 1e3:.0f} us ({PER_PROCESS}, clock) = "
-                        f"{share:.0%} of its extra {extra / 1e6:.2f} ms")
+    for label, by in _builds(cases).items():
+        c, peer = by.get(tool), _fastest_ninja(by)
+        if c is None or peer is None:
+            continue
+        name, ninja = peer
+        r = median_ratio(c, ninja, "time")
+        if r is None or r.low <= 1:
+            continue  # not slower than ninja: nothing to explain
+        if "processes" not in c.metrics or "processes" not in ninja.metrics:
+            why = (c.unavailable.get("processes") or ninja.unavailable.get("processes")
+                   or {}).get("reason", "not counted")
+            rows.append(f"{label}: processes unavailable ({why})")
+            continue
+        extra = c.value("time") - ninja.value("time")
+        procs = c.value("processes") - ninja.value("processes")
+        share = procs * t_proc / extra
+        shares.append(share)
+        rows.append(f"{label}: {tool} starts {c.value('processes'):.0f} processes per no-op "
+                    f"({name} {ninja.value('processes'):.0f}); x {t_proc / 1e3:.0f} us "
+                    f"({PER_PROCESS}, clock) = {share:.0%} of its extra {extra / 1e6:.2f} ms")
     head = (f"model: extra processes x the measured cost of one ({PER_PROCESS}) / the "
-            f"extra no-op time over ninja")
+            f"extra no-op time over the fastest ninja")
     if not shares:
-        return Verdict(claim, "unmeasurable", head + ": no make rebuild both slower than "
+        return Verdict(claim, "unmeasurable", head + f": no {tool} rebuild both slower than "
                        "ninja's and with processes counted" + "".join("; " + r for r in rows),
                        seed)
     kind = ("confirmed" if all(s > MOST for s in shares) else

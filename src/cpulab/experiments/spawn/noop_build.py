@@ -1,5 +1,6 @@
 """A generated C project for timing no-op builds (S13): the same tree built by GNU make
-(non-recursive, and recursive the autotools way) and by ninja.
+(non-recursive, and recursive the autotools way), by ninja, and by CMake with its "Unix
+Makefiles" and its "Ninja" generators.
 
 `generate(root, targets)` writes `targets` C files in directories of FILES_PER_DIR, each
 including a project-wide header, its own directory's header and the next directory's (so
@@ -12,6 +13,9 @@ links them all into `prog`. Three build descriptions of the same graph:
                 then one more for the link; make and make-recursive share their outputs
   build.ninja   ninja, `deps = gcc`; its outputs live under ninja/ (ninja keeps its own
                 log of commands, so it cannot adopt what make built)
+  CMakeLists.txt  one per directory (a static library) and one at the top (`prog`), as a
+                CMake user writes them; `cmake_build` configures it in cmake-make/ or
+                cmake-ninja/ (cmake_project.py) and builds it there
 
 `noop_argv(tool)` is the command line of a no-op rebuild; `outputs_state()` snapshots the
 outputs' modification times, so a "no-op" that rebuilt anything is caught.
@@ -25,7 +29,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-TOOLS = ("make", "make-recursive", "ninja")
+from cpulab.experiments.spawn import cmake_project
+
+HAND_WRITTEN = ("make", "make-recursive", "ninja")
+TOOLS = (*HAND_WRITTEN, *cmake_project.GENERATORS)
 FILES_PER_DIR = 100
 CFLAGS = "-O0 -g0"  # compile cost does not matter here: only the no-op rebuild is timed
 
@@ -116,7 +123,35 @@ def generate(root: Path, targets: int, cc: str | None = None) -> Tree:
         (root / d / "sub.mk").write_text(_submake(tree, d))
     (root / "link.mk").write_text(_link_make(tree))
     (root / "build.ninja").write_text(_ninja(tree))
+    (root / "CMakeLists.txt").write_text(_cmake_top(tree))
+    for d in dirs:
+        (root / d / "CMakeLists.txt").write_text(
+            f"add_library({d} STATIC {' '.join(f'{s}.c' for s in _stems(tree, d))})\n")
     return tree
+
+
+def _cmake_top(tree: Tree) -> str:
+    return ("cmake_minimum_required(VERSION 3.13)\nproject(noop C)\n"
+            "include_directories(include)\n"
+            + "".join(f"add_subdirectory({d})\n" for d in tree.dirs)
+            + f"add_executable(prog main.c)\ntarget_link_libraries(prog {' '.join(tree.dirs)})\n")
+
+
+def cmake_build(tree: Tree, tool: str, jobs: int, timeout: float) -> cmake_project.CMakeBuild:
+    """Configure the tree with `tool`'s generator in root/<tool>/ and build it there, with
+    the compiler and flags of the hand-written builds; raises TreeError."""
+    try:
+        b = cmake_project.configure(
+            tool, tree.root, tree.root / tool,
+            (f"CMAKE_C_COMPILER={tree.cc}", f"CMAKE_C_FLAGS={CFLAGS}", "CMAKE_BUILD_TYPE="),
+            clean_env(), timeout)
+        cmake_project.build(b, jobs, clean_env(), timeout)
+    except cmake_project.CMakeError as e:
+        raise TreeError(str(e)) from e
+    objects = sum(p.suffix == ".o" for p in b.outputs())
+    if objects != tree.targets + 1:
+        raise TreeError(f"{tool}: {objects} objects built, not {tree.targets + 1}")
+    return b
 
 
 def _compile_rule() -> str:
