@@ -3,9 +3,9 @@
 # package, for `cpulab opprof` on the interpreter of the seed article (YARV, whose
 # instructions are `DEFINE_INSN` entries of insns.def, expanded into vm.inc).
 #
-# The source is fetched with `apt-get source` through a deb-src list that this script
-# writes and that only its own apt-get calls read (-o Dir::Etc::SourceList=..., private
-# lists and cache folders): the system's apt configuration is not touched. Only miniruby
+# The source is fetched with `apt-get source` through a deb-src list that only this
+# script's apt-get calls read (debian_source.sh): the system's apt configuration is not
+# touched. Only miniruby
 # is built (no extensions, no install): -O2 -g, so the optimised machine code carries
 # DWARF, with the sources left in place for opprof's marker scan.
 #
@@ -29,6 +29,8 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 build=${CPULAB_BUILD_DIR:-$root/build}
+# shellcheck source=debian_source.sh
+. "$here/debian_source.sh"
 package=ruby3.1
 
 dir=$build/peers/cruby-$package
@@ -51,27 +53,9 @@ for tool in apt-get dpkg-source gcc make; do
     }
 done
 
-# 1. The source package, through a deb-src list of this script's own.
+# 1. The source package, through a deb-src list of its own.
 rm -rf "$dir"
-apt=$dir/apt
-mkdir -p "$apt/lists/partial" "$apt/archives/partial"
-codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
-# the point releases only: the security archive's pool is not reachable from every lab
-cat > "$apt/sources.list" <<EOF
-deb-src http://deb.debian.org/debian $codename main
-deb-src http://deb.debian.org/debian $codename-updates main
-EOF
-opts=(-qq -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-      -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache::archives=$apt/archives"
-      -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root")
-echo "build_cruby_peer.sh: fetching Debian's $package source" >&2
-apt-get "${opts[@]}" update >&2
-(cd "$dir" && apt-get "${opts[@]}" source --download-only "$package" >&2)
-dsc=$(ls "$dir"/${package}_*.dsc)
-# --skip-patches: Debian's patches change configure.ac, and make would then regenerate
-# configure (autoconf) and the parser (a host ruby); the VM's code is upstream's
-dpkg-source --skip-patches -x "$dsc" "$dir/src" > "$dir/unpack.log" 2>&1 ||
-    { tail -20 "$dir/unpack.log" >&2; exit 1; }
+fetch_debian_source "$package" "$dir" build_cruby_peer.sh
 
 # 2. miniruby only: the VM and the core classes, no extension or installed library.
 cd "$dir/src"
@@ -80,6 +64,5 @@ echo "build_cruby_peer.sh: configuring and building miniruby" >&2
     --disable-jit-support optflags=-O2 debugflags=-g > "$dir/configure.log" 2>&1 ||
     { tail -30 "$dir/configure.log" >&2; exit 1; }
 make -j2 miniruby > "$dir/make.log" 2>&1 || { tail -30 "$dir/make.log" >&2; exit 1; }
-rm -rf "$apt"
 echo "$recipe" > "$dir/.done"
 echo "$miniruby"
