@@ -1,15 +1,56 @@
-# Sourced by the interpreter builds of this folder: fetch_debian_source PACKAGE DIR puts
-# Debian's source package PACKAGE, unpacked without Debian's patches, in DIR/src.
+# Sourced by the interpreter builds of this folder (build_cruby_peer.sh,
+# build_cpython_peer.sh), which differ only in their package and their configure and
+# make steps. Each calls, in order:
 #
-# `apt-get source` reads a deb-src list that this function writes under DIR/apt and that
-# only its own apt-get calls read (-o Dir::Etc::SourceList=..., private lists and cache
-# folders): the system's apt configuration is not touched. Patches are skipped because
-# Debian's change configure.ac, and make would then regenerate configure (autoconf); the
-# interpreters' VM code is upstream's. Needs root (apt-get) and dpkg-source (dpkg-dev).
+#   peer_begin NAME ARTIFACT RECIPE [ARGS...]
+#       parses --print-path; prints ARTIFACT and exits when a finished build with the
+#       same RECIPE is there (DIR/.done, DIR being ARTIFACT's peer folder, `$peer_dir`);
+#       with --print-path and no such build, says so and exits 1
+#   fetch_debian_source PACKAGE
+#       Debian's source package PACKAGE, unpacked without Debian's patches, in
+#       $peer_dir/src
+#   peer_done
+#       records the recipe and prints ARTIFACT
+#
+# `apt-get source` reads a deb-src list that fetch_debian_source writes under
+# $peer_dir/apt and that only its own apt-get calls read (-o Dir::Etc::SourceList=...,
+# private lists and cache folders): the system's apt configuration is not touched.
+# Patches are skipped because Debian's change configure.ac, and make would then
+# regenerate configure (autoconf); the interpreters' VM code is upstream's. Needs root
+# (apt-get), dpkg-source (dpkg-dev), gcc and make.
+
+peer_begin() {
+    peer_name=$1 peer_artifact=$2 peer_recipe=$3
+    shift 3
+    local print_only=0 arg
+    for arg in "$@"; do
+        case "$arg" in
+            --print-path) print_only=1 ;;
+            *) echo "$peer_name: unknown argument '$arg' (expected --print-path)" >&2
+               exit 2 ;;
+        esac
+    done
+    if [[ -f $peer_dir/.done && -x $peer_artifact && $(cat "$peer_dir/.done") == "$peer_recipe" ]]
+    then
+        echo "$peer_artifact"
+        exit 0
+    fi
+    if [[ $print_only == 1 ]]; then
+        echo "$peer_name: no $(basename "$peer_artifact") built yet at $peer_dir" >&2
+        exit 1
+    fi
+    local tool
+    for tool in apt-get dpkg-source gcc make; do
+        command -v "$tool" >/dev/null || {
+            echo "$peer_name: '$tool' not found (make setup installs it)" >&2
+            exit 1
+        }
+    done
+}
 
 fetch_debian_source() {
-    local package=$1 dir=$2 name=${3:-fetch_debian_source}
-    local apt=$dir/apt codename
+    local package=$1 apt=$peer_dir/apt codename
+    rm -rf "$peer_dir"
     mkdir -p "$apt/lists/partial" "$apt/archives/partial"
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
     # the point releases only: the security archive's pool is not reachable from every lab
@@ -21,12 +62,24 @@ LIST
                 -o "Dir::Etc::SourceParts=/dev/null" -o "Dir::State::Lists=$apt/lists"
                 -o "Dir::Cache::archives=$apt/archives" -o "Dir::Cache::pkgcache="
                 -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root")
-    echo "$name: fetching Debian's $package source" >&2
+    echo "$peer_name: fetching Debian's $package source" >&2
     apt-get "${opts[@]}" update >&2
-    (cd "$dir" && apt-get "${opts[@]}" source --download-only "$package" >&2)
+    (cd "$peer_dir" && apt-get "${opts[@]}" source --download-only "$package" >&2)
     local dsc
-    dsc=$(ls "$dir"/"${package}"_*.dsc)
-    dpkg-source --skip-patches -x "$dsc" "$dir/src" > "$dir/unpack.log" 2>&1 ||
-        { tail -20 "$dir/unpack.log" >&2; return 1; }
+    dsc=$(ls "$peer_dir"/"${package}"_*.dsc)
+    dpkg-source --skip-patches -x "$dsc" "$peer_dir/src" > "$peer_dir/unpack.log" 2>&1 ||
+        { tail -20 "$peer_dir/unpack.log" >&2; exit 1; }
     rm -rf "$apt"
+}
+
+# run_logged LOG CMD...: CMD's output into $peer_dir/LOG, its tail on failure
+run_logged() {
+    local log=$peer_dir/$1
+    shift
+    "$@" > "$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+}
+
+peer_done() {
+    echo "$peer_recipe" > "$peer_dir/.done"
+    echo "$peer_artifact"
 }
