@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cpulab.build import Target
+from cpulab.build.peer_script import build_hint, peer_path
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
@@ -110,18 +111,13 @@ class Yarv(Experiment):
 def _miniruby(ctx: Context) -> Path | str:
     """miniruby's path, built unless --quick; else why there is none."""
     build_now = not ctx.profile.quick
-    if build_now:
-        ctx.reporter.phase("building CRuby 3.1's miniruby (once; cached; 5-10 minutes)")
-    res = ctx.runner.run(["bash", str(BUILD_SCRIPT), *(() if build_now else ("--print-path",))],
-                         timeout=BUILD_TIMEOUT_S)
-    lines = res.stdout.strip().splitlines()
-    if res.failure is None and lines:
-        return Path(lines[-1])
-    why = (res.stderr.strip().splitlines() or [res.failure or "no output"])[-1]
-    hint = "" if build_now else \
-        f" (`{BUILD_SCRIPT.relative_to(ROOT)}` builds it, and so does the default profile)"
-    ctx.note(f"miniruby not measured: {why}{hint}")
-    return why + hint
+    path = peer_path(ctx, BUILD_SCRIPT, build_now=build_now, timeout=BUILD_TIMEOUT_S,
+                     phase="building CRuby 3.1's miniruby (once; cached; minutes)")
+    if isinstance(path, Path):
+        return path
+    why = path + ("" if build_now else build_hint(BUILD_SCRIPT))
+    ctx.note(f"miniruby not measured: {why}")
+    return why
 
 
 def _ranked(cases: list[Case], mode: str) -> list[Case]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cpulab.build.peer_script import build_command
 from cpulab.context import Context
-from cpulab.paths import KERNELS, ROOT
+from cpulab.paths import KERNELS
 
 PEER_SCRIPT = KERNELS / "mulpre" / "build_gmp_peer.sh"
 GMP_BUILDS = {"host": (), "fat": ("--fat",)}  # label -> build_gmp_peer.sh arguments
@@ -30,7 +31,7 @@ def gmp_libdirs(ctx: Context) -> dict[str, Path]:
         if res.failure is None and lines:
             found[label] = Path(lines[-1]).parent
             continue
-        script = f"{PEER_SCRIPT.relative_to(ROOT)} {' '.join(args)}".strip()
-        ctx.note(f"bigdec: GMP {label} not measured: `{script}` builds it"
+        ctx.note(f"bigdec: GMP {label} not measured: `{build_command(PEER_SCRIPT, args)}` "
+                 "builds it"
                  + (" (so does `cpulab run mulpre`)" if label == "host" else ""))
     return found

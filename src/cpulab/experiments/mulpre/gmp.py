@@ -20,8 +20,9 @@ from elftools.elf.elffile import ELFFile
 
 from cpulab.asm import disassemble
 from cpulab.asm.disasm import Function
+from cpulab.build.peer_script import build_hint, peer_path
 from cpulab.context import Context
-from cpulab.paths import KERNELS, ROOT
+from cpulab.paths import KERNELS
 
 PEER_SCRIPT = KERNELS / "mulpre" / "build_gmp_peer.sh"
 # Peers that build_gmp_peer.sh makes: label -> its arguments.
@@ -43,20 +44,14 @@ def gmp_peers(ctx: Context) -> dict[str, Path]:
     peers: dict[str, Path] = {}
     for label, args in GMP_BUILDS.items():
         build_now = label == "host" and not ctx.profile.quick
-        if build_now:
-            ctx.reporter.phase("building the host-tuned GMP peer (once; cached)")
-        res = ctx.runner.run(["bash", str(PEER_SCRIPT), *args,
-                              *(() if build_now else ("--print-path",))],
-                             timeout=PEER_BUILD_TIMEOUT_S)
-        lines = res.stdout.strip().splitlines()
-        if res.failure is None and lines:
-            peers[label] = Path(lines[-1])
+        path = peer_path(ctx, PEER_SCRIPT, args, build_now=build_now,
+                         timeout=PEER_BUILD_TIMEOUT_S,
+                         phase="building the host-tuned GMP peer (once; cached)")
+        if isinstance(path, Path):
+            peers[label] = path
             continue
-        why = (res.stderr.strip().splitlines() or [res.failure or "no output"])[-1]
-        hint = "" if build_now else \
-            f" (`{PEER_SCRIPT.relative_to(ROOT)} {' '.join(args)}` builds it" \
-            + (", and so does the default profile)" if label == "host" else ")")
-        ctx.note(f"GMP peer {label} not measured: {why}{hint}")
+        hint = "" if build_now else build_hint(PEER_SCRIPT, args, by_default=label == "host")
+        ctx.note(f"GMP peer {label} not measured: {path}{hint}")
     wheel = _wheel_gmp()
     if isinstance(wheel, Path):
         peers["gmpy2"] = wheel

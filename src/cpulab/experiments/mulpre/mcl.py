@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cpulab.build.peer_script import build_hint, peer_path
 from cpulab.context import Context
-from cpulab.paths import KERNELS, ROOT
+from cpulab.paths import KERNELS
 
 MCL_SCRIPT = KERNELS / "mulpre" / "build_mcl_peer.sh"
 MCL = "mcl"  # the benchmark's case prefix
@@ -25,15 +26,10 @@ def mcl_peer(ctx: Context) -> Path | None:
     """mcl's shared library, built now in the default profile; None, with a note, when it
     cannot be had."""
     build_now = not ctx.profile.quick
-    if build_now:
-        ctx.reporter.phase("building the mcl peer (once; cached)")
-    res = ctx.runner.run(["bash", str(MCL_SCRIPT), *(() if build_now else ("--print-path",))],
-                         timeout=MCL_BUILD_TIMEOUT_S)
-    lines = res.stdout.strip().splitlines()
-    if res.failure is None and lines:
-        return Path(lines[-1])
-    why = (res.stderr.strip().splitlines() or [res.failure or "no output"])[-1]
-    hint = "" if build_now else \
-        f" (`{MCL_SCRIPT.relative_to(ROOT)}` builds it, and so does the default profile)"
-    ctx.note(f"peer {MCL} not measured: {why}{hint}")
+    path = peer_path(ctx, MCL_SCRIPT, build_now=build_now, timeout=MCL_BUILD_TIMEOUT_S,
+                     phase="building the mcl peer (once; cached)")
+    if isinstance(path, Path):
+        return path
+    ctx.note(f"peer {MCL} not measured: {path}"
+             + ("" if build_now else build_hint(MCL_SCRIPT)))
     return None

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build import Target
+from cpulab.build.peer_script import build_hint, peer_path
 from cpulab.context import Context
-from cpulab.paths import KERNELS, ROOT
+from cpulab.paths import KERNELS
 
 DIR = KERNELS / "protobuf"
 PEER_SCRIPT = DIR / "build_upb_peer.sh"
@@ -83,25 +84,18 @@ def upb_peers(ctx: Context) -> list[UpbPeer]:
                      "which also parses sub-messages, beside the PyPI ones")
             continue
         build_now = not ctx.profile.quick
-        if build_now:
-            ctx.reporter.phase(f"building the {name} peer (once; cached)")
-        res = ctx.runner.run(["bash", str(PEER_SCRIPT), *args,
-                              *(() if build_now else ("--print-path",))],
-                             timeout=PEER_BUILD_TIMEOUT_S)
-        lines = res.stdout.strip().splitlines()
-        if res.failure is None and lines:
-            prefix = Path(lines[-1])
-            try:
-                recipe = (prefix / ".done").read_text().strip()
-            except OSError as e:
-                ctx.note(f"{name} not measured: {prefix}: {e.strerror or e}")
-                continue
-            peers.append(UpbPeer(name, prefix, recipe))
-            ctx.note(f"{name}: {recipe}")
+        prefix = peer_path(ctx, PEER_SCRIPT, args, build_now=build_now,
+                           timeout=PEER_BUILD_TIMEOUT_S,
+                           phase=f"building the {name} peer (once; cached)")
+        if not isinstance(prefix, Path):
+            hint = "" if build_now else build_hint(PEER_SCRIPT, args)
+            ctx.note(f"{name} not measured: {prefix}{hint}")
             continue
-        why = (res.stderr.strip().splitlines() or [res.failure or "no output"])[-1]
-        command = " ".join((str(PEER_SCRIPT.relative_to(ROOT)), *args))
-        hint = "" if build_now else \
-            f" (`{command}` builds it, and so does the default profile)"
-        ctx.note(f"{name} not measured: {why}{hint}")
+        try:
+            recipe = (prefix / ".done").read_text().strip()
+        except OSError as e:
+            ctx.note(f"{name} not measured: {prefix}: {e.strerror or e}")
+            continue
+        peers.append(UpbPeer(name, prefix, recipe))
+        ctx.note(f"{name}: {recipe}")
     return peers
