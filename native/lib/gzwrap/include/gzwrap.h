@@ -263,6 +263,10 @@ typedef struct gzwrap_check {
 gzwrap_status gzwrap_stream_check(gzwrap_format format, gzwrap_reader *in,
                                   gzwrap_check *result, gzwrap_report *report);
 
+/* The same for a stream held in memory. */
+gzwrap_status gzwrap_buffer_check(gzwrap_format format, const void *in, size_t in_len,
+                                  gzwrap_check *result, gzwrap_report *report);
+
 #ifdef __cplusplus
 }
 #endif

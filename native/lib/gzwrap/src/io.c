@@ -165,3 +165,17 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
     }
     return st;
 }
+
+gzwrap_status gzwrap_buffer_check(gzwrap_format format, const void *in, size_t in_len,
+                                  gzwrap_check *result, gzwrap_report *report) {
+    if (!in && in_len) {
+        if (report) {
+            memset(report, 0, sizeof *report);
+            report->status = GZWRAP_ERR_ARG;
+        }
+        return GZWRAP_ERR_ARG;
+    }
+    mem_in mi = {in, in_len, 0};
+    gzwrap_reader rd = {&mi, mem_read};
+    return gzwrap_stream_check(format, &rd, result, report);
+}

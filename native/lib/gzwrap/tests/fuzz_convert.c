@@ -18,19 +18,6 @@
 
 #include <gzwrap.h>
 
-typedef struct mem {
-    const uint8_t *p;
-    size_t n, pos;
-} mem;
-
-static long long mem_read(void *ctx, void *buf, size_t cap) {
-    mem *m = ctx;
-    size_t k = m->n - m->pos < cap ? m->n - m->pos : cap;
-    memcpy(buf, m->p + m->pos, k);
-    m->pos += k;
-    return (long long)k;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1)
         return 0;
@@ -52,11 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         st[i] = gzwrap_buffer_convert(&o, in, n, out[i], cap, &out_n[i], &rep[i]);
         int lenient = i == 1 && st[0] == GZWRAP_ERR_DATA; /* ISA-L accepts more: see above */
         if (st[i] == GZWRAP_OK && !lenient) {
-            mem m = {out[i], out_n[i], 0};
-            gzwrap_reader rd = {&m, mem_read};
             gzwrap_check chk;
             gzwrap_report crep;
-            if (gzwrap_stream_check(o.to, &rd, &chk, &crep) != GZWRAP_OK ||
+            if (gzwrap_buffer_check(o.to, out[i], out_n[i], &chk, &crep) != GZWRAP_OK ||
                 chk.data_bytes != rep[i].data_bytes || chk.crc32 != rep[i].crc32 ||
                 chk.adler32 != rep[i].adler32) {
                 fprintf(stderr, "%s -> %s with %s: output rejected or different: %s\n",
