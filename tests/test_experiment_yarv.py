@@ -4,12 +4,15 @@ from (scripted). The real profile of miniruby is tests/test_opprof_cruby.py's
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import yarv
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.opprof.errors import OpprofError
 from cpulab.results import Case, Evidence
 
 
@@ -75,3 +78,36 @@ def test_only_the_default_profile_builds_miniruby(profile_name):
     assert [c.variant for c in cases] == ["miniruby"] and "no miniruby" in cases[0].error
     assert ("--print-path" in runner.calls[0]) == (profile_name == "quick")
     assert ("build_cruby_peer.sh` builds it" in ctx.notes[0]) == (profile_name == "quick")
+
+
+def fake_profiles(event_source: str, fail_on: set[int]):
+    """profile_command stand-in: opt_aref 20% in every profile, getlocal 5% only in the
+    first; the calls numbered in `fail_on` raise."""
+    calls = []
+
+    def profile_command(argv, opts):
+        calls.append(opts.inclusive)
+        if len(calls) in fail_on:
+            raise OpprofError("perf recorded no samples", "")
+        rows = [SimpleNamespace(name="opt_aref", share=0.20)]
+        if len(calls) <= 2:
+            rows.append(SimpleNamespace(name="getlocal", share=0.05))
+        return SimpleNamespace(mapping=SimpleNamespace(mode="markers", reason=""),
+                               event=SimpleNamespace(name="x", source=event_source),
+                               result=SimpleNamespace(instructions=rows))
+    return profile_command
+
+
+@pytest.mark.parametrize("event_source, source", [("clock", "sw"), ("pmu", "pmu")])
+def test_a_failed_profile_is_no_zero_and_shares_carry_the_event_source(
+        monkeypatch, event_source, source):
+    # default profile: 5 rounds x (self, inclusive); the third call (round 2, self) fails
+    monkeypatch.setattr(yarv, "profile_command", fake_profiles(event_source, {3}))
+    ctx = Context(PROFILES["default"], [], ScriptRunner(built=True))
+    cases = yarv.EXPERIMENT.run(ctx)
+    by = {(c.variant, c.params.get("mode")): c for c in cases}
+    aref, errors = by[("opt_aref", "self")].metrics["share"], [c for c in cases if c.error]
+    assert aref.values == (20.0,) * 4 and aref.source == source  # four self profiles
+    assert by[("opt_aref", "inclusive")].metrics["share"].n == 5
+    assert by[("getlocal", "self")].metrics["share"].values == (5.0, 0.0, 0.0, 0.0)
+    assert len(errors) == 1 and "no samples" in errors[0].error

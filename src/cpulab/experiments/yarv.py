@@ -70,7 +70,9 @@ class Yarv(Experiment):
         if isinstance(miniruby, str):
             return [Case("miniruby", None, error=miniruby)]
         n = ITERATIONS["quick" if ctx.profile.quick else "default"]
-        shares: dict[tuple[str, str], list[float]] = {}
+        # per mode, one {instruction: % of samples} per profile that succeeded
+        profiles: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
+        sources: dict[str, str] = {}
         errors: list[Case] = []
         rounds = ctx.profile.rounds
         ctx.reporter.total(rounds * len(MODES))
@@ -88,14 +90,17 @@ class Yarv(Experiment):
                     ctx.note(f"{mode}: instructions mapped by {prof.mapping.mode}, not by "
                              f"insns.def: {prof.mapping.reason}")
                 ctx.note(f"{mode}: perf event {prof.event.name} ({prof.event.source})")
-                for row in prof.result.instructions:
-                    shares.setdefault((mode, row.name), []).append(100 * row.share)
-        # an instruction absent from a round had no sample in it: 0% there
+                # samples of the PMU's cycles, or of the kernel's cpu-clock timer
+                sources[mode] = "pmu" if prof.event.source == "pmu" else "sw"
+                profiles[mode].append({r.name: 100 * r.share for r in prof.result.instructions})
         cases = []
-        for (mode, name), values in shares.items():
-            per_round = values + [0.0] * (rounds - len(values))
-            cases.append(Case(name, None, {"mode": mode},
-                              {"share": Metric.of(per_round, "% of samples", "sw")}))
+        for mode, shares in profiles.items():
+            names = dict.fromkeys(name for one in shares for name in one)
+            for name in names:
+                # an instruction absent from a profile had no sample in it: 0% there
+                values = [one.get(name, 0.0) for one in shares]
+                cases.append(Case(name, None, {"mode": mode},
+                                  {"share": Metric.of(values, "% of samples", sources[mode])}))
         return cases + errors[:len(MODES)]
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
