@@ -14,7 +14,7 @@ from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
-from cpulab.commands.common import CommandError, UsageError, err, out
+from cpulab.commands.common import CommandError, UsageError, add_db_argument, err, out
 from cpulab.commands.common import dump as _dump
 from cpulab.commands.compare import REGRESSION_STATUS, percentage
 from cpulab.comparison import ComparisonError
@@ -22,7 +22,7 @@ from cpulab.context import PROFILES, Reporter
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.plot import PlotError
-from cpulab.store import Store, StoreError, default_path
+from cpulab.store import Store, StoreError
 
 
 def _list_arg(text: str) -> list[str]:
@@ -359,7 +359,7 @@ def parser() -> argparse.ArgumentParser:
                    help="optimisation levels, comma-separated: O1,O2,O3 (default: the "
                         "experiment's)")
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
-    r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(r)
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
     r.add_argument("--fail-on-regression", nargs="?", type=percentage, const=None, default=False,
                    metavar="PCT",
@@ -382,13 +382,13 @@ def parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("runs", help="the runs stored in the results database")
     rs.add_argument("--experiment", metavar="NAME", help="only this experiment's runs")
     rs.add_argument("--limit", type=int, default=50, help="newest N runs (default 50)")
-    rs.add_argument("--db", metavar="PATH", help="results database")
+    add_db_argument(rs)
     rs.add_argument("--json", action="store_true", help="print JSON")
     rs.set_defaults(func=cmd_runs)
 
     s = sub.add_parser("show", help="print one stored run again")
     s.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
-    s.add_argument("--db", metavar="PATH", help="results database")
+    add_db_argument(s)
     s.add_argument("--json", action="store_true", help="print the run's record as JSON")
     s.set_defaults(func=cmd_show)
 
@@ -398,7 +398,7 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
     pl.add_argument("--out", type=Path, metavar="DIR",
                     help="folder for the PNG files (default: plots/ beside the database)")
-    pl.add_argument("--db", metavar="PATH", help="results database")
+    add_db_argument(pl)
     pl.set_defaults(func=cmd_plot)
 
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cpulab.commands.common import UsageError, dump, open_store, out
+from cpulab.commands.common import UsageError, add_db_argument, dump, open_store, out
 from cpulab.commands.refs import resolve
-from cpulab.store import default_path, read_bundle, write_bundle
+from cpulab.store import read_bundle, write_bundle
 
 
 def cmd_export(args) -> int:
@@ -88,7 +88,7 @@ def add_parsers(sub) -> None:
     e.add_argument("--origin", metavar="NAME",
                    help="name the machine the runs were made on (a fleet host), for runs "
                         "that have none yet")
-    e.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(e)
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=cmd_export)
 
@@ -100,6 +100,6 @@ def add_parsers(sub) -> None:
     i.add_argument("bundles", nargs="+", metavar="BUNDLE")
     i.add_argument("--origin", metavar="NAME",
                    help="name the machine of runs that carry no origin of their own")
-    i.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(i)
     i.add_argument("--json", action="store_true", help="print JSON")
     i.set_defaults(func=cmd_import)

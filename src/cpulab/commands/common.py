@@ -21,6 +21,14 @@ class CommandError(Exception):
     """A command could not do what was asked; the message says why (exit status 1)."""
 
 
+def add_db_argument(parser) -> None:
+    """--db PATH: the results database a command reads or writes."""
+    from cpulab.store import default_path
+
+    parser.add_argument("--db", metavar="PATH",
+                        help=f"results database (default {default_path()})")
+
+
 def dump(obj) -> None:
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")

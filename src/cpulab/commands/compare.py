@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from cpulab.commands.common import UsageError, dump, err, open_store, out
+from cpulab.commands.common import UsageError, add_db_argument, dump, err, open_store, out
 from cpulab.commands.refs import RunRef, resolve_all
 from cpulab.comparison import Comparison, ComparisonError, compare
-from cpulab.store import default_path
 
 # Exit status when --fail-on-regression finds one: not 1 (an error) nor 2 (usage), so that
 # CI can tell a slower build from a broken comparison.
@@ -106,6 +105,6 @@ def add_parser(sub) -> None:
     c.add_argument("--fail-on-regression", type=percentage, metavar="PCT",
                    help=f"exit with status {REGRESSION_STATUS} when a case is significantly "
                         "slower than the baseline by more than PCT percent (for CI)")
-    c.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(c)
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_compare)

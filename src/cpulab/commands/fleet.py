@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 from cpulab import experiments
-from cpulab.commands.common import CommandError, UsageError, out
+from cpulab.commands.common import CommandError, UsageError, add_db_argument, out
 from cpulab.paths import ROOT
-from cpulab.store import default_path
 
 PLAYBOOK = ROOT / "fleet" / "lab.yml"
 
@@ -80,5 +79,5 @@ def add_parser(sub) -> None:
     r.add_argument("--out", type=Path, default=Path("fleet-results"), metavar="DIR",
                    help="folder for the bundles and the report (default fleet-results/)")
     r.add_argument("--limit", metavar="PATTERN", help="only these hosts (Ansible's --limit)")
-    r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(r)
     r.set_defaults(func=cmd_fleet_run)

@@ -3,10 +3,10 @@ revision, with the runs (and cases) that changed beyond noise."""
 
 from __future__ import annotations
 
-from cpulab.commands.common import UsageError, dump, open_store, out
+from cpulab.commands.common import UsageError, add_db_argument, dump, open_store, out
 from cpulab.history import History, history
 from cpulab.results import RunRecord
-from cpulab.store import Store, default_path
+from cpulab.store import Store
 
 
 def machine_label(rec: RunRecord) -> str:
@@ -79,6 +79,6 @@ def add_parser(sub) -> None:
                         "the newest run's")
     h.add_argument("--case", metavar="TEXT",
                    help="show the cases whose variant, build or parameters contain TEXT")
-    h.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(h)
     h.add_argument("--json", action="store_true", help="print JSON")
     h.set_defaults(func=cmd_history)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from cpulab import experiments
-from cpulab.commands.common import CommandError, UsageError, err, open_store, out
+from cpulab.commands.common import (
+    CommandError,
+    UsageError,
+    add_db_argument,
+    err,
+    open_store,
+    out,
+)
 from cpulab.commands.history import machine_label, runs_on_one_machine
 from cpulab.commands.refs import RunRef, resolve
 from cpulab.history import history
 from cpulab.report.html import Listing, Presentation, ReportInput, write_report
-from cpulab.store import Store, default_path
+from cpulab.store import Store
 
 DEFAULT_OUTPUT = Path("cpulab-report.html")
 
@@ -131,5 +138,5 @@ def add_parser(sub) -> None:
     r.add_argument("--opt", default="O2", help="optimisation level of --listing (default O2)")
     r.add_argument("--no-history", action="store_true",
                    help="leave out the history of each experiment's runs")
-    r.add_argument("--db", metavar="PATH", help=f"results database (default {default_path()})")
+    add_db_argument(r)
     r.set_defaults(func=cmd_report)
