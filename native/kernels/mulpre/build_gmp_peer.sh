@@ -36,6 +36,8 @@ for arg in "$@"; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=crate_source.sh
+. "$here/crate_source.sh"
 root=$(cd "$here/../../.." && pwd)
 build=${CPULAB_BUILD_DIR:-$root/build}
 peers=$build/peers
@@ -93,26 +95,9 @@ for tool in cargo m4 make cc; do
     }
 done
 
-# 1. Fetch the crate through cargo: a throw-away manifest that depends on it, pinned.
-fetch=$peers/gmp-fetch
-mkdir -p "$fetch/src"
-cat > "$fetch/Cargo.toml" <<EOF
-[package]
-name = "cpulab-gmp-fetch"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
-gmp-mpfr-sys = { version = "=$crate_version", default-features = false }
-EOF
-echo "fn main() {}" > "$fetch/src/main.rs"
-(cd "$fetch" && cargo fetch --quiet)
-manifest=$(cd "$fetch" && cargo metadata --format-version 1 2>/dev/null |
-    python3 -c 'import json,sys
-m = json.load(sys.stdin)
-print(next(p["manifest_path"] for p in m["packages"] if p["name"] == "gmp-mpfr-sys"))')
-src_in_crate=$(dirname "$manifest")/gmp-6.3.0-c
+# 1. The crate, through cargo.
+crate=$(crate_dir gmp-mpfr-sys "$crate_version" "$peers/gmp-fetch") || exit 1
+src_in_crate=$crate/gmp-6.3.0-c
 [[ -x $src_in_crate/configure ]] || {
     echo "build_gmp_peer.sh: no GMP source at $src_in_crate" >&2
     exit 1

@@ -27,6 +27,8 @@ for arg in "$@"; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=crate_source.sh
+. "$here/crate_source.sh"
 root=$(cd "$here/../../.." && pwd)
 build=${CPULAB_BUILD_DIR:-$root/build}
 peers=$build/peers
@@ -56,26 +58,9 @@ for tool in cargo "$cc"; do
     }
 done
 
-# 1. Fetch the crate through cargo: a throw-away manifest that depends on it, pinned.
-fetch=$peers/mcl-fetch
-mkdir -p "$fetch/src"
-cat > "$fetch/Cargo.toml" <<TOML
-[package]
-name = "cpulab-mcl-fetch"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
-mcl_rust = { version = "=$crate_version", default-features = false }
-TOML
-echo "fn main() {}" > "$fetch/src/main.rs"
-(cd "$fetch" && cargo fetch --quiet)
-manifest=$(cd "$fetch" && cargo metadata --format-version 1 2>/dev/null |
-    python3 -c 'import json,sys
-m = json.load(sys.stdin)
-print(next(p["manifest_path"] for p in m["packages"] if p["name"] == "mcl_rust"))')
-mcl_tree=$(dirname "$manifest")/mcl
+# 1. The crate, through cargo.
+crate=$(crate_dir mcl_rust "$crate_version" "$peers/mcl-fetch") || exit 1
+mcl_tree=$crate/mcl
 [[ -f $mcl_tree/$asm_in_tree ]] || {
     echo "build_mcl_peer.sh: no mcl assembly at $mcl_tree/$asm_in_tree" >&2
     exit 1
