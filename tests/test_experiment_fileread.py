@@ -28,6 +28,7 @@ from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import FakeRunner
 from cpulab.measure.schedule import Outcome, Program, run_interleaved
+from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import build_dir
 from cpulab.results import Case, Evidence
 
@@ -300,11 +301,13 @@ def test_default_schedule_stays_within_the_budget(size):
     for cache, budget, extra in (("cold", experiment.COLD_BUDGET, 1),
                                  ("warm", experiment.WARM_BUDGET, 2)):
         s = experiment.schedule(size, cache, default)
-        assert s.rounds >= 2 and s.reps >= 1
-        assert s.rounds * (s.reps + extra) * size <= budget or (s.rounds, s.reps) == (2, 1)
+        # never fewer processes than an interval needs, even past the budget
+        assert s.rounds >= MIN_PROCESSES and s.reps >= 1
+        assert (s.rounds * (s.reps + extra) * size <= budget
+                or (s.rounds, s.reps) == (MIN_PROCESSES, 1))
     assert experiment.schedule(MiB, "cold", default) == experiment.Schedule(
         default.rounds, default.reps)
-    assert experiment.schedule(GiB, "cold", default) == experiment.Schedule(2, 1)
+    assert experiment.schedule(GiB, "cold", default) == experiment.Schedule(MIN_PROCESSES, 1)
 
 
 META = {"type": "meta", "schema": 1, "counters": {

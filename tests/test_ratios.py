@@ -37,7 +37,16 @@ def test_threshold_other_than_one():
     t.add(_r(1.3, 1.5), 1.25)
     t.add(_r(1.1, 1.2), 1.25)
     assert (t.above, t.below) == (1, 1)
-    assert t.majority() == "refuted" and t.every() == "refuted"
+    assert t.majority() == "inconclusive"  # a split decides nothing
+    assert t.every() == "refuted"
+    t.add(_r(1.0, 1.1), 1.25)
+    assert t.majority() == "refuted"
+
+
+def test_a_ratio_without_an_interval_decides_nothing_and_is_counted():
+    t = Tally.of([Ratio(2.0, 0.0, float("inf"), 2, 2, "2 processes, 3 needed")] * 3)
+    assert (t.above, t.below, t.no_interval) == (0, 0, 3)
+    assert t.majority() == "inconclusive" and t.every() == "inconclusive"
     assert Tally().every() == "inconclusive"
 
 
@@ -50,13 +59,21 @@ def test_cycle_metric_prefers_the_pmu_then_the_tsc():
     assert cycle_metric(case("time"), case("time")) == "time"
 
 
-def test_median_ratio_uses_the_repetitions():
-    a = Case("a", None, {}, {"tsc": Metric.of([2.0, 2.2, 1.8, 2.1], "t", "tsc")})
-    b = Case("b", None, {}, {"tsc": Metric.of([1.0, 1.1, 0.9, 1.0], "t", "tsc")})
+def test_median_ratio_pairs_the_processes_of_one_run():
+    rounds = (0, 0, 1, 1, 2, 2, 3, 3)
+    a = Case("a", None, {}, {"tsc": Metric.of([2.0, 2.0, 2.6, 2.6, 1.8, 1.8, 2.2, 2.2], "t",
+                                              "tsc", rounds)})
+    b = Case("b", None, {}, {"tsc": Metric.of([1.0, 1.0, 1.3, 1.3, 0.9, 0.9, 1.1, 1.1], "t",
+                                              "tsc", rounds)})
     r = median_ratio(a, b, "tsc")
-    assert r.value == pytest.approx(2.05 / 1.0)
-    assert r.low < r.value < r.high
+    assert r.value == pytest.approx(2.0)
+    assert (r.low, r.high) == pytest.approx((2.0, 2.0))  # every round's ratio is 2
     assert median_ratio(a, b, "cycles") is None
+    # The same figures untagged are independent processes: their spread is in the interval.
+    untagged = Case("u", None, {}, {"tsc": Metric.of(list(a.metrics["tsc"].values), "t",
+                                                     "tsc")})
+    wide = median_ratio(untagged, b, "tsc")
+    assert wide.low < 1.9 and wide.high > 2.1
 
 
 def test_median_ratio_of_exact_figures_is_a_point():

@@ -129,17 +129,17 @@ def _bound(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         if c.variant != claim.variant or c.error or claim.metric not in c.metrics:
             continue
         m = c.metrics[claim.metric]
-        sample = m.values or (m.median,)
-        if claim.value > 0:  # the median's 95% interval, in the metric's own unit
-            r = stats.ratio_to(sample, claim.value)
+        if claim.value > 0:  # the level's 95% interval over processes, in its own unit
+            r = stats.ratio_to(m.sample, claim.value)
             lo, hi = r.low * claim.value, r.high * claim.value
         else:
-            lo, hi = min(sample), max(sample)
+            lo, hi = min(m.sample.values), max(m.sample.values)
         tally.n += 1
         tally.above += hi <= claim.value if at_most else lo >= claim.value
         tally.below += lo > claim.value if at_most else hi < claim.value
         rows.append(f"{_where(_group(c))}: {m.median:.4g} {m.unit}"
-                    + (f" [{lo:.4g}, {hi:.4g}]" if lo != hi else ""))
+                    + ("" if lo == hi else f" [{lo:.4g}, {hi:.4g}]" if hi < float("inf")
+                       else f" [no interval: {r.why}]"))
     if not tally.n:
         return Verdict(claim.text, "unmeasurable",
                        _missing(cases, claim.variant, claim.metric))

@@ -75,7 +75,7 @@ class DescribedExperiment(Experiment):
         programs = [Program(_key(a, p), [str(a.path), *ctx.profile.harness_args(),
                                          *_param_args(p)])
                     for a in arts if a.ok for p in grid]
-        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         counts = self._callgrind(ctx, [a for a in arts if a.ok], grid, outcomes)
         cases: list[Case] = []

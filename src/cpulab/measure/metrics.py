@@ -8,10 +8,11 @@ is listed in `unavailable` with the reason; it never becomes a zero.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cpulab.measure.kernel_output import KernelOutput, Rep
-from cpulab.measure.stats import summarize
+from cpulab.measure.stats import Sample, summarize
 
 # harness counter -> (metric name, unit pattern); {u} is the case's unit
 _COUNTER_METRICS = {
@@ -35,11 +36,33 @@ class Metric:
     min: float | None = None
     max: float | None = None
     values: tuple[float, ...] = ()  # the per-repetition figures, for ratios with intervals
+    # The process (round) that measured each figure; empty: every figure is a process of
+    # its own (a whole command's run, or a record stored before figures were tagged).
+    processes: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, values: list[float], unit: str, source: str) -> Metric:
+    def of(cls, values: list[float], unit: str, source: str,
+           processes: Sequence[int] = ()) -> Metric:
         s = summarize(values)
-        return cls(s.median, s.mad, s.n, unit, source, s.min, s.max, tuple(values))
+        return cls(s.median, s.mad, s.n, unit, source, s.min, s.max, tuple(values),
+                   tuple(processes))
+
+    def derive(self, f: Callable[[float], float], unit: str, source: str | None = None
+               ) -> Metric:
+        """Another figure computed from each of this one's (GB/s from ns/byte), measured
+        by the same processes."""
+        return Metric.of([f(v) for v in self.values or (self.median,)], unit,
+                         source or self.source, self.processes)
+
+    @property
+    def sample(self) -> Sample:
+        """The figures as statistics reads them: tagged by process; an exact figure
+        (n = 1, no figures kept) stands alone."""
+        return Sample(self.values or (self.median,), self.processes)
+
+    @property
+    def process_count(self) -> int:
+        return len(set(self.processes)) if self.processes else len(self.values or (1,))
 
     @classmethod
     def exact(cls, value: float, unit: str, source: str) -> Metric:
@@ -62,6 +85,8 @@ class Metric:
             d["min"], d["max"] = self.min, self.max
         if self.values:
             d["values"] = list(self.values)
+        if self.processes:
+            d["processes"] = list(self.processes)
         return d
 
 
@@ -83,22 +108,27 @@ def case_metrics(out: KernelOutput, case: str) -> tuple[dict[str, Metric], dict[
         raise ValueError(f"no repetitions for case {case!r}")
     u = reps[0].unit
     series = per_unit_values(reps)
-    metrics: dict[str, Metric] = {"time": Metric.of(series.pop("time"), f"ns/{u}", "clock")}
+    rounds = [r.round for r in reps]
+    metrics: dict[str, Metric] = {"time": Metric.of(series.pop("time"), f"ns/{u}", "clock",
+                                                    rounds)}
     if "tsc" in series:
-        metrics["tsc"] = Metric.of(series.pop("tsc"), f"ticks/{u}", "tsc")
+        metrics["tsc"] = Metric.of(series.pop("tsc"), f"ticks/{u}", "tsc", rounds)
     for counter, values in series.items():
         name, unit = _COUNTER_METRICS.get(counter, (counter, f"{counter}/{{u}}"))
-        metrics[name] = Metric.of(values, unit.format(u=u), out.counter_source(counter))
+        metrics[name] = Metric.of(values, unit.format(u=u), out.counter_source(counter),
+                                  rounds)
     if "branches" in metrics and "branch-misses" in metrics:
-        rates = [100 * r.counters["branch-misses"] / r.counters["branches"] for r in reps
-                 if r.counters.get("branches")]
-        if rates:
-            metrics["branch-miss-rate"] = Metric.of(rates, "%", "pmu")
+        rated = [r for r in reps if r.counters.get("branches")]
+        if rated:
+            metrics["branch-miss-rate"] = Metric.of(
+                [100 * r.counters["branch-misses"] / r.counters["branches"] for r in rated],
+                "%", "pmu", [r.round for r in rated])
     if "cycles" in metrics and "instructions" in metrics:
-        ipc = [r.counters["instructions"] / r.counters["cycles"] for r in reps
-               if r.counters.get("cycles")]
-        if ipc:
-            metrics["ipc"] = Metric.of(ipc, "instructions/cycle", "pmu")
+        cycled = [r for r in reps if r.counters.get("cycles")]
+        if cycled:
+            metrics["ipc"] = Metric.of(
+                [r.counters["instructions"] / r.counters["cycles"] for r in cycled],
+                "instructions/cycle", "pmu", [r.round for r in cycled])
     unavailable = {
         _COUNTER_METRICS.get(k, (k,))[0]: {"source": out.counter_source(k), "reason": reason}
         for k, reason in out.unavailable().items()

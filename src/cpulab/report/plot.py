@@ -116,8 +116,8 @@ def bars(rec: RunRecord, metric: str) -> list[tuple[str, float, float, float]]:
             continue
         label = " ".join(x for x in (c.variant, "" if c.build_label == "-" else c.build_label,
                                      " ".join(f"{k}={v}" for k, v in c.params.items())) if x)
-        if len(m.values) >= 2 and m.median > 0:
-            r = ratio_to(m.values, m.median)  # the median's interval, as a fraction of it
+        r = ratio_to(m.sample, m.median) if len(m.values) >= 2 and m.median > 0 else None
+        if r is not None and r.has_interval:  # the level's interval, over its processes
             out.append((label, m.median, m.median * r.low, m.median * r.high))
         else:
             out.append((label, m.median, m.median, m.median))

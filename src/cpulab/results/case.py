@@ -48,7 +48,8 @@ class Case:
     def from_dict(cls, d: dict) -> Case:
         return cls(
             variant=d["variant"], build=d.get("build"), params=d.get("params", {}),
-            metrics={k: Metric(**{**m, "values": tuple(m.get("values", ()))})
+            metrics={k: Metric(**{**m, "values": tuple(m.get("values", ())),
+                                  "processes": tuple(m.get("processes", ()))})
                      for k, m in d.get("metrics", {}).items()},
             unavailable=d.get("unavailable", {}), error=d.get("error"),
         )

@@ -1,8 +1,8 @@
 """Ratios between cases, the figures that verdicts and `cpulab compare` are made of:
-median(a)/median(b) of one metric with its 95% bootstrap interval over the stored
-per-repetition figures, stated the same way everywhere: `1.234x [1.201, 1.260]`.
-The statistics themselves are `measure.stats`; this adds what a case knows (which
-metrics it has, whether a figure is exact)."""
+a/b of one metric with its 95% interval drawn from the processes that measured the
+figures (`measure.stats`), stated the same way everywhere: `1.234x [1.201, 1.260]`.
+This adds what a case knows (which metrics it has, whether a figure is exact, which
+process measured each figure)."""
 
 from __future__ import annotations
 
@@ -21,24 +21,21 @@ def cycle_metric(*cases: Case) -> str:
 
 
 def median_ratio(a: Case, b: Case, metric: str) -> Ratio | None:
-    """median(a)/median(b) of `metric` with its interval, or None if either lacks it."""
+    """a/b of `metric`, two cases of one run paired by round, with its interval; None if
+    either lacks the metric."""
     ma, mb = a.metrics.get(metric), b.metrics.get(metric)
     if ma is None or mb is None:
         return None
-    return stats.ratio(_sample(ma), _sample(mb))
+    return stats.ratio(ma.sample, mb.sample)
 
 
 def geomean_ratio(pairs: list[tuple[Metric, Metric]]) -> Ratio:
-    """Geometric mean of median(a)/median(b) over the pairs (independent programs), with
-    its interval; exact figures count as constants."""
-    return stats.geomean_ratio([(_sample(a), _sample(b)) for a, b in pairs])
+    """Geometric mean of a/b over the pairs (cases of one run), with its interval; exact
+    figures count as constants."""
+    return stats.geomean_ratio([(a.sample, b.sample) for a, b in pairs])
 
 
 def format_ratio(r: Ratio) -> str:
-    """`1.234x [1.201, 1.260]`, or `1.234x` for a ratio of exact figures."""
-    return str(r) if r.low != r.high else f"{r.value:.3f}x"
-
-
-def _sample(m: Metric) -> tuple[float, ...]:
-    """The per-repetition figures; an exact figure (a count, n = 1) stands alone."""
-    return m.values or (m.median,)
+    """`1.234x [1.201, 1.260]`, `1.234x` for a ratio of exact figures, or
+    `1.234x [no interval: 2 processes, 3 needed]`."""
+    return f"{r.value:.3f}x" if r.exact else str(r)

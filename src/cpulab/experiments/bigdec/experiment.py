@@ -152,7 +152,7 @@ class Bigdec(Experiment):
             jobs.append((key, Program(key, [sys.executable, "-m",
                                             "cpulab.experiments.bigdec.cpython", "--bits",
                                             str(bits), *args]), None, ["cpython"]))
-        ctx.reporter.total(len(jobs) * ctx.profile.rounds)
+        ctx.reporter.total(len(jobs) * ctx.profile.max_rounds)
         outcomes = ctx.measure([p for _, p, _, _ in jobs])
 
         code = {a.config.label: _div_counts(a) for a in built}
@@ -334,7 +334,8 @@ def _near_gmp_large(cases: list[Case]) -> Verdict:
         fails += r.high < 1 / LARGE_TARGET  # r is gmp/bigdec
         open_ += r.low < 1 / LARGE_TARGET <= r.high
         rows.append(f"{label}: bigdec/gmp = {1 / r.value:.3f}x "
-                    f"[{1 / r.high:.3f}, {1 / r.low:.3f}]")
+                    + (f"[{1 / r.high:.3f}, {1 / r.low:.3f}]" if r.has_interval
+                       else f"[no interval: {r.why}]"))
     where = f"at {top:,} bits ({digits_max(top):,} digits)"
     if not rows:
         return Verdict(claim, "unmeasurable", f"no build measured both {where}")
@@ -390,7 +391,8 @@ def _as_fast_as_gmp(cases: list[Case], state: str) -> Verdict:
         worst = [(b, r) for b in sorted({c.params.get("bits", 0) for c in cases})
                  if (r := _gmp_ratios(cases, label, b, variant)) is not None]
         if worst:
-            b, r = min(worst, key=lambda br: br[1].value)
+            # ties (to rounding of the logs) go to the smallest size
+            b, r = min(worst, key=lambda br: round(br[1].value, 9))
             g = _fastest_gmp(cases, label, b)
             rows.append(f"{label}: slowest against GMP at {b:,} bits, {g.variant if g else GMP}"
                         f"/{variant} {format_ratio(r)}")

@@ -67,14 +67,13 @@ def add_rates(c: Case) -> None:
     "file", of params["size"] bytes each), and page faults per GiB from faults per unit."""
     t = c.metrics["time"]
     per_unit = int(c.params["size"]) if t.unit == "ns/file" else 1  # bytes
-    c.metrics["throughput"] = Metric.of([per_unit / v for v in t.values], "GB/s", "clock")
+    c.metrics["throughput"] = t.derive(lambda v: per_unit / v, "GB/s", "clock")
     pf = c.metrics.get("page-faults")
     if pf is None:
         reason = c.unavailable.get("page-faults", {}).get("reason", "not counted")
         c.unavailable["faults-per-gib"] = {"source": "sw", "reason": reason}
     else:
-        c.metrics["faults-per-gib"] = Metric.of([v * GiB / per_unit for v in pf.values],
-                                                "faults/GiB", pf.source)
+        c.metrics["faults-per-gib"] = pf.derive(lambda v: v * GiB / per_unit, "faults/GiB")
 
 
 def cell(c: Case, metric: str, digits: int = 2) -> str:

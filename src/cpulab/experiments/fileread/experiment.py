@@ -44,6 +44,7 @@ from cpulab.experiments.fileread.strategies import (
 )
 from cpulab.experiments.fileread.verdicts import all_verdicts, go_against_c
 from cpulab.measure.schedule import Program
+from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import KERNELS, build_dir
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
 from cpulab.results.ratios import format_ratio, median_ratio
@@ -72,7 +73,7 @@ def schedule(size: int, cache: str, profile: Profile) -> Schedule:
     rounds, reps = profile.rounds, profile.reps
     while reps > 1 and rounds * (reps + extra) * size > budget:
         reps -= 1
-    while rounds > 2 and rounds * (reps + extra) * size > budget:
+    while rounds > MIN_PROCESSES and rounds * (reps + extra) * size > budget:
         rounds -= 1
     return Schedule(rounds, reps)
 

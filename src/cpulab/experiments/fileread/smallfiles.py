@@ -29,6 +29,7 @@ from cpulab.experiments.fileread.strategies import (
     size_label,
 )
 from cpulab.measure.schedule import Program
+from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import KERNELS
 from cpulab.results import Case, EvidenceTable
 from cpulab.results.ratios import format_ratio, median_ratio
@@ -50,11 +51,12 @@ def files_read(cache: str, profile: Profile) -> int:
 
 
 def rounds_reps(cache: str, profile: Profile) -> tuple[int, int]:
-    """Warm at most 3 processes, cold 2 with 2 reps: the default profile's small files
-    then take ~50 s on 2 cores (a warm process ~2 s, a cold one ~1 s), the quick ~4 s."""
+    """3 processes (the least an interval needs), cold ones with 2 reps: the default
+    profile's small files then take ~60 s on 2 cores (a warm process ~2 s, a cold one
+    ~1 s), the quick ~5 s."""
     if cache == "cold":
-        return min(profile.rounds, 2), min(profile.reps, 2)
-    return min(profile.rounds, 3), profile.reps
+        return MIN_PROCESSES, min(profile.reps, 2)
+    return MIN_PROCESSES, profile.reps
 
 
 def processes(profile: Profile) -> int:

@@ -29,6 +29,7 @@ from cpulab.experiments.gzwrap import data, sqlproof
 from cpulab.experiments.gzwrap.mariadb import MariaDB, MariaDBError, missing
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
+from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
 from cpulab.results.ratios import format_ratio, median_ratio
@@ -59,7 +60,7 @@ def schedule(size: int, profile: Profile) -> tuple[int, int]:
     rounds, reps = profile.rounds, profile.reps
     while reps > 2 and rounds * (reps + 2) * size > BUDGET:
         reps -= 1
-    while rounds > 2 and rounds * (reps + 2) * size > BUDGET:
+    while rounds > MIN_PROCESSES and rounds * (reps + 2) * size > BUDGET:
         rounds -= 1
     return rounds, reps
 
@@ -191,7 +192,7 @@ def cases_of(outcome: Outcome, build: dict, params: dict) -> list[Case]:
         if c.error:
             continue
         t = c.metrics["time"]  # ns per byte of data
-        c.metrics["throughput"] = Metric.of([1 / v for v in t.values], "GB/s", "clock")
+        c.metrics["throughput"] = t.derive(lambda v: 1 / v, "GB/s", "clock")
         x = checks.get(c.variant)
         if x is None:
             continue

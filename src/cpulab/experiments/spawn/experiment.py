@@ -135,7 +135,7 @@ class Spawn(Experiment):
                 str(a.path), "--case", "command", "--param", f"command={argv_file}",
                 *ctx.profile.harness_args()]) for a in built[:1]]
         before = {k: r.outputs_state() for k, r in rebuilds.items()}
-        ctx.reporter.total(len(programs) * ctx.profile.rounds)
+        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
 
         cases: list[Case] = []
@@ -237,12 +237,14 @@ def add_children(case: Case, lines: list[ExtraLine]) -> None:
                                                  "reason": "no getrusage lines"}
         return
     unit = case.metrics["time"].unit.split("/", 1)[1]
+    rounds = [x.round for x in lines]
     case.metrics["child-page-faults"] = Metric.of(
-        [x["minflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw")
+        [x["minflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw", rounds)
     case.metrics["child-major-faults"] = Metric.of(
-        [x["majflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw")
+        [x["majflt"] / x["iters"] for x in lines], f"faults/{unit}", "sw", rounds)
     case.metrics["child-cpu"] = Metric.of(
-        [(x["utime_ns"] + x["stime_ns"]) / x["iters"] for x in lines], f"ns/{unit}", "sw")
+        [(x["utime_ns"] + x["stime_ns"]) / x["iters"] for x in lines], f"ns/{unit}", "sw",
+        rounds)
 
 
 def _changed(before: dict[str, int], after: dict[str, int]) -> int:
