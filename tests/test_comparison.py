@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import pytest
 
@@ -62,23 +63,25 @@ def test_direction_comes_from_the_unit(unit, higher):
     assert Metric.exact(1.0, unit, "clock").higher_is_better is higher
 
 
-@pytest.mark.parametrize("r, higher, expected", [
-    (Ratio(1.10, 1.05, 1.15, 5, 5), False, "slower"),
-    (Ratio(1.10, 1.05, 1.15, 5, 5), True, "faster"),
-    (Ratio(0.90, 0.85, 0.95, 5, 5), False, "faster"),
-    (Ratio(1.10, 0.95, 1.25, 5, 5), False, "same"),  # the interval holds 1
-    (Ratio(1.02, 1.01, 1.03, 5, 5), True, "same"),  # within run-to-run drift
-    (Ratio(1.0, 1.0, 1.0, 1, 1), False, "same"),  # exact and equal
-    (Ratio(1.01, 1.01, 1.01, 1, 1), False, "slower"),  # exact: any difference is real
+@pytest.mark.parametrize("r, higher, q, expected", [
+    (Ratio(1.10, 1.05, 1.15, 5, 5), False, 0.01, "slower"),
+    (Ratio(1.10, 1.05, 1.15, 5, 5), True, 0.01, "faster"),
+    (Ratio(0.90, 0.85, 0.95, 5, 5), False, 0.01, "faster"),
+    (Ratio(1.10, 0.95, 1.25, 5, 5), False, 0.3, "same"),  # not significant
+    (Ratio(1.02, 1.01, 1.03, 5, 5), True, 0.001, "same"),  # within the noise threshold
+    (Ratio(1.10, 0.0, math.inf, 2, 2), False, None, "same"),  # too few processes to test
+    (Ratio(1.0, 1.0, 1.0, 1, 1), False, None, "same"),  # exact and equal
+    (Ratio(1.01, 1.01, 1.01, 1, 1), False, None, "slower"),  # exact: any difference is real
 ])
-def test_change(r, higher, expected):
-    assert change(r, higher) == expected
+def test_change(r, higher, q, expected):
+    assert change(r, higher, q) == expected
 
 
-def test_a_change_must_pass_the_u_test():
+def test_a_change_must_pass_the_corrected_test_and_the_noise_threshold():
     r = Ratio(0.90, 0.85, 0.95, 5, 5)
-    assert change(r, False, p=0.01) == "faster"
-    assert change(r, False, p=0.2) == "same"
+    assert change(r, False, q=0.01) == "faster"
+    assert change(r, False, q=0.2) == "same"
+    assert change(r, False, q=0.01, noise=0.15) == "same"  # 10% is within a 15% threshold
 
 
 def test_compare_json_gives_numbers_and_the_direction(tmp_path, capsys):
@@ -95,7 +98,7 @@ def test_compare_json_gives_numbers_and_the_direction(tmp_path, capsys):
     assert row["ratio"] == pytest.approx(1.5)
     assert isinstance(row["low"], float) and isinstance(row["high"], float)
     assert row["low"] < 1.5 < row["high"]
-    assert row["p"] is None  # 3 figures against 3: the U test could never reject
+    assert row["p"] < 0.01 and row["q"] == pytest.approx(row["p"])  # one case: q = p
     assert (row["old"], row["new"], row["change"]) == (2.0, 3.0, "faster")
     assert out["geomean"]["direct"]["ratio"] == pytest.approx(1.5)
     assert out["summary"] == {"faster": 1, "slower": 0, "same": 0}

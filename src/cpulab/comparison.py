@@ -3,11 +3,18 @@ on another machine, compiler or commit), `cpulab compare A B [C...]`.
 
 Cases are matched by (variant, build, params); when the two sides share no compiler
 (gcc's builds of a run against clang's), by (variant, flags, params), the compiler
-being what is compared. Each pair gets the ratio new/old of a metric's medians with a
-95% bootstrap interval and a Mann-Whitney U test over the stored per-repetition
-figures, and is called faster, slower or the same by the metric's direction (higher
-throughput is faster, a higher time slower). Per variant, the geometric mean of its
-ratios. Whether the runs compare at all is `comparability.py`.
+being what is compared. Each pair gets the ratio new/old of a metric with its 95%
+interval and Welch's t-test, both over the two runs' processes (`measure.stats`), and
+is called faster, slower or the same by the metric's direction (higher throughput is
+faster, a higher time slower). Per variant, the geometric mean of its ratios.
+Whether the runs compare at all is `comparability.py`.
+
+A comparison tests many cases at once: at 5% each, 40 unchanged cases would raise two
+alarms on average. So, as criterion does, a case is called a change only when it is
+both significant after the Benjamini-Hochberg correction over the comparison's cases
+(false discovery rate ALPHA) and larger than a noise threshold (NOISE, settable): two
+runs of one binary on a VM differ by a few percent as wholes, which no statistic over
+one run's processes can see.
 """
 
 from __future__ import annotations
@@ -18,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from cpulab.comparability import differences, refusals
-from cpulab.measure.stats import Ratio, u_test, u_test_can_reject
+from cpulab.measure.stats import Difference, Ratio, adjusted_p, difference, geomean_difference
 from cpulab.results import Case, RunRecord
-from cpulab.results.ratios import geomean_ratio, median_ratio
 
 
 class ComparisonError(ValueError):
@@ -28,11 +34,10 @@ class ComparisonError(ValueError):
     comparison that means little and was not forced)."""
 
 
-# Within this band a ratio is not called a change even when its interval excludes 1: the
-# interval is over repetitions of one run, and whole runs on a shared VM drift by a few
-# percent (README, "Benchmarks of the lab itself": medians moved 1.5-6.7%).
-DRIFT = 0.03
-# A change must also pass the U test at this level (two-sided).
+# A change smaller than this is not called one, however significant: whole runs on a
+# shared VM drift by a few percent (README, "Benchmarks of the lab itself").
+NOISE = 0.03
+# The false discovery rate over a comparison's cases (Benjamini-Hochberg).
 ALPHA = 0.05
 
 Change = Literal["faster", "slower", "same"]
@@ -45,34 +50,49 @@ class Row:
     params: str
     old: float
     new: float
-    ratio: Ratio  # new/old of the medians, with its 95% interval
+    ratio: Ratio  # new/old, with its 95% interval
     change: Change
-    p: float | None = None  # Mann-Whitney U, two-sided; None: too few figures to test
+    p: float | None = None  # Welch's t-test, two-sided; None: too few processes to test
+    q: float | None = None  # p adjusted over the comparison's cases (Benjamini-Hochberg)
 
     def as_dict(self) -> dict:
         return {"variant": self.variant, "build": self.build, "params": self.params,
-                "old": self.old, "new": self.new, "ratio": self.ratio.value,
-                "low": self.ratio.low, "high": self.ratio.high, "p": self.p,
-                "change": self.change}
+                "old": self.old, "new": self.new, **ratio_dict(self.ratio), "p": self.p,
+                "q": self.q, "change": self.change}
 
 
-def change(r: Ratio, higher_is_better: bool, p: float | None = None) -> Change:
-    """faster or slower when the whole interval lies on one side of 1, the ratio is
-    beyond the drift band and the U test agrees (p < ALPHA); which side is faster is the
-    metric's direction. Exact figures (counts, n = 1) differ or they do not; without a
-    p-value (too few figures for the test) the interval and the band decide."""
-    exact = r.low == r.high
-    if exact:
+def ratio_dict(r: Ratio) -> dict:
+    """A ratio as JSON: no interval is null bounds and the reason, never Infinity."""
+    if not r.has_interval:
+        return {"ratio": r.value, "low": None, "high": None, "no_interval": r.why}
+    return {"ratio": r.value, "low": r.low, "high": r.high}
+
+
+def change(r: Ratio, higher_is_better: bool, q: float | None = None,
+           noise: float = NOISE) -> Change:
+    """faster or slower when the difference is significant after the correction
+    (q < ALPHA) and beyond the noise threshold (|log ratio| > log(1 + noise)); which side
+    is faster is the metric's direction. Exact figures (counts, n = 1) differ or they do
+    not; untested ones (too few processes, q None) are the same."""
+    if r.exact:
         up, down = r.value > 1, r.value < 1
     else:
-        significant = p is None or p < ALPHA
-        up = r.low > 1 and r.value > 1 + DRIFT and significant
-        down = r.high < 1 and r.value < 1 - DRIFT and significant
+        real = q is not None and q < ALPHA
+        up = real and r.value > 1 + noise
+        down = real and r.value < 1 / (1 + noise)
     if up:
         return "faster" if higher_is_better else "slower"
     if down:
         return "slower" if higher_is_better else "faster"
     return "same"
+
+
+def judge(diffs: list[Difference], higher_is_better: bool, noise: float
+          ) -> list[tuple[Change, float | None]]:
+    """Each difference's call and corrected p-value, the correction over all of them."""
+    qs = adjusted_p([d.p for d in diffs])
+    return [(change(d.ratio, higher_is_better, q, noise), q)
+            for d, q in zip(diffs, qs, strict=True)]
 
 
 def slowdown(row: Row, higher_is_better: bool) -> float:
@@ -109,6 +129,7 @@ class Comparison:
     geomeans: dict[str, tuple[Ratio, Change]] = field(default_factory=dict)  # per variant
     differences: list[str] = field(default_factory=list)  # what is being compared
     forced: list[str] = field(default_factory=list)  # refusals overridden by --force
+    noise: float = NOISE  # the threshold a change had to pass
 
     def counts(self) -> dict[str, int]:
         out = {"faster": 0, "slower": 0, "same": 0}
@@ -117,21 +138,24 @@ class Comparison:
         return out
 
     def regressions(self, pct: float) -> list[Row]:
-        """Cases significantly slower by more than `pct` percent."""
+        """Cases called slower (significant after the correction, beyond the noise
+        threshold) by more than `pct` percent."""
         return [r for r in self.rows if r.change == "slower"
                 and slowdown(r, self.higher_is_better) > pct / 100]
 
     def as_dict(self) -> dict:
         return {"metric": self.metric, "better": "higher" if self.higher_is_better else "lower",
                 "differences": self.differences, "forced": self.forced,
+                "noise_threshold": self.noise, "false_discovery_rate": ALPHA,
                 "summary": self.counts(),
-                "geomean": {v: {"ratio": r.value, "low": r.low, "high": r.high, "change": c}
+                "geomean": {v: {**ratio_dict(r), "change": c}
                             for v, (r, c) in self.geomeans.items()},
                 "cases": [r.as_dict() for r in self.rows]}
 
 
 def compare(old: RunRecord, new: RunRecord, metric: str, force: bool = False,
-            old_build: str | None = None, new_build: str | None = None) -> Comparison:
+            old_build: str | None = None, new_build: str | None = None,
+            noise: float = NOISE) -> Comparison:
     """new against old, case by case. Raises ComparisonError for runs of different
     experiments, without a common case, or (unless `force`) that compare badly."""
     if old.experiment != new.experiment:
@@ -147,32 +171,32 @@ def compare(old: RunRecord, new: RunRecord, metric: str, force: bool = False,
     before = {_key(c, by_compiler): c for c in old_cases}
     higher = next((c.metrics[metric].higher_is_better for c in new_cases
                    if metric in c.metrics), False)
-    rows, pairs = [], defaultdict(list)
+    matched, diffs = [], []
+    pairs: dict[str, list] = defaultdict(list)
     for c in new_cases:
         prev = before.get(_key(c, by_compiler))
-        if prev is None:
-            continue
-        r = median_ratio(c, prev, metric)
-        if r is None:
+        if prev is None or metric not in c.metrics or metric not in prev.metrics:
             continue
         m_old, m_new = prev.metrics[metric], c.metrics[metric]
-        # Too few figures for the U test ever to reject (3 against 3): judged by the
-        # interval and the drift band alone, and p is not reported.
-        p = (u_test(m_old.values, m_new.values)
-             if u_test_can_reject(len(m_old.values), len(m_new.values), ALPHA) else None)
-        variant, build, _ = _key(c, by_compiler)
-        params = " ".join(f"{k}={v}" for k, v in c.params.items())
-        rows.append(Row(variant, build, params, m_old.median,
-                        m_new.median, r, change(r, higher, p), p))
-        if m_old.median > 0 and m_new.median > 0:
-            pairs[c.variant].append((m_new, m_old))
-    if not rows:
+        if m_old.median <= 0 or m_new.median <= 0:
+            continue
+        matched.append((c, m_old, m_new))
+        diffs.append(difference(m_new.sample, m_old.sample))
+        pairs[c.variant].append((m_new.sample, m_old.sample))
+    if not matched:
         raise ComparisonError(f"no case of run #{new.id} has `{metric}` in a case of run "
                               f"#{old.id} with the same variant, build and parameters")
-    geomeans = {}
-    for variant, ps in pairs.items():
-        g = geomean_ratio(ps)
-        geomeans[variant] = (g, change(g, higher))
+    rows = []
+    for (c, m_old, m_new), d, (ch, q) in zip(matched, diffs, judge(diffs, higher, noise),
+                                             strict=True):
+        variant, build, _ = _key(c, by_compiler)
+        params = " ".join(f"{k}={v}" for k, v in c.params.items())
+        rows.append(Row(variant, build, params, m_old.median, m_new.median, d.ratio, ch,
+                        d.p, q))
+    variants = list(pairs)
+    g_diffs = [geomean_difference(pairs[v]) for v in variants]
+    geomeans = {v: (d.ratio, ch) for v, d, (ch, _) in
+                zip(variants, g_diffs, judge(g_diffs, higher, noise), strict=True)}
     return Comparison(metric, higher, rows, geomeans,
                       differences(old, new, old_cases if old_build else None,
-                                  new_cases if new_build else None), why)
+                                  new_cases if new_build else None), why, noise)

@@ -1,7 +1,8 @@
 """One experiment's cases across the stored runs of successive lab revisions on one
 machine (`cpulab history`, and a section of the HTML report), with change points: a run
 whose figure differs from the previous run's beyond noise, judged like `cpulab compare`
-(95% interval, U test, drift band).
+(Welch's t over the runs' processes, corrected over the cases of the step, and a noise
+threshold).
 
 Only runs of one profile are put in one history: a quick run beside a default one would
 mark a change at every switch of profile, not of code.
@@ -11,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cpulab.comparison import ALPHA, Change, change
-from cpulab.measure.stats import Ratio, u_test, u_test_can_reject
+from cpulab.comparison import NOISE, Change, judge, ratio_dict
+from cpulab.measure.stats import Ratio, difference, geomean_difference
 from cpulab.results import Case, RunRecord
-from cpulab.results.ratios import geomean_ratio, median_ratio
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class History:
 
     def as_dict(self) -> dict:
         def ratio(r: Ratio | None) -> dict | None:
-            return None if r is None else {"ratio": r.value, "low": r.low, "high": r.high}
+            return None if r is None else ratio_dict(r)
 
         return {"experiment": self.experiment, "metric": self.metric, "profile": self.profile,
                 "machine": self.machine, "left_out": self.left_out,
@@ -86,7 +86,8 @@ def _key(c: Case) -> tuple[str, str, str]:
                                               sorted(c.params.items()))
 
 
-def history(records: list[RunRecord], metric: str, machine: str = "") -> History:
+def history(records: list[RunRecord], metric: str, machine: str = "",
+            noise: float = NOISE) -> History:
     """The history of `metric` over `records` (runs of one experiment on one machine),
     oldest first. Runs of another profile than the newest's are left out, with a note."""
     if not records:
@@ -101,8 +102,7 @@ def history(records: list[RunRecord], metric: str, machine: str = "") -> History
     steps = []
     higher = None
     for rec in records:
-        faster = slower = 0
-        pairs = []
+        measured, diffs, pairs = [], [], []
         for c in rec.cases:
             m = c.metrics.get(metric)
             if c.error or m is None:
@@ -110,22 +110,25 @@ def history(records: list[RunRecord], metric: str, machine: str = "") -> History
             if higher is None:
                 higher = m.higher_is_better
             key = _key(c)
-            s = series.setdefault(key, Series(*key))
+            series.setdefault(key, Series(*key))
             prev = last.get(key)
-            r, ch = None, "same"
-            if prev is not None:
-                r = median_ratio(c, prev, metric)
-                pm = prev.metrics[metric]
-                p = (u_test(pm.values, m.values)
-                     if u_test_can_reject(len(pm.values), len(m.values), ALPHA) else None)
-                ch = change(r, bool(higher), p)
-                faster += ch == "faster"
-                slower += ch == "slower"
-                if pm.median > 0 and m.median > 0:
-                    pairs.append((m, pm))
-            s.points.append(Point(rec.id, rec.started, rec.lab_revision, m.median, r, ch))
             last[key] = c
+            pm = prev.metrics[metric] if prev is not None else None
+            if pm is None or pm.median <= 0 or m.median <= 0:
+                series[key].points.append(Point(rec.id, rec.started, rec.lab_revision,
+                                                m.median, None))
+                continue
+            measured.append((key, m))
+            diffs.append(difference(m.sample, pm.sample))
+            pairs.append((m.sample, pm.sample))
+        faster = slower = 0
+        for (key, m), d, (ch, _) in zip(measured, diffs, judge(diffs, bool(higher), noise),
+                                        strict=True):
+            faster += ch == "faster"
+            slower += ch == "slower"
+            series[key].points.append(Point(rec.id, rec.started, rec.lab_revision, m.median,
+                                             d.ratio, ch))
         steps.append(Step(rec.id, rec.started, rec.lab_revision, len(pairs), faster, slower,
-                          geomean_ratio(pairs) if pairs else None))
+                          geomean_difference(pairs).ratio if pairs else None))
     return History(experiment, metric, profile, machine,
                    steps, list(series.values()), left_out)

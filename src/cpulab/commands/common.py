@@ -29,6 +29,30 @@ def add_db_argument(parser) -> None:
                         help=f"results database (default {default_path()})")
 
 
+def percentage(text: str) -> float:
+    """An argparse type: `5`, `5%` or `0.5` percent, 0 or more."""
+    import argparse
+
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError("a percentage of 0 or more")
+    return v
+
+
+def add_noise_argument(parser) -> None:
+    """--noise-threshold PCT: the smallest difference between two runs called a change."""
+    from cpulab.comparison import ALPHA, NOISE
+
+    parser.add_argument(
+        "--noise-threshold", type=percentage, metavar="PCT", default=100 * NOISE,
+        help=f"call a case faster or slower only when it differs by more than PCT percent "
+             f"(default {100 * NOISE:g}) and significantly after the Benjamini-Hochberg "
+             f"correction over the cases (false discovery rate {100 * ALPHA:g}%%)")
+
+
 def dump(obj) -> None:
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from cpulab.commands.common import UsageError, add_db_argument, dump, err, open_store, out
+from cpulab.commands.common import (
+    UsageError,
+    add_db_argument,
+    add_noise_argument,
+    dump,
+    err,
+    open_store,
+    out,
+    percentage,
+)
 from cpulab.commands.refs import RunRef, resolve_all
 from cpulab.comparison import Comparison, ComparisonError, compare
 
@@ -45,7 +54,8 @@ def cmd_compare(args) -> int:
     results: list[tuple[RunRef, RunRef, Comparison]] = []
     for base, other in pairs:
         c = compare(base.record, other.record, args.metric, force=args.force,
-                    old_build=base.compiler, new_build=other.compiler)
+                    old_build=base.compiler, new_build=other.compiler,
+                    noise=args.noise_threshold / 100)
         results.append((base, other, c))
     for _, other, c in results:
         for why in c.forced:
@@ -73,24 +83,17 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def percentage(text: str) -> float:
-    try:
-        v = float(text.rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError("a percentage of 0 or more")
-    return v
-
-
 def add_parser(sub) -> None:
     c = sub.add_parser(
         "compare", help="runs of one experiment case by case: another machine, compiler "
                         "or commit against a baseline",
         description="Each later run against the first (the baseline), case by case: the "
-                    "ratio of medians with its 95% bootstrap interval, a Mann-Whitney U "
-                    "test over the repetitions, faster/slower/same by the metric's "
-                    "direction, and the geometric mean per variant. A run is named by id, "
+                    "ratio new/old with its 95% interval and Welch's t-test, both over the "
+                    "runs' processes (a process is the unit: repetitions inside one are not "
+                    "independent), faster/slower/same by the metric's direction, and the "
+                    "geometric mean per variant. A case is called a change only when it is "
+                    "significant after the Benjamini-Hochberg correction over the cases "
+                    "and beyond the noise threshold. A run is named by id, "
                     "EXPERIMENT, EXPERIMENT@MACHINE, @MACHINE (every experiment), or a "
                     "bundle file; REF:COMPILER keeps one compiler's builds (12:gcc 12:clang "
                     "compares one run's two compilers). Runs measured differently (profile, "
@@ -102,9 +105,11 @@ def add_parser(sub) -> None:
                         "'instructions (callgrind)', throughput)")
     c.add_argument("--force", action="store_true",
                    help="compare runs measured differently, with a warning per reason")
+    add_noise_argument(c)
     c.add_argument("--fail-on-regression", type=percentage, metavar="PCT",
-                   help=f"exit with status {REGRESSION_STATUS} when a case is significantly "
-                        "slower than the baseline by more than PCT percent (for CI)")
+                   help=f"exit with status {REGRESSION_STATUS} when a case is called slower "
+                        "than the baseline (the rule above) by more than PCT percent (for "
+                        "CI)")
     add_db_argument(c)
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_compare)

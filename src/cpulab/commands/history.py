@@ -3,7 +3,15 @@ revision, with the runs (and cases) that changed beyond noise."""
 
 from __future__ import annotations
 
-from cpulab.commands.common import UsageError, add_db_argument, dump, open_store, out
+from cpulab.commands.common import (
+    UsageError,
+    add_db_argument,
+    add_noise_argument,
+    dump,
+    open_store,
+    out,
+)
+from cpulab.comparison import NOISE
 from cpulab.history import History, history
 from cpulab.results import RunRecord
 from cpulab.store import Store
@@ -28,25 +36,27 @@ def runs_on_one_machine(store: Store, experiment: str, machine: str | None
             if (r.machine_key, r.origin) == (newest.machine_key, newest.origin)]
 
 
-def load(store: Store, experiment: str, metric: str | None, machine: str | None) -> History:
+def load(store: Store, experiment: str, metric: str | None, machine: str | None,
+         noise: float = NOISE) -> History:
     """The history of `metric` (default: the experiment's leading figure, as the report
     shows it) on one machine."""
     from cpulab import experiments
-    from cpulab.report.html import primary_metric
+    from cpulab.results.primary_metric import primary_metric
 
     records = runs_on_one_machine(store, experiment, machine)
     if metric is None:
         wanted = (experiments.get(experiment).table_metrics
                   if experiment in experiments.names() else None)
         metric = primary_metric(records, wanted) or "tsc"
-    return history(records, metric, machine_label(records[-1]))
+    return history(records, metric, machine_label(records[-1]), noise)
 
 
 def cmd_history(args) -> int:
     from cpulab.report.terminal import render_history
 
     with open_store(args.db) as store:
-        h = load(store, args.experiment, args.metric, args.machine)
+        h = load(store, args.experiment, args.metric, args.machine,
+                 args.noise_threshold / 100)
     if not any(s.points for s in h.series):
         raise UsageError(f"no run of {args.experiment} has the metric `{args.metric}`; "
                          "give --metric")
@@ -68,9 +78,10 @@ def add_parser(sub) -> None:
                         "the changes beyond noise",
         description="The stored runs of one experiment on one machine, oldest first: per "
                     "run its lab revision and the geometric mean of its cases against the "
-                    "run before, and every case that changed beyond noise (95% interval, "
-                    "U test, 3% drift band) from one run to the next. --case shows the "
-                    "figure of the matching cases in every run.")
+                    "run before, and every case that changed from one run to the next: "
+                    "significant after the Benjamini-Hochberg correction over the run's "
+                    "cases (Welch's t over processes) and beyond the noise threshold. "
+                    "--case shows the figure of the matching cases in every run.")
     h.add_argument("experiment", metavar="EXPERIMENT")
     h.add_argument("--metric", help="metric to follow (default: the experiment's leading "
                                     "figure, e.g. time or throughput)")
@@ -79,6 +90,7 @@ def add_parser(sub) -> None:
                         "the newest run's")
     h.add_argument("--case", metavar="TEXT",
                    help="show the cases whose variant, build or parameters contain TEXT")
+    add_noise_argument(h)
     add_db_argument(h)
     h.add_argument("--json", action="store_true", help="print JSON")
     h.set_defaults(func=cmd_history)
