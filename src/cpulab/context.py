@@ -16,17 +16,27 @@ from cpulab.build import Artifact, BuildConfig, Target, build
 from cpulab.measure import valgrind
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.runner import ProcessRunner, Runner
-from cpulab.measure.schedule import Outcome, Program, run_interleaved
+from cpulab.measure.schedule import Adaptive, Outcome, Program, run_interleaved
 from cpulab.results import Case
 
 
 @dataclass(frozen=True)
 class Profile:
+    """How much to measure. A profile asks for a precision, not a count: every program
+    runs in `rounds` processes, and more rounds are added, interleaved, while some
+    case's 95% interval is wider than `precision` (a fraction of its figure), up to
+    `max_rounds` and for at most `budget_s` per measurement. The process is the unit
+    of the statistics (measure/stats.py), so rounds buy precision and repetitions
+    inside a process mostly do not: a few suffice to take a median."""
+
     name: str
-    rounds: int  # processes per program, interleaved across programs
+    rounds: int  # processes per program at least, interleaved across programs
     reps: int  # repetitions inside each process (--reps)
     target_ms: int  # duration of one timed call (--target-ms)
     timeout_s: float  # per process
+    max_rounds: int  # processes per program at most
+    precision: float  # wanted half-width of each case's interval, relative
+    budget_s: float  # one measurement adds no round after this long
 
     @property
     def quick(self) -> bool:
@@ -35,11 +45,16 @@ class Profile:
     def harness_args(self) -> list[str]:
         return ["--reps", str(self.reps), "--target-ms", str(self.target_ms)]
 
+    def until(self) -> Adaptive:
+        return Adaptive(self.max_rounds, self.precision, self.budget_s)
+
 
 PROFILES = {
-    # quick: for tests and CI; figures are real but with few repetitions.
-    "quick": Profile("quick", rounds=2, reps=3, target_ms=5, timeout_s=60),
-    "default": Profile("default", rounds=5, reps=5, target_ms=40, timeout_s=300),
+    # quick: for tests and a first look; three processes are the least an interval needs.
+    "quick": Profile("quick", rounds=3, reps=2, target_ms=5, timeout_s=60,
+                     max_rounds=5, precision=0.03, budget_s=20),
+    "default": Profile("default", rounds=6, reps=3, target_ms=20, timeout_s=300,
+                       max_rounds=20, precision=0.01, budget_s=90),
 }
 
 
@@ -75,10 +90,14 @@ class Context:
         return arts
 
     def measure(self, programs: Sequence[Program], rounds: int | None = None) -> dict[str, Outcome]:
+        """Each program in interleaved rounds: the profile's, adding rounds until its
+        precision is reached; exactly `rounds` when an experiment fixes them (a pass
+        over a 1 GiB file is too long to repeat at will)."""
         self.reporter.phase(f"measuring {len(programs)} programs")
         return run_interleaved(
             programs, self.runner, rounds or self.profile.rounds, self.profile.timeout_s,
             progress=self.reporter.advance,
+            until=None if rounds else self.profile.until(),
         )
 
     def callgrind(

@@ -4,6 +4,11 @@ Interleaving whole processes spreads slow phases of a shared machine (another te
 frequency changes) over every variant instead of landing on one, which is what makes the
 ratios of a run trustworthy even when absolute times drift.
 
+How many rounds: a fixed count, or at least that many and then more while some case's
+interval is wider than the wanted precision (`Adaptive`), within a time budget: the
+process is the unit of the statistics, so a noisy machine gets more processes and a
+quiet one finishes early.
+
 Each program's output over its rounds is one `KernelOutput`: the repetitions numbered on
 from round to round, and every repetition and every extra line tagged with the round
 that printed it, so that an experiment can pair a kernel's own lines with the reps of
@@ -13,12 +18,14 @@ cache checks).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutput, KernelOutputError, parse
 from cpulab.measure.runner import Runner
+from cpulab.measure.stats import Sample, relative_halfwidth
 
 
 @dataclass
@@ -38,22 +45,61 @@ class Outcome:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class Adaptive:
+    """Add rounds while a case's 95% interval is wider than `precision` (relative),
+    up to `max_rounds`, and none that would end past `budget_s`."""
+
+    max_rounds: int
+    precision: float
+    budget_s: float
+
+    def more(self, outcomes: dict[str, Outcome], done: int, elapsed: float) -> bool:
+        """Whether to run another round after `done` rounds that took `elapsed` s."""
+        if done >= self.max_rounds or elapsed + elapsed / done > self.budget_s:
+            return False
+        return any(widest(o.output) > self.precision for o in outcomes.values()
+                   if o.error is None and o.output is not None)
+
+
+def widest(out: KernelOutput) -> float:
+    """The largest relative half-width of a case's time interval in the output (inf
+    while some case has too few processes for one)."""
+    worst = 0.0
+    for case in out.cases():
+        reps = [r for r in out.reps if r.case == case]
+        w = relative_halfwidth(Sample(tuple(r.ns / r.units for r in reps),
+                                      tuple(r.round for r in reps)))
+        worst = max(worst, float("inf") if w is None else w)
+    return worst
+
+
 def run_interleaved(
     programs: Sequence[Program],
     runner: Runner,
     rounds: int,
     timeout: float,
     progress: Callable[[], None] | None = None,
+    until: Adaptive | None = None,
 ) -> dict[str, Outcome]:
-    """Each program runs `rounds` times, interleaved; a failing program stops being run."""
+    """Each program runs `rounds` times, interleaved, and with `until` more rounds while
+    it asks for them; a failing program stops being run. `progress` is called once per
+    program and round up to the most rounds there could be, so a bar sized for them
+    fills even when the rounds stop early."""
     outcomes: dict[str, Outcome] = {p.key: Outcome() for p in programs}
-    for rnd in range(rounds):
+    most = max(rounds, until.max_rounds) if until else rounds
+    t0 = time.monotonic()
+    rnd = 0
+    while rnd < rounds or (until and until.more(outcomes, rnd, time.monotonic() - t0)):
         for p in programs:
             o = outcomes[p.key]
             if o.error is None:
                 _one(p, runner, timeout, rnd, o)
             if progress:
                 progress()
+        rnd += 1
+    for _ in range((most - rnd) * len(programs) if progress else 0):
+        progress()  # type: ignore[misc]
     return outcomes
 
 
