@@ -164,6 +164,7 @@ static struct {
     char **argv;
     const char *prog;
     double target_ms;
+    double slower; /* CPULAB_SLOWER: spin this fraction of each call's time on top of it */
     uint64_t reps, iters;
     long cpu;
     int cpu_given, no_pmu, list;
@@ -454,6 +455,15 @@ CLH_API void clh_init(int argc, char **argv)
     clh_.prog = argc > 0 && argv[0] ? (slash ? slash + 1 : argv[0]) : "cpulab kernel";
     clh_.target_ms = 50;
     clh_.reps = 10;
+    /* A change of known size for testing the lab's statistics (`cpulab check aa
+     * --slower`): every timed call made longer by this percentage, by a spin inside it. */
+    const char *slower = getenv("CPULAB_SLOWER");
+    if (slower && *slower) {
+        double pct;
+        if (clh_parse_f64_(slower, &pct) || pct < 0 || pct > 1000)
+            clh_usage_error("CPULAB_SLOWER '%s': want a percentage from 0 to 1000", slower);
+        clh_.slower = pct / 100;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0)
@@ -845,6 +855,18 @@ CLH_API void clh_counters_delta_(clh_sample_ *s)
 
 /* ---------------------------------------------------------------- running -------- */
 
+/* Spin until the time since t0 has grown by `fraction` of what it was on entry. */
+CLH_API void clh_spin_(const struct timespec *t0, double fraction)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t took = (int64_t)(now.tv_sec - t0->tv_sec) * 1000000000 + (now.tv_nsec - t0->tv_nsec);
+    int64_t until = took + (int64_t)((double)took * fraction);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while ((int64_t)(now.tv_sec - t0->tv_sec) * 1000000000 + (now.tv_nsec - t0->tv_nsec) < until);
+}
+
 CLH_API void clh_call_(const clh_case *c, uint64_t iters, clh_sample_ *s)
 {
     struct timespec t0, t1;
@@ -855,6 +877,8 @@ CLH_API void clh_call_(const clh_case *c, uint64_t iters, clh_sample_ *s)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t k0 = clh_tsc_begin_();
     uint64_t r = c->fn(iters, c->arg);
+    if (clh_.slower > 0)
+        clh_spin_(&t0, clh_.slower);
     uint64_t k1 = clh_tsc_end_();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     clh_counters_read_(1);
@@ -911,6 +935,10 @@ CLH_API void clh_emit_meta_(const clh_case *const *sel, const uint64_t *iters,
     clh_j_key_(&j, "target_ms");
     clh_j_f64_(&j, clh_.target_ms);
     clh_j_ku64_(&j, "reps", clh_.reps);
+    if (clh_.slower > 0) {
+        clh_j_key_(&j, "slower_pct");
+        clh_j_f64_(&j, clh_.slower * 100);
+    }
     clh_j_key_(&j, "iters");
     if (clh_.iters)
         clh_j_u64_(&j, clh_.iters);

@@ -14,11 +14,12 @@ from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
-from cpulab.commands.common import CommandError, UsageError, add_db_argument, err, out
+from cpulab.commands.common import CommandError, UsageError, add_db_argument, err, out, percentage
 from cpulab.commands.common import dump as _dump
-from cpulab.commands.compare import REGRESSION_STATUS, percentage
+from cpulab.commands.compare import REGRESSION_STATUS
+from cpulab.commands.progress import ProgressBar
 from cpulab.comparison import ComparisonError
-from cpulab.context import PROFILES, Reporter
+from cpulab.context import PROFILES
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.plot import PlotError
@@ -76,39 +77,6 @@ def cmd_list(args) -> int:
 
 
 # ---- run --------------------------------------------------------------------------------
-
-class _Progress(Reporter):
-    """A rich progress bar on stderr (plain phase lines when stderr is not a terminal)."""
-
-    def __init__(self, name: str):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        self.name = name
-        self.live = err.is_terminal
-        self.bar = Progress("[bold]{task.description}", BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=err, transient=True)
-        self.task = self.bar.add_task(name, total=None)
-
-    def __enter__(self):
-        if self.live:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.live:
-            self.bar.stop()
-
-    def phase(self, text: str) -> None:
-        self.bar.update(self.task, description=f"{self.name}: {text}")
-        if not self.live:
-            err.print(f"[dim]{self.name}: {text}[/]")
-
-    def total(self, n: int) -> None:
-        self.bar.update(self.task, total=n, completed=0)
-
-    def advance(self, n: int = 1) -> None:
-        self.bar.advance(self.task, n)
-
 
 def _experiment(word: str):
     """A built-in experiment by name, or the one a folder or .toml file describes."""
@@ -190,7 +158,7 @@ def cmd_run(args) -> int:
         for exp in exps:
             name = exp.name
             try:
-                with _Progress(name) as progress:
+                with ProgressBar(name) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
             except KeyboardInterrupt:
                 err.print(f"[yellow]interrupted during {name}: it was not stored; "
@@ -268,8 +236,8 @@ def cmd_show(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from cpulab.report.html import primary_metric
     from cpulab.report.plot import plot_run
+    from cpulab.results.primary_metric import primary_metric
 
     with Store(args.db) as store:
         rec = store.get(args.id)

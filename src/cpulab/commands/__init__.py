@@ -10,7 +10,7 @@ TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
 
 
 def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, compare, fleet, history, new, report
+    from cpulab.commands import bundle, check, compare, fleet, history, new, report
 
     new.add_parser(sub)
     report.add_parser(sub)
@@ -18,3 +18,4 @@ def add_travel_parsers(sub) -> None:
     bundle.add_parsers(sub)
     history.add_parser(sub)
     fleet.add_parser(sub)
+    check.add_parser(sub)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from cpulab.commands.common import err
 from cpulab.comparison import ComparisonError, compare
-from cpulab.report.html import primary_metric
 from cpulab.results import RunRecord
+from cpulab.results.primary_metric import primary_metric
 from cpulab.store import Store
 
 

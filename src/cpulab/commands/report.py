@@ -85,7 +85,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
 
 
 def cmd_report(args) -> int:
-    from cpulab.report.html import primary_metric
+    from cpulab.results.primary_metric import primary_metric
 
     with open_store(args.db) as store:
         if args.runs and args.latest:

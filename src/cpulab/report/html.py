@@ -22,6 +22,7 @@ from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
 from cpulab.report.terminal import format_figure
 from cpulab.results import PlotSpec, RunRecord
+from cpulab.results.primary_metric import primary_metric
 from cpulab.results.ratios import format_ratio
 
 
@@ -64,16 +65,6 @@ def _machine_key(rec: RunRecord) -> str:
 def _machine_name(rec: RunRecord) -> str:
     cpu = rec.machine.get("cpu", {}).get("model_name") or "unknown CPU"
     return f"{rec.origin}: {cpu}" if rec.origin else cpu
-
-
-def primary_metric(records: list[RunRecord], wanted: tuple[str, ...] | None) -> str | None:
-    """The figure a section leads with: the experiment's first table metric that its
-    cases have, else TSC ticks, else time."""
-    present = {k for r in records for c in r.cases for k in c.metrics}
-    for m in (*(wanted or ()), "tsc", "time"):
-        if m in present:
-            return m
-    return next(iter(sorted(present)), None)
 
 
 def _cell(text: str, sort: float | None = None, cls: str = "") -> dict:
