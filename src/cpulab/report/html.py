@@ -6,6 +6,8 @@ This module turns records into what the page shows (a view model of plain dicts)
 renders the Jinja2 template `templates/report.html.j2`. What a record does not carry
 (an experiment's figures and table columns, the history of its runs, listings of hot
 code) the command line passes in; the report itself reads and never runs anything.
+A run measured on a disturbed machine is warned of above the verdicts, in its overview
+row and in its own panel, where its flagged cases are marked as in the terminal.
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ from pathlib import Path
 from cpulab.comparison import ComparisonError, compare
 from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
-from cpulab.report.terminal import format_figure
+from cpulab.report.terminal import (
+    DISTURBED_MARK,
+    conditions_line,
+    disturbed_warning,
+    format_figure,
+)
 from cpulab.results import PlotSpec, RunRecord
+from cpulab.results.conditions import case_label
 from cpulab.results.ratios import format_ratio
 
 
@@ -95,7 +103,11 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
     rows, notes = [], {}
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
-        row = [_cell(c.variant), _cell(c.build_label), _cell(params)]
+        flagged = c.conditions.reasons() if c.conditions and not c.error else []
+        if flagged:
+            notes.setdefault(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}", None)
+        row = [_cell(f"{c.variant} {DISTURBED_MARK}", cls="disturbed") if flagged
+               else _cell(c.variant), _cell(c.build_label), _cell(params)]
         if c.error:
             row.append(_cell("failed: " + c.error.splitlines()[0], cls="failed"))
             row += [_cell("")] * (len(cols) - 1)
@@ -141,7 +153,10 @@ def _run_view(label: str, rec: RunRecord, pres: Presentation, metric: str | None
             "machine": _machine_name(rec), "machine_anchor": _anchor("m-" + _machine_key(rec)),
             "compilers": compilers, "cases": _cases_table(rec, pres.table_metrics),
             "figures": figs, "figures_skipped": skipped,
-            "verdict_counts": Counter(v.verdict for v in rec.verdicts)}
+            "verdict_counts": Counter(v.verdict for v in rec.verdicts),
+            "conditions": conditions_line(rec.conditions) if rec.conditions else None,
+            "disturbed": (disturbed_warning(rec.conditions)
+                          if rec.conditions and rec.conditions.disturbed else None)}
 
 
 def _verdict_grid(runs: list[tuple[str, RunRecord]]) -> list[dict]:
