@@ -58,13 +58,13 @@ def test_a_disturbed_run_warns_above_its_verdicts_and_marks_its_cases():
     rec.cases[0].conditions = CaseConditions(2, 0.5, 0.4, 0.0, 0.9, 1.1, 0.0)
     rec.conditions = RunConditions(0.4, 1.3, 1, 0.9, 1.1, 0.0, disturbed=[
         "others used 0.90 cores on average while measuring",
-        "1 of 1 cases off-CPU more than 25% of their wall time: direct (40%)"])
+        "1 of 1 cases off-CPU more than 25% of their wall time (at most 40%)"])
     con = Console(record=True, width=200, color_system=None)
     render_record(rec, con)
     text = con.export_text()
     warning = ("measured on a disturbed machine: others used 0.90 cores on average while "
-               "measuring; 1 of 1 cases off-CPU more than 25% of their wall time: direct "
-               "(40%). Verdicts may be off.")
+               "measuring; 1 of 1 cases off-CPU more than 25% of their wall time (at "
+               "most 40%). Verdicts may be off.")
     assert warning in text
     assert text.index(warning) < text.index("verdicts\n")
     assert "direct !" in text

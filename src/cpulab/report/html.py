@@ -24,12 +24,12 @@ from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
 from cpulab.report.terminal import (
     DISTURBED_MARK,
+    case_label,
     conditions_line,
     disturbed_warning,
     format_figure,
 )
 from cpulab.results import PlotSpec, RunRecord
-from cpulab.results.conditions import case_label
 from cpulab.results.ratios import format_ratio
 
 

@@ -16,8 +16,7 @@ from rich.text import Text
 
 from cpulab.comparison import Comparison
 from cpulab.history import History
-from cpulab.results import RunConditions, RunRecord
-from cpulab.results.conditions import case_label
+from cpulab.results import Case, RunConditions, RunRecord
 from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
@@ -40,6 +39,12 @@ def format_figure(v: float) -> str:
 
 _fmt = format_figure
 DISTURBED_MARK = "!"
+
+
+def case_label(c: Case) -> str:
+    """A case as a note names it: variant, build, parameters."""
+    params = " ".join(f"{k}={v}" for k, v in c.params.items())
+    return " ".join(x for x in (c.variant, c.build_label, params) if x and x != "-")
 
 
 def disturbed_warning(c: RunConditions) -> str:

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 OTHERS_CORES = 0.25
 STEAL_SHARE = 0.05
 OFF_CPU_SHARE = 0.25
-_NAMED = 3  # flagged cases named in a run's reason; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -121,15 +120,15 @@ class RunConditions:
         if _over(run.others_cores, OTHERS_CORES):
             run.disturbed.append(f"others used {run.others_cores:.2f} cores on average "
                                  "while measuring")
-        else:
-            run.disturbed += _listed(measured, lambda k: _over(k.others_cores, OTHERS_CORES),
-                                     f"measured while others used more than {OTHERS_CORES} "
-                                     "cores", lambda k: f"{k.others_cores:.2f}")
+        else:  # a burst during some cases only
+            run.disturbed += _counted(conds, lambda k: k.others_cores, OTHERS_CORES,
+                                      f"measured while others used more than {OTHERS_CORES} "
+                                      "cores", lambda k: f"{k.others_cores:.2f}")
         if _over(run.steal_share, STEAL_SHARE):
             run.disturbed.append(f"the hypervisor stole {run.steal_share:.1%} of the CPU time")
-        run.disturbed += _listed(measured, lambda k: _over(k.waiting_share, OFF_CPU_SHARE),
-                                 f"off-CPU more than {OFF_CPU_SHARE:.0%} of their wall time",
-                                 lambda k: f"{k.off_cpu_share:.0%}")
+        run.disturbed += _counted(conds, lambda k: k.waiting_share, OFF_CPU_SHARE,
+                                  f"off-CPU more than {OFF_CPU_SHARE:.0%} of their wall time",
+                                  lambda k: f"{k.off_cpu_share:.0%}")
         return run
 
     def as_dict(self) -> dict:
@@ -141,21 +140,15 @@ class RunConditions:
                       "cases": d.get("cases", 0), "disturbed": list(d.get("disturbed", []))})
 
 
-def case_label(c: Case) -> str:
-    """A case as a reason names it: variant, build, parameters."""
-    params = " ".join(f"{k}={v}" for k, v in c.params.items())
-    return " ".join(x for x in (c.variant, c.build_label, params) if x and x != "-")
-
-
-def _listed(cases: Sequence[Case], flagged: Callable[[CaseConditions], bool], what: str,
-            figure: Callable[[CaseConditions], str]) -> list[str]:
-    """One reason naming the cases `flagged` (the first few, with their figure)."""
-    hit = [c for c in cases if flagged(c.conditions)]
+def _counted(conds: Sequence[CaseConditions], figure: Callable[[CaseConditions], float | None],
+             limit: float, what: str, shown: Callable[[CaseConditions], str]) -> list[str]:
+    """One reason counting the cases whose `figure` is over `limit`, with the worst; the
+    report marks each of them in its table."""
+    hit = [k for k in conds if _over(figure(k), limit)]
     if not hit:
         return []
-    named = ", ".join(f"{case_label(c)} ({figure(c.conditions)})" for c in hit[:_NAMED])
-    more = f" and {len(hit) - _NAMED} more" if len(hit) > _NAMED else ""
-    return [f"{len(hit)} of {len(cases)} cases {what}: {named}{more}"]
+    worst = max(hit, key=lambda k: figure(k) or 0.0)
+    return [f"{len(hit)} of {len(conds)} cases {what} (at most {shown(worst)})"]
 
 
 def _round(value: float | None) -> float | None:
