@@ -245,7 +245,7 @@ def test_pagefault_trap_share_below_zero_is_not_a_result():
 def test_pagefault_loop_share_below_zero_is_not_a_result():
     # Without task-clock, the processes' own off-CPU share says why.
     loop = case("mapped-read", spread(2000))
-    loop.conditions = CaseConditions(2, 0.3, 0.85, 0.0, 1.1, 1.3, 0.0)
+    loop.conditions = CaseConditions(2, 0.3, 0.85, 0.0, 1.1, 1.3, 0.33, 0.0)
     v = _verdict([case("zero-read", spread(1800), page_faults=1.0), loop], "(a)")
     assert v.verdict == "inconclusive"
     assert "time in faults not measurable here" in v.evidence

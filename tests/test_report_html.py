@@ -71,10 +71,10 @@ def test_a_disturbed_run_is_warned_of_above_the_verdicts_and_its_cases_marked():
     why = "others used 0.90 cores on average while measuring"
     cases = [Case("calloc", None, {"size": 64}, {"time": Metric.of([1.0, 1.1], "ns/op",
                                                                      "clock")},
-                  conditions=CaseConditions(2, 0.5, 0.1, 0.0, 0.95, 1.2, 0.0)),
+                  conditions=CaseConditions(2, 0.5, 0.3, 0.0, 0.95, 1.2, 0.48, 0.0)),
              Case("malloc", None, {"size": 64}, {"time": Metric.of([2.0, 2.1], "ns/op",
                                                                      "clock")},
-                  conditions=CaseConditions(2, 0.5, 0.0, 0.0, 0.1, 0.1, 0.0))]
+                  conditions=CaseConditions(2, 0.5, 0.0, 0.0, 0.1, 0.1, 0.05, 0.0))]
     rec = RunRecord(
         experiment="alloc", seed_row="S7", title="t", profile="quick", started="s",
         duration_s=1.0, machine={}, machine_key="k", lab_revision="r", builds=[],
@@ -87,7 +87,7 @@ def test_a_disturbed_run_is_warned_of_above_the_verdicts_and_its_cases_marked():
     assert html.index(warning) < html.index('class="plain verdicts"')
     assert "disturbed machine</span>" in html  # the overview's badge
     assert '<td class="disturbed">calloc !</td>' in html and "malloc !" not in html
-    assert "! calloc size=64: others used 0.95 cores" in html
+    assert "! calloc size=64: off-CPU 30% of its wall time" in html
     assert "others used 0.52 cores on average, at most 1.20" in html
 
 

@@ -81,7 +81,7 @@ def test_the_conditions_of_a_disturbed_run_round_trip(tmp_path):
     rec = _record(conditions=RunConditions(
         0.4, 1.3, cases=1, others_cores=0.9, others_cores_max=1.1, steal_share=None,
         disturbed=["others used 0.90 cores on average while measuring"]))
-    rec.cases[0].conditions = CaseConditions(2, 0.8, 0.45, 0.0, 0.9, 1.1, None)
+    rec.cases[0].conditions = CaseConditions(2, 0.8, 0.45, 0.0, 0.9, 1.1, 0.72, None)
     with Store(tmp_path / "r.db") as s:
         back = s.get(s.add(rec))
     assert back.conditions == rec.conditions

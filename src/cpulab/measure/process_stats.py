@@ -72,7 +72,7 @@ class ProcessStats:
 
     wall_ns: int
     cpu_ns: int | None  # the child's user + system (rusage)
-    others_ns: int | None  # busy time of all CPUs minus the child's own
+    others_ns: int | None  # busy time of all CPUs minus the child's own (< 0: rounding)
     steal_ns: int | None
     iowait_ns: int | None
     machine_ns: int | None  # all time of all CPUs (~ wall x CPUs): steal's denominator
@@ -115,8 +115,8 @@ def stats_between(before: CpuTimes | None, after: CpuTimes | None, wall_ns: int,
     """A process's stats from the machine's CPU times around it (pure)."""
     if before is None or after is None:
         return ProcessStats(wall_ns, cpu_ns, None, None, None, None, load)
-    busy = after.busy - before.busy
-    # Ticks round both ways: a negative remainder is rounding, not negative work.
-    others = None if cpu_ns is None else max(0, busy - cpu_ns)
+    # Kept as it is when the ticks' rounding makes it negative: clamped one by one, a
+    # quiet machine's processes would sum to a busy one.
+    others = None if cpu_ns is None else after.busy - before.busy - cpu_ns
     return ProcessStats(wall_ns, cpu_ns, others, after.steal - before.steal,
                         after.iowait - before.iowait, after.total - before.total, load)
