@@ -100,12 +100,12 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
             units.setdefault(k, f"{m.unit} [{m.source}]")
         for k, why in c.unavailable.items():
             units.setdefault(k, f"[{why.get('source', '?')}]")
-    rows, notes = [], {}
+    rows, notes, marks = [], {}, []  # marks: the flagged cases, after what is missing
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
         flagged = c.conditions.reasons() if c.conditions and not c.error else []
         if flagged:
-            notes.setdefault(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}", None)
+            marks.append(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}")
         row = [_cell(f"{c.variant} {DISTURBED_MARK}", cls="disturbed") if flagged
                else _cell(c.variant), _cell(c.build_label), _cell(params)]
         if c.error:
@@ -127,7 +127,7 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
         rows.append(row)
     return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
                                                          for m in cols]],
-            "numeric_from": 3, "rows": rows, "notes": list(notes)}
+            "numeric_from": 3, "rows": rows, "notes": [*notes, *marks]}
 
 
 def _figures(rec: RunRecord, pres: Presentation, metric: str | None) -> tuple[list, list]:

@@ -92,12 +92,13 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
     for m in cols:
         t.add_column(Text(f"{m}\n{units.get(m, '')}"), justify="right")
     notes: dict[str, None] = {}
+    marks: list[str] = []  # the flagged cases, after what is missing
     for c in rec.cases:
         flagged = c.conditions.reasons() if c.conditions and not c.error else []
         row = [Text(f"{c.variant} {DISTURBED_MARK}", style="yellow") if flagged else c.variant,
                c.build_label]
         if flagged:
-            notes.setdefault(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}", None)
+            marks.append(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}")
         if has_params:
             row.append(" ".join(f"{k}={v}" for k, v in c.params.items()))
         if c.error:
@@ -117,7 +118,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
             else:
                 row.append(_fmt(metric.median))
         t.add_row(*row)
-    return t, list(notes)
+    return t, [*notes, *marks]
 
 
 def render_record(rec: RunRecord, console: Console, table_metrics=None,
