@@ -60,8 +60,9 @@ def read_cpu_times(path: Path = PROC_STAT) -> CpuTimes | None:
 
 
 def load_1m() -> float | None:
+    """To two decimals, as /proc/loadavg prints it (the kernel keeps 11 bits of fraction)."""
     try:
-        return os.getloadavg()[0]
+        return round(os.getloadavg()[0], 2)
     except OSError:
         return None
 
