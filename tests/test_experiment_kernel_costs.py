@@ -11,6 +11,8 @@ profile with every variant and verdict present.
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from cpulab import cli
 from cpulab.build import BuildConfig, build, build_one, find_toolchain
 from cpulab.experiments import alloc, pagefault
 from cpulab.measure.metrics import Metric
-from cpulab.results import Case, Evidence
+from cpulab.measure.stats import Ratio
+from cpulab.results import Case, CaseConditions, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -205,6 +208,71 @@ def test_pagefault_trap_share_verdict(populate, kind):
             if v.claim.startswith("(b)")]
     assert v.verdict == kind, v.evidence
     assert "estimate" in v.evidence and "no PMU here" in v.evidence
+
+
+def timed(variant: str, wall: float, cpu: float | None) -> Case:
+    """A pagefault case whose TSC ticks follow its wall time; `cpu`: its task-clock."""
+    c = case(variant, spread(wall))
+    c.metrics["time"] = Metric.of(spread(wall), "ns/page", "clock")
+    if cpu is not None:
+        c.metrics["task-clock"] = Metric.of(spread(cpu), "ns/page", "sw")
+    return c
+
+
+def _verdict(cases: list[Case], claim: str):
+    (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, Evidence())
+            if v.claim.startswith(claim)]
+    return v
+
+
+def _no_share_outside_0_100(text: str) -> bool:
+    shares = [float(x) for x in re.findall(r"(-?\d+(?:\.\d+)?)%", text)]
+    return all(0 <= x <= 100 for x in shares)
+
+
+def test_pagefault_trap_share_below_zero_is_not_a_result():
+    # The run that printed -577%: populate-read descheduled for most of its wall time.
+    cases = [timed("zero-read", 1314, 1290), timed("populate-read", 8897, 1301)]
+    v = _verdict(cases, "(b)")
+    assert v.verdict == "inconclusive", v.evidence
+    assert "trap share not measurable here (populate-read took longer per page than " \
+           "zero-read)" in v.evidence
+    assert "zero-read wall 1,314 vs CPU 1,290 ns/page, populate-read wall 8,897 vs CPU " \
+           "1,301 ns/page (off-CPU)" in v.evidence
+    assert _no_share_outside_0_100(v.evidence), v.evidence
+
+
+def test_pagefault_loop_share_below_zero_is_not_a_result():
+    # Without task-clock, the processes' own off-CPU share says why.
+    loop = case("mapped-read", spread(2000))
+    loop.conditions = CaseConditions(2, 0.3, 0.85, 0.0, 1.1, 1.3, 0.33, 0.0)
+    v = _verdict([case("zero-read", spread(1800), page_faults=1.0), loop], "(a)")
+    assert v.verdict == "inconclusive"
+    assert "time in faults not measurable here" in v.evidence
+    assert "mapped-read's processes 85% off-CPU" in v.evidence
+    assert "zero-read without a CPU time (task-clock n/a)" in v.evidence
+    assert _no_share_outside_0_100(v.evidence), v.evidence
+
+
+def test_pagefault_share_whose_interval_crosses_zero_decides_nothing():
+    cases = [case("zero-read", spread(1800)),
+             case("populate-read", [1700, 1900, 1750, 1850, 1800])]
+    v = _verdict(cases, "(b)")
+    assert v.verdict == "inconclusive"
+    assert "trap share not measurable here (its interval reaches outside 0% to 100%)" \
+        in v.evidence
+    assert _no_share_outside_0_100(v.evidence), v.evidence
+
+
+def test_pagefault_share_of_a_ratio_without_interval_decides_nothing(monkeypatch):
+    # A ratio without a usable interval: low 0, high infinite. Its share, 70%, is shown
+    # as a figure without an interval and cannot confirm the claim on its own.
+    monkeypatch.setattr(pagefault, "median_ratio",
+                        lambda a, b, m: Ratio(value=0.3, low=0.0, high=math.inf, n_a=5, n_b=5))
+    v = _verdict([case("zero-read", spread(1800)), case("populate-read", spread(540))],
+                 "(b)")
+    assert v.verdict == "inconclusive"
+    assert "trap share 70.0% (no interval)" in v.evidence
 
 
 def test_pagefault_verdicts_without_cases_are_unmeasurable():

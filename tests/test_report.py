@@ -9,7 +9,16 @@ from cpulab.comparison import Comparison, Row
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio
 from cpulab.report import render_comparison, render_record, render_runs
-from cpulab.results import Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
+from cpulab.results import (
+    Case,
+    CaseConditions,
+    Evidence,
+    EvidenceTable,
+    RunConditions,
+    RunRecord,
+    SeedTable,
+    Verdict,
+)
 
 
 def _record() -> RunRecord:
@@ -42,6 +51,37 @@ def test_the_report_says_everything_a_reader_needs():
                    "note: compiler 'clang' not found", "stored in /x/r.db", "-O1 +pgo"):
         assert needle in text, needle
     assert "core dumped" not in text  # one line per failure in the table's notes
+
+
+def test_a_disturbed_run_warns_above_its_verdicts_and_marks_its_cases():
+    rec = _record()
+    rec.cases[0].conditions = CaseConditions(2, 0.5, 0.4, 0.0, 0.9, 1.1, 0.45, 0.0)
+    rec.conditions = RunConditions(0.4, 1.3, 1, 0.9, 1.1, 0.0, disturbed=[
+        "others used 0.90 cores on average while measuring",
+        "1 of 1 cases off-CPU more than 25% of their wall time (at most 40%)"])
+    con = Console(record=True, width=200, color_system=None)
+    render_record(rec, con)
+    text = con.export_text()
+    warning = ("measured on a disturbed machine: others used 0.90 cores on average while "
+               "measuring; 1 of 1 cases off-CPU more than 25% of their wall time (at "
+               "most 40%). Verdicts may be off.")
+    assert warning in text
+    assert text.index(warning) < text.index("verdicts\n")
+    assert "direct !" in text
+    assert "! direct gcc-12 -O1 +pgo: off-CPU 40% of its wall time" in text
+    assert "others used 0.90 cores on average, at most 1.10; steal 0.0%; load average " \
+        "0.40 at the start, 1.30 at the end" in text
+
+
+def test_a_quiet_run_says_how_quiet_and_warns_of_nothing():
+    rec = _record()
+    rec.conditions = RunConditions(None, None, 1, 0.03, 0.05, None)
+    con = Console(record=True, width=200, color_system=None)
+    render_record(rec, con)
+    text = con.export_text()
+    assert "disturbed" not in text and " !" not in text
+    assert "others used 0.03 cores on average, at most 0.05; steal n/a; load average n/a" \
+        in text
 
 
 def test_runs_table_counts_verdicts():

@@ -63,6 +63,34 @@ def test_the_file_is_self_contained(report):
     assert html.count("<svg") >= 8 and "new Tablesort" in html
 
 
+def test_a_disturbed_run_is_warned_of_above_the_verdicts_and_its_cases_marked():
+    from cpulab.measure.metrics import Metric
+    from cpulab.report.html import ReportInput, render_html
+    from cpulab.results import Case, CaseConditions, RunConditions, RunRecord, Verdict
+
+    why = "others used 0.90 cores on average while measuring"
+    cases = [Case("calloc", None, {"size": 64}, {"time": Metric.of([1.0, 1.1], "ns/op",
+                                                                     "clock")},
+                  conditions=CaseConditions(2, 0.5, 0.3, 0.0, 0.95, 1.2, 0.48, 0.0)),
+             Case("malloc", None, {"size": 64}, {"time": Metric.of([2.0, 2.1], "ns/op",
+                                                                     "clock")},
+                  conditions=CaseConditions(2, 0.5, 0.0, 0.0, 0.1, 0.1, 0.05, 0.0))]
+    rec = RunRecord(
+        experiment="alloc", seed_row="S7", title="t", profile="quick", started="s",
+        duration_s=1.0, machine={}, machine_key="k", lab_revision="r", builds=[],
+        cases=cases, verdicts=[Verdict("c", "confirmed", f"e [measured on a disturbed "
+                                                       f"machine: {why}]")],
+        conditions=RunConditions(0.4, 1.3, 2, 0.52, 1.2, 0.0, [why]))
+    html = render_html(ReportInput([("#1", rec)]))
+    warning = f"#1: measured on a disturbed machine: {why}. Verdicts may be off."
+    assert warning in html
+    assert html.index(warning) < html.index('class="plain verdicts"')
+    assert "disturbed machine</span>" in html  # the overview's badge
+    assert '<td class="disturbed">calloc !</td>' in html and "malloc !" not in html
+    assert "! calloc size=64: off-CPU 30% of its wall time" in html
+    assert "others used 0.52 cores on average, at most 1.20" in html
+
+
 def _browser_page(p, user_data: str):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import pytest
 
 from cpulab.measure.kernel_output import ExtraLine, parse
+from cpulab.measure.process_stats import ProcessStats
 from cpulab.measure.runner import FakeRunner
 from cpulab.measure.schedule import Program, run_interleaved
 
@@ -77,6 +78,22 @@ def test_every_round_is_kept_and_tagged_with_its_round():
     assert [(x.round, x["call"]) for x in a.extra] == [(0, 0), (1, 1), (2, 2)]
     assert all(x["case"] == "A" for x in a.extra)
     assert [x.round for x in out["B"].output.extra] == [0, 1, 2]
+
+
+def test_each_kept_process_brings_its_stats_in_round_order():
+    script = Script(fail_on={"B": 1})
+
+    def with_stats(argv: Sequence[str]) -> tuple[int, str, ProcessStats]:
+        call = script.calls[argv[0]]  # the load average gives the call away
+        return (*script(argv), ProcessStats(10**8, 10**8, 0, 0, 0, 2 * 10**8, float(call)))
+
+    out = run_interleaved(_programs("A", "B"), FakeRunner(with_stats), rounds=3, timeout=1)
+    assert [p.load_1m for p in out["A"].processes] == [0.0, 1.0, 2.0]
+    # B failed on its second process: only the first one's figures describe its output.
+    assert [p.load_1m for p in out["B"].processes] == [0.0]
+    # A runner that measures nothing leaves the list empty, not filled with zeros.
+    plain = run_interleaved(_programs("A"), FakeRunner(Script()), rounds=2, timeout=1)
+    assert plain["A"].processes == []
 
 
 def test_one_process_is_round_zero():

@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from cpulab.measure.metrics import Metric
-from cpulab.results import SCHEMA, Case, Evidence, EvidenceTable, RunRecord, SeedTable, Verdict
+from cpulab.results import (
+    SCHEMA,
+    Case,
+    CaseConditions,
+    Evidence,
+    EvidenceTable,
+    RunConditions,
+    RunRecord,
+    SeedTable,
+    Verdict,
+)
 from cpulab.store import LAYOUT, Store, StoreError
 
 
@@ -65,6 +75,19 @@ def test_evidence_keeps_schema_1_layout():
     assert Evidence.from_dict({}) == Evidence() and Evidence().as_dict() == {}
     with pytest.raises(ValueError, match="tables"):
         Evidence(facts={"tables": []})
+
+
+def test_the_conditions_of_a_disturbed_run_round_trip(tmp_path):
+    rec = _record(conditions=RunConditions(
+        0.4, 1.3, cases=1, others_cores=0.9, others_cores_max=1.1, steal_share=None,
+        disturbed=["others used 0.90 cores on average while measuring"]))
+    rec.cases[0].conditions = CaseConditions(2, 0.8, 0.45, 0.0, 0.9, 1.1, 0.72, None)
+    with Store(tmp_path / "r.db") as s:
+        back = s.get(s.add(rec))
+    assert back.conditions == rec.conditions
+    assert back.cases[0].conditions == rec.cases[0].conditions
+    assert back.cases[0].conditions.steal_share is None  # unavailable stays unavailable
+    assert back.cases[1].conditions is None  # the failed case was measured by nothing
 
 
 def test_listing_newest_first_and_filtered(tmp_path):

@@ -17,7 +17,7 @@ from cpulab.measure import valgrind
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.measure.schedule import Adaptive, Outcome, Program, run_interleaved
-from cpulab.results import Case
+from cpulab.results import Case, CaseConditions
 
 
 @dataclass(frozen=True)
@@ -142,13 +142,17 @@ def cases_from_outcome(
     outcome: Outcome, variant_of: Callable[[str], str], build_info: dict | None, params: dict,
     case_names: Sequence[str] = (),
 ) -> list[Case]:
-    """One Case per harness case in the output, or one failed Case per expected name."""
+    """One Case per harness case in the output, or one failed Case per expected name.
+    Every case of the output was measured by the same processes: it carries their
+    conditions."""
     if outcome.error or outcome.output is None:
         names = case_names or ["?"]
         return [Case(variant_of(n), build_info, dict(params), error=outcome.error or "no output")
                 for n in names]
+    conditions = CaseConditions.of(outcome.processes)
     cases = []
     for name in outcome.output.cases():
         metrics, unavailable = case_metrics(outcome.output, name)
-        cases.append(Case(variant_of(name), build_info, dict(params), metrics, unavailable))
+        cases.append(Case(variant_of(name), build_info, dict(params), metrics, unavailable,
+                          conditions=conditions))
     return cases

@@ -3,6 +3,8 @@
 This is the only place that ties the layers together for `cpulab run`; it prints
 nothing itself (the CLI passes a reporter) and never lets one experiment's failure stop
 the others: an experiment that raises becomes a `failed` record with the error.
+A run measured on a disturbed machine is kept and named so: its record's `conditions`
+say why, and so does every verdict's evidence.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from cpulab.build import BuildConfig, find_toolchain, matrix
 from cpulab.context import PROFILES, Context, Reporter
 from cpulab.experiments import Experiment
 from cpulab.machine import fingerprint, fingerprint_key
+from cpulab.measure.process_stats import load_1m
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.paths import ROOT
-from cpulab.results import Evidence, RunRecord
+from cpulab.results import Evidence, RunConditions, RunRecord, Verdict
 
 
 class LabError(RuntimeError):
@@ -59,6 +62,7 @@ def run_experiment(
     ctx.configs = configs_for(exp, sel, ctx.note)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
+    load_start = load_1m()
     fp = fingerprint()
     status, cases, verdicts, evidence = "complete", [], [], Evidence()
     if not ctx.configs and exp.compilers:  # an experiment of whole commands builds nothing
@@ -74,13 +78,25 @@ def run_experiment(
         status = "failed"
         ctx.note(f"experiment failed: {type(e).__name__}: {e}")
         ctx.note("".join(traceback.format_exception(e)[-3:]).strip())
+    conditions = RunConditions.of(cases, load_start, load_1m())
+    mark_disturbed(verdicts, conditions)
     return RunRecord(
         experiment=exp.name, seed_row=exp.seed_row, title=exp.title, profile=profile,
         started=started, duration_s=round(time.monotonic() - t0, 3), machine=fp,
         machine_key=fingerprint_key(fp), lab_revision=lab_revision(),
         builds=[c.as_dict() for c in ctx.configs], cases=cases, verdicts=verdicts,
         seed_tables=exp.seed_tables(), evidence=evidence, notes=ctx.notes, status=status,
+        conditions=conditions,
     )
+
+
+def mark_disturbed(verdicts: list[Verdict], conditions: RunConditions) -> None:
+    """A verdict taken on a disturbed machine says so in its evidence, with the reasons:
+    read on its own (an export, `cpulab compare`), it still carries the warning."""
+    if conditions.disturbed:
+        why = "; ".join(conditions.disturbed)
+        for v in verdicts:
+            v.evidence += f" [measured on a disturbed machine: {why}]"
 
 
 # A copy of the sources without .git (a fleet host's, fleet/lab.yml) says in this file

@@ -14,20 +14,25 @@ taken, ~0 where the memory was pre-faulted.
 
 Without a PMU that can split user and kernel cycles, the trap's share of a fault is
 estimated as (fault - populate) / fault: both do the same page-table work, only the fault
-enters and leaves the kernel once per page.
+enters and leaves the kernel once per page. A share is a result only inside [0, 1]: one
+outside it (a run saw populate-read at 8,897 ns/page of wall time but 1,301 ns of CPU
+time, a share of -577%) measured the time a process spent off-CPU, not the trap, and the
+verdict says so with each case's wall and CPU time instead of printing it.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, SeedTable, Verdict
+from cpulab.results.conditions import OFF_CPU_SHARE
 from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 
 DIR = KERNELS / "pagefault"
@@ -154,15 +159,63 @@ def _by_build(cases: list[Case]) -> dict[str, dict[str, Case]]:
     return out
 
 
-def _share(fault: Case, rest: Case, metric: str) -> Ratio | None:
-    """1 - rest/fault: the share of the fault case's time that `rest` does not account for."""
+@dataclass(frozen=True)
+class Share:
+    """1 - rest/fault: the share of the fault case's time that `rest` does not account
+    for, with its 95% interval (None: the ratio had no usable interval)."""
+
+    value: float
+    interval: tuple[float, float] | None
+
+    @property
+    def measurable(self) -> bool:
+        """Within [0, 1], value and interval: outside it, `rest` took longer than the
+        fault case itself, and the figure is not a share of anything."""
+        low, high = self.interval or (self.value, self.value)
+        return 0 <= min(low, self.value) and max(high, self.value) <= 1
+
+    def above(self, threshold: float) -> bool:
+        return self.interval is not None and self.interval[0] > threshold
+
+    def below(self, threshold: float) -> bool:
+        return self.interval is not None and self.interval[1] < threshold
+
+    def __str__(self) -> str:
+        if self.interval is None:
+            return f"{self.value:.1%} (no interval)"
+        low, high = self.interval
+        return f"{self.value:.1%}" if low == high else f"{self.value:.1%} [{low:.1%}, {high:.1%}]"
+
+
+def _share(fault: Case, rest: Case, metric: str) -> Share | None:
     r = median_ratio(rest, fault, metric)
-    return None if r is None else Ratio(1 - r.value, 1 - r.high, 1 - r.low, r.n_b, r.n_a)
+    if r is None:
+        return None
+    # A ratio without a usable interval has an infinite bound: the share then has none.
+    usable = math.isfinite(r.low) and math.isfinite(r.high)
+    return Share(1 - r.value, (1 - r.high, 1 - r.low) if usable else None)
 
 
-def _pct(r: Ratio) -> str:
-    return (f"{r.value:.1%}" if r.low == r.high else
-            f"{r.value:.1%} [{r.low:.1%}, {r.high:.1%}]")
+def _not_measurable(what: str, s: Share, fault: Case, rest: Case) -> str:
+    """Why a share outside [0, 1] is no result, without printing it: each case's wall
+    time against its CPU time where the harness counted it (task-clock), else its
+    processes' off-CPU share."""
+    why = (f"{rest.variant} took longer per page than {fault.variant}" if s.value < 0 else
+           "its interval reaches outside 0% to 100%")
+    return (f"{what} not measurable here ({why}); off-CPU time: {_wall_vs_cpu(fault)}, "
+            f"{_wall_vs_cpu(rest)}")
+
+
+def _wall_vs_cpu(c: Case) -> str:
+    wall, cpu = c.metrics.get("time"), c.metrics.get("task-clock")
+    if wall is not None and cpu is not None and cpu.median > 0:
+        off = " (off-CPU)" if 1 - cpu.median / wall.median > OFF_CPU_SHARE else ""
+        return (f"{c.variant} wall {wall.median:,.0f} vs CPU {cpu.median:,.0f} "
+                f"{wall.unit}{off}")
+    k = c.conditions
+    if k is not None and k.off_cpu_share is not None:
+        return f"{c.variant}'s processes {max(k.off_cpu_share, 0):.0%} off-CPU"
+    return f"{c.variant} without a CPU time (task-clock n/a)"
 
 
 def _per_fault(c: Case) -> str:
@@ -171,10 +224,12 @@ def _per_fault(c: Case) -> str:
     return ", ".join(parts)
 
 
-def _kind(shares: list[Ratio]) -> str:
-    if any(s.low > MOST for s in shares):
+def _kind(shares: list[Share]) -> str:
+    """Judged by measurable shares only; without one, nothing is decided."""
+    shares = [s for s in shares if s.measurable]
+    if any(s.above(MOST) for s in shares):
         return "confirmed"
-    if shares and all(s.high < MOST for s in shares):
+    if shares and all(s.below(MOST) for s in shares):
         return "refuted"
     return "inconclusive"
 
@@ -192,9 +247,10 @@ def _faults_dominate_loop(cases: list[Case]) -> Verdict:
         if s is None:
             continue
         shares.append(s)
+        in_faults = (f"time in faults {s} (1 - mapped-read/zero-read {metric})"
+                     if s.measurable else _not_measurable("time in faults", s, fault, loop))
         rows.append(f"{label}: zero-read {_per_fault(fault)} per fault, "
-                    f"{fault.value('page-faults') or 0:.3f} faults/page (sw); time in faults "
-                    f"{_pct(s)} (1 - mapped-read/zero-read {metric})")
+                    f"{fault.value('page-faults') or 0:.3f} faults/page (sw); {in_faults}")
     if not rows:
         return Verdict(claim, "unmeasurable", "zero-read or mapped-read has no measurement",
                        seed)
@@ -225,8 +281,10 @@ def _trap_is_largest_part(cases: list[Case]) -> Verdict:
                 continue
             if fault_name == "zero-read":
                 decisive.append(s)
+            trap = (f"trap share {s}" if s.measurable
+                    else _not_measurable("trap share", s, fault, pop))
             rows.append(f"{label}: {fault_name} vs {pop_name}: fault/populate {metric} = "
-                        f"{format_ratio(ratio)}, trap share {_pct(s)}")
+                        f"{format_ratio(ratio)}, {trap}")
         sys_call = by.get("syscall")
         if sys_call is not None and "tsc" in sys_call.metrics:
             rows.append(f"{label}: a null syscall takes {_per_fault(sys_call)}")

@@ -3,6 +3,9 @@
 Everything above this layer asks a `Runner` to run an argv; swapping in `FakeRunner`
 makes the orchestrator (statistics, verdicts, storage, reports) testable without
 timing anything.
+
+Each real run also says what the machine did meanwhile (`ProcessStats`): the child is
+reaped with wait4 so that its CPU time comes from the kernel's rusage, at no cost to it.
 """
 
 from __future__ import annotations
@@ -10,9 +13,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from cpulab.measure.process_stats import ProcessStats, Watch
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,7 @@ class RunResult:
     stdout: str
     stderr: str
     timed_out: bool = False
+    stats: ProcessStats | None = None  # None: a runner that measures no process
 
     @property
     def failure(self) -> str | None:
@@ -51,24 +58,46 @@ class ProcessRunner:
     def run(self, argv: Sequence[str], timeout: float, env: dict | None = None,
             cwd: str | None = None) -> RunResult:
         full_env = {**os.environ, **(env or {})}
+        watch = Watch()
+        t0 = time.monotonic_ns()
         try:
-            proc = subprocess.Popen(
+            proc = _Reaped(
                 list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=full_env, cwd=cwd, start_new_session=True,
             )
         except OSError as e:
             return RunResult(tuple(argv), 127, "", f"cannot start {argv[0]}: {e}")
+        timed_out = False
         try:
             out, err = proc.communicate(timeout=timeout)
-            return RunResult(tuple(argv), proc.returncode, out, err)
         except subprocess.TimeoutExpired:
             _kill_group(proc.pid)
             out, err = proc.communicate()
-            return RunResult(tuple(argv), proc.returncode, out, err, timed_out=True)
+            timed_out = True
         except KeyboardInterrupt:
             _kill_group(proc.pid)
             proc.communicate()
             raise
+        stats = watch.stop(time.monotonic_ns() - t0, proc.cpu_ns)
+        return RunResult(tuple(argv), proc.returncode, out, err, timed_out, stats)
+
+
+class _Reaped(subprocess.Popen):
+    """A Popen that reaps its child with wait4 and keeps the child's CPU time.
+
+    Popen reaps through `_try_wait` in `wait()` and `communicate()`, the only calls made
+    here; were the child reaped some other way (a `poll()`), `cpu_ns` stays None."""
+
+    cpu_ns: int | None = None
+
+    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
+        try:
+            pid, status, ru = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): Popen's answer
+            return self.pid, 0
+        if pid == self.pid:
+            self.cpu_ns = round((ru.ru_utime + ru.ru_stime) * 1e9)
+        return pid, status
 
 
 def _kill_group(pid: int) -> None:
@@ -79,15 +108,19 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-class FakeRunner:
-    """Returns scripted output: `script(argv) -> (returncode, stdout)`; records every call."""
+Scripted = tuple[int, str] | tuple[int, str, ProcessStats | None]
 
-    def __init__(self, script: Callable[[Sequence[str]], tuple[int, str]]):
+
+class FakeRunner:
+    """Returns scripted output: `script(argv) -> (returncode, stdout)`, or `(returncode,
+    stdout, stats)` to script what the machine did meanwhile; records every call."""
+
+    def __init__(self, script: Callable[[Sequence[str]], Scripted]):
         self.script = script
         self.calls: list[tuple[str, ...]] = []
 
     def run(self, argv: Sequence[str], timeout: float, env: dict | None = None,
             cwd: str | None = None) -> RunResult:
         self.calls.append(tuple(argv))
-        rc, out = self.script(argv)
-        return RunResult(tuple(argv), rc, out, "")
+        rc, out, *stats = self.script(argv)
+        return RunResult(tuple(argv), rc, out, "", stats=stats[0] if stats else None)

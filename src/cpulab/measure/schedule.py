@@ -14,6 +14,9 @@ from round to round, and every repetition and every extra line tagged with the r
 that printed it, so that an experiment can pair a kernel's own lines with the reps of
 the same process (spawn's children rusage) or sum them over processes (fileread's page
 cache checks).
+
+Beside the output, every kept process's `ProcessStats` (wall and CPU time, what others
+used of the machine meanwhile), in round order: the conditions the figures were taken in.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutput, KernelOutputError, parse
+from cpulab.measure.process_stats import ProcessStats
 from cpulab.measure.runner import Runner
 from cpulab.measure.stats import Sample, relative_halfwidth
 
@@ -43,6 +47,8 @@ class Outcome:
 
     output: KernelOutput | None = None
     error: str | None = None
+    # one per process whose output was kept, where the runner measured it
+    processes: list[ProcessStats] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -116,12 +122,14 @@ def _one(p: Program, runner: Runner, timeout: float, rnd: int, o: Outcome) -> No
     if res.failure:
         o.error = res.failure
         return
-    _append(o, out, rnd)
+    _append(o, out, rnd, res.stats)
 
 
-def _append(o: Outcome, out: KernelOutput, rnd: int) -> None:
+def _append(o: Outcome, out: KernelOutput, rnd: int, stats: ProcessStats | None) -> None:
     """Add one process's output to the program's, tagged with its round; the first
     round's meta stands for all (the same binary and arguments print the same)."""
+    if stats is not None:
+        o.processes.append(stats)
     if o.output is None:
         o.output = KernelOutput(meta=out.meta)
     base = max((r.rep for r in o.output.reps), default=-1) + 1

@@ -6,6 +6,8 @@ This module turns records into what the page shows (a view model of plain dicts)
 renders the Jinja2 template `templates/report.html.j2`. What a record does not carry
 (an experiment's figures and table columns, the history of its runs, listings of hot
 code) the command line passes in; the report itself reads and never runs anything.
+A run measured on a disturbed machine is warned of above the verdicts, in its overview
+row and in its own panel, where its flagged cases are marked as in the terminal.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from pathlib import Path
 from cpulab.comparison import ComparisonError, compare
 from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
-from cpulab.report.terminal import format_figure
+from cpulab.report.terminal import (
+    DISTURBED_MARK,
+    case_label,
+    conditions_line,
+    disturbed_warning,
+    format_figure,
+)
 from cpulab.results import PlotSpec, RunRecord
 from cpulab.results.primary_metric import primary_metric
 from cpulab.results.ratios import format_ratio
@@ -83,10 +91,14 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
             units.setdefault(k, f"{m.unit} [{m.source}]")
         for k, why in c.unavailable.items():
             units.setdefault(k, f"[{why.get('source', '?')}]")
-    rows, notes = [], {}
+    rows, notes, marks = [], {}, []  # marks: the flagged cases, after what is missing
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
-        row = [_cell(c.variant), _cell(c.build_label), _cell(params)]
+        flagged = c.conditions.reasons() if c.conditions and not c.error else []
+        if flagged:
+            marks.append(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}")
+        row = [_cell(f"{c.variant} {DISTURBED_MARK}", cls="disturbed") if flagged
+               else _cell(c.variant), _cell(c.build_label), _cell(params)]
         if c.error:
             row.append(_cell("failed: " + c.error.splitlines()[0], cls="failed"))
             row += [_cell("")] * (len(cols) - 1)
@@ -106,7 +118,7 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
         rows.append(row)
     return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
                                                          for m in cols]],
-            "numeric_from": 3, "rows": rows, "notes": list(notes)}
+            "numeric_from": 3, "rows": rows, "notes": [*notes, *marks]}
 
 
 def _figures(rec: RunRecord, pres: Presentation, metric: str | None) -> tuple[list, list]:
@@ -132,7 +144,10 @@ def _run_view(label: str, rec: RunRecord, pres: Presentation, metric: str | None
             "machine": _machine_name(rec), "machine_anchor": _anchor("m-" + _machine_key(rec)),
             "compilers": compilers, "cases": _cases_table(rec, pres.table_metrics),
             "figures": figs, "figures_skipped": skipped,
-            "verdict_counts": Counter(v.verdict for v in rec.verdicts)}
+            "verdict_counts": Counter(v.verdict for v in rec.verdicts),
+            "conditions": conditions_line(rec.conditions) if rec.conditions else None,
+            "disturbed": (disturbed_warning(rec.conditions)
+                          if rec.conditions and rec.conditions.disturbed else None)}
 
 
 def _verdict_grid(runs: list[tuple[str, RunRecord]]) -> list[dict]:

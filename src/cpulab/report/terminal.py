@@ -2,7 +2,8 @@
 
 Every figure is shown with its unit and its source (`clock`, `tsc`, `pmu`, `callgrind`,
 `model`, `asm`); a metric a case could not have reads `n/a`, and the reason is printed
-once under the table, never a zero.
+once under the table, never a zero. A run measured on a disturbed machine says so above
+its verdicts, with the reasons, and its flagged cases carry a `!` and theirs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.text import Text
 
 from cpulab.comparison import Comparison
 from cpulab.history import History
-from cpulab.results import RunRecord
+from cpulab.results import Case, RunConditions, RunRecord
 from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
@@ -37,6 +38,29 @@ def format_figure(v: float) -> str:
 
 
 _fmt = format_figure
+DISTURBED_MARK = "!"
+
+
+def case_label(c: Case) -> str:
+    """A case as a note names it: variant, build, parameters."""
+    params = " ".join(f"{k}={v}" for k, v in c.params.items())
+    return " ".join(x for x in (c.variant, c.build_label, params) if x and x != "-")
+
+
+def disturbed_warning(c: RunConditions) -> str:
+    """The line above the verdicts of a run measured on a disturbed machine."""
+    return f"measured on a disturbed machine: {'; '.join(c.disturbed)}. Verdicts may be off."
+
+
+def conditions_line(c: RunConditions) -> str:
+    """The machine while the run measured, in one line (figures it lacks read n/a)."""
+    def fig(v: float | None, form: str) -> str:
+        return "n/a" if v is None else format(v, form)
+
+    return (f"while measuring ({c.cases} cases): others used {fig(c.others_cores, '.2f')} "
+            f"cores on average, at most {fig(c.others_cores_max, '.2f')}; steal "
+            f"{fig(c.steal_share, '.1%')}; load average {fig(c.load_1m_start, '.2f')} at "
+            f"the start, {fig(c.load_1m_end, '.2f')} at the end")
 
 
 def _metric_columns(rec: RunRecord, wanted: tuple[str, ...] | None) -> list[str]:
@@ -68,8 +92,13 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
     for m in cols:
         t.add_column(Text(f"{m}\n{units.get(m, '')}"), justify="right")
     notes: dict[str, None] = {}
+    marks: list[str] = []  # the flagged cases, after what is missing
     for c in rec.cases:
-        row = [c.variant, c.build_label]
+        flagged = c.conditions.reasons() if c.conditions and not c.error else []
+        row = [Text(f"{c.variant} {DISTURBED_MARK}", style="yellow") if flagged else c.variant,
+               c.build_label]
+        if flagged:
+            marks.append(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}")
         if has_params:
             row.append(" ".join(f"{k}={v}" for k, v in c.params.items()))
         if c.error:
@@ -89,7 +118,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
             else:
                 row.append(_fmt(metric.median))
         t.add_row(*row)
-    return t, list(notes)
+    return t, [*notes, *marks]
 
 
 def render_record(rec: RunRecord, console: Console, table_metrics=None,
@@ -112,6 +141,10 @@ def render_record(rec: RunRecord, console: Console, table_metrics=None,
     for et in rec.evidence.tables:
         _heading(console, f"evidence: {et.title}")
         console.print(_plain_table(et.columns, et.rows))
+    if rec.conditions:
+        console.print(Text(conditions_line(rec.conditions), style="dim"))
+        if rec.conditions.disturbed:
+            console.print(Text(disturbed_warning(rec.conditions), style="bold red"))
     if rec.verdicts:
         _heading(console, "verdicts")
         v = Table(header_style="bold", show_lines=True)

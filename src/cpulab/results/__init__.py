@@ -1,15 +1,17 @@
-"""The result model: cases, verdicts, evidence, the seed's tables, figures, the run record.
+"""The result model: cases, verdicts, evidence, the seed's tables, figures, the conditions
+they were measured in, the run record.
 
 It sits below the experiments, which produce it, and beside the store and the reports,
 which keep and show it; none of them needs the experiments to read a stored run.
 """
 
 from cpulab.results.case import Case
+from cpulab.results.conditions import CaseConditions, RunConditions
 from cpulab.results.evidence import Evidence
 from cpulab.results.plot_spec import PlotSpec
 from cpulab.results.record import SCHEMA, RunRecord
 from cpulab.results.tables import EvidenceTable, SeedTable
 from cpulab.results.verdict import VERDICTS, Verdict, VerdictKind
 
-__all__ = ["SCHEMA", "VERDICTS", "Case", "Evidence", "EvidenceTable", "PlotSpec", "RunRecord",
-           "SeedTable", "Verdict", "VerdictKind"]
+__all__ = ["SCHEMA", "VERDICTS", "Case", "CaseConditions", "Evidence", "EvidenceTable",
+           "PlotSpec", "RunConditions", "RunRecord", "SeedTable", "Verdict", "VerdictKind"]

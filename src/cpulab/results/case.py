@@ -3,6 +3,9 @@
 A case that could not be measured (a crash, a refused kernel feature, a failed build)
 is still a case, with `error` saying why: the report shows it as failed instead of
 silently leaving it out.
+
+`conditions` says how busy the machine was while the case's processes ran (None for a
+case measured by no process, or stored before it was recorded).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cpulab.measure.metrics import Metric
+from cpulab.results.conditions import CaseConditions
 
 
 @dataclass
@@ -20,6 +24,7 @@ class Case:
     metrics: dict[str, Metric] = field(default_factory=dict)
     unavailable: dict[str, dict] = field(default_factory=dict)
     error: str | None = None
+    conditions: CaseConditions | None = None
 
     @property
     def build_label(self) -> str:
@@ -42,6 +47,8 @@ class Case:
         }
         if self.error:
             d["error"] = self.error
+        if self.conditions:
+            d["conditions"] = self.conditions.as_dict()
         return d
 
     @classmethod
@@ -52,4 +59,6 @@ class Case:
                                   "processes": tuple(m.get("processes", ()))})
                      for k, m in d.get("metrics", {}).items()},
             unavailable=d.get("unavailable", {}), error=d.get("error"),
+            conditions=CaseConditions.from_dict(d["conditions"]) if d.get("conditions")
+            else None,
         )

@@ -2,8 +2,10 @@
 
 Versioned (`schema`), and carrying its context (machine fingerprint, lab revision,
 compilers and flags), so that a record read back years later still says what it measured
-and on what. Format history:
-  1: first version.
+and on what, and in what conditions (`conditions`: how busy the machine was, and why it
+counts as disturbed, if it does). Format history:
+  1: first version; later additions are optional, and a record without them reads back
+     as it was written: `origin`, `conditions` (the run's and each case's).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cpulab.results.case import Case
+from cpulab.results.conditions import RunConditions
 from cpulab.results.evidence import Evidence
 from cpulab.results.tables import SeedTable
 from cpulab.results.verdict import Verdict
@@ -43,6 +46,8 @@ class RunRecord:
     # `cpulab export --origin`); None for a run made where it is stored. Not part of the
     # run's identity: the same run imported under two names is one run.
     origin: str | None = None
+    # The machine while the run measured (None: stored before it was recorded).
+    conditions: RunConditions | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -56,6 +61,7 @@ class RunRecord:
             "seed_tables": [t.as_dict() for t in self.seed_tables],
             "evidence": self.evidence.as_dict(), "notes": self.notes,
             **({"origin": self.origin} if self.origin else {}),
+            **({"conditions": self.conditions.as_dict()} if self.conditions else {}),
         }
 
     @classmethod
@@ -72,5 +78,7 @@ class RunRecord:
             seed_tables=[SeedTable.from_dict(t) for t in d.get("seed_tables", [])],
             evidence=Evidence.from_dict(d.get("evidence", {})), notes=d.get("notes", []),
             status=d.get("status", "complete"), id=d.get("id"), origin=d.get("origin"),
+            conditions=RunConditions.from_dict(d["conditions"]) if d.get("conditions")
+            else None,
         )
 
