@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import pytest
 
 from cpulab.build import Target
-from cpulab.context import Context, cases_from_outcome
+from cpulab.context import PROFILES, Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
 from cpulab.lab import run_experiment
 from cpulab.measure.process_stats import ProcessStats
@@ -67,9 +67,11 @@ def run_with(per_program: dict[str, ProcessStats | None]) -> RunRecord:
 def test_a_quiet_machine_has_no_reasons_and_verdicts_stay_as_they_were():
     rec = run_with({"A": stats(), "B": stats(cpu=0.98)})
     a, b = rec.cases
-    assert a.conditions == CaseConditions(processes=2, wall_s=2.0, off_cpu_share=0.0,
+    n = PROFILES["quick"].rounds  # the figures are all alike: no round is added
+    assert a.conditions == CaseConditions(processes=n, wall_s=1.0 * n, off_cpu_share=0.0,
                                           io_wait_share=0.0, others_cores=0.02,
-                                          others_cores_max=0.02, others_cpu_s=0.04,
+                                          others_cores_max=0.02,
+                                          others_cpu_s=pytest.approx(0.02 * n),
                                           steal_share=0.0)
     assert b.conditions.off_cpu_share == pytest.approx(0.02)
     c = rec.conditions
@@ -136,8 +138,9 @@ def test_steal_flags_the_run():
 def test_figures_that_could_not_be_read_flag_nothing():
     blind = ProcessStats(S, None, None, None, None, None, None)
     rec = run_with({"A": blind, "B": blind})
-    assert rec.cases[0].conditions == CaseConditions(2, 2.0, None, None, None, None, None,
-                                                     None)
+    n = PROFILES["quick"].rounds
+    assert rec.cases[0].conditions == CaseConditions(n, 1.0 * n, None, None, None, None,
+                                                     None, None)
     c = rec.conditions
     assert (c.others_cores, c.others_cores_max, c.steal_share) == (None, None, None)
     assert c.disturbed == [] and c.cases == 2
