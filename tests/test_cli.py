@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -40,6 +41,36 @@ def test_bad_requests_exit_2_with_one_line(capsys, argv, message):
     rc, _, err = _run(capsys, *argv)
     assert rc == 2
     assert message in err and "Traceback" not in err
+
+
+def _every_parser(parser: argparse.ArgumentParser, words: tuple[str, ...] = ("cpulab",)):
+    """The program's parser and every subcommand's, nested ones (`fleet run`) too."""
+    yield " ".join(words), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _every_parser(sub, (*words, name))
+
+
+PARSERS = dict(_every_parser(cli.parser()))
+
+
+def test_the_walk_reaches_nested_subcommands():
+    assert {"cpulab", "cpulab plot", "cpulab fleet run", "cpulab opprof"} <= set(PARSERS)
+
+
+@pytest.mark.parametrize("command", list(PARSERS))
+def test_every_help_renders(command):
+    # argparse %-formats help texts: one unescaped `95%` crashed `cpulab --help`.
+    assert PARSERS[command].format_help().startswith(f"usage: {command}")
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_exits_0(capsys, flag):
+    with pytest.raises(SystemExit) as e:
+        cli.main([flag])
+    assert e.value.code == 0
+    assert "plot" in capsys.readouterr().out
 
 
 def test_bad_opt_level_is_refused_by_the_parser(capsys):

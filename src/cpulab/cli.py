@@ -393,7 +393,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_show)
 
     pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): its leading metric "
-                        "per case with 95% intervals, a metric against a swept size (log "
+                        "per case with 95%% intervals, a metric against a swept size (log "
                         "axes, fitted growth)")
     pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
     pl.add_argument("--out", type=Path, metavar="DIR",
