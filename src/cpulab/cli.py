@@ -14,7 +14,14 @@ from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
-from cpulab.commands.common import CommandError, UsageError, add_db_argument, err, out
+from cpulab.commands.common import (
+    CommandError,
+    UsageError,
+    add_db_argument,
+    err,
+    open_store,
+    out,
+)
 from cpulab.commands.common import dump as _dump
 from cpulab.commands.compare import REGRESSION_STATUS, percentage
 from cpulab.comparison import ComparisonError
@@ -245,7 +252,7 @@ def render_record(rec, exp, where: str | None) -> None:
 def cmd_runs(args) -> int:
     from cpulab.report import render_runs
 
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rows = list(store.runs(args.experiment, args.limit))
         if args.json:
             _dump({"db": str(store.path), "runs": rows})
@@ -258,7 +265,7 @@ def cmd_runs(args) -> int:
 
 
 def cmd_show(args) -> int:
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rec = store.get(args.id)
     if args.json:
         _dump(rec.as_dict())
@@ -271,7 +278,7 @@ def cmd_plot(args) -> int:
     from cpulab.report.html import primary_metric
     from cpulab.report.plot import plot_run
 
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rec = store.get(args.id)
         out_dir = args.out or store.path.parent / "plots"
     exp = _experiment_of(rec)
