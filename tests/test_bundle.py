@@ -97,6 +97,16 @@ def test_bundles_compare_and_report_without_a_database(tmp_path, capsys):
     assert (tmp_path / "r.html").is_file() and not db.parent.exists()
 
 
+def test_export_into_a_missing_folder_is_refused_and_writes_nothing(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        s.add(_rec("threading", 1))
+    target = tmp_path / "nonexistent" / "dir" / "x.json"
+    assert cli.main(["export", "--all", "-o", str(target), "--db", str(db)]) == 1
+    assert f"no such folder: {target.parent}" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db"]
+
+
 def _write_raw(path: Path, bundle: dict, compress: bool = False) -> Path:
     data = json.dumps(bundle).encode()
     path.write_bytes(gzip.compress(data) if compress else data)
