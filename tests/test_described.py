@@ -176,6 +176,27 @@ def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monke
     assert len(kinds) == 3 and kinds[1:] == ["confirmed", "confirmed"]
 
 
+@pytest.mark.parametrize("argv, where", [
+    (["new", "alloc"], "NAME 'alloc'"),
+    (["new", "threading", "mine"], "NAME 'threading'"),
+    (["run", "--cmd", "true", "--name", "alloc"], "--name 'alloc'"),
+])
+def test_a_built_in_experiment_s_name_is_refused(tmp_path, capsys, monkeypatch, argv, where):
+    # Its runs would be stored, compared and reported as the built-in's.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # where runs would go
+    rc, _, err = _run(capsys, *argv)
+    assert rc == 2
+    assert f"{where} is the name of a built-in experiment" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_description_named_like_a_built_in_experiment_is_refused(tmp_path):
+    message = _bad(tmp_path, BASE.replace('name = "pick"', 'name = "alloc"'))
+    assert message.startswith(f"{tmp_path / 'experiment.toml'}: name: 'alloc' is the name "
+                              "of a built-in experiment")
+
+
 def test_a_kernel_that_does_not_compile_fails_alone(tmp_path, capsys):
     broken = SELECT_C.replace("return x & -(uint32_t)(x < bound);",
                               "return x & -(uint32_t)(x < bound) + no_such_name;")

@@ -157,6 +157,7 @@ def _discovered():
 def _commands_experiment(args):
     """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
     from cpulab.described.command_experiment import CommandExperiment
+    from cpulab.described.description import builtin_name_clash
 
     if args.experiments or args.all:
         raise UsageError("--cmd times whole commands: give no experiment and no --all with it")
@@ -174,6 +175,9 @@ def _commands_experiment(args):
         params[key] = _list_arg(values)
     if len(set(args.commands)) != len(args.commands):
         raise UsageError("--cmd: the same command twice")
+    clash = builtin_name_clash(args.name)
+    if clash:
+        raise UsageError(f"--name {clash}")
     return CommandExperiment(args.commands, params, args.warmup, args.name)
 
 
