@@ -198,27 +198,27 @@ def cmd_run(args) -> int:
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
     records, regressed = [], []
     with Store(args.db) as store:
-        for exp in exps:
-            name = exp.name
+        for at, exp in enumerate(exps):
+            rec = None
             try:
-                with _Progress(name) as progress:
+                with _Progress(exp.name) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
-            except KeyboardInterrupt:
-                err.print(f"[yellow]interrupted during {name}: it was not stored; "
-                          f"{len(records)} finished run(s) are in {store.path}[/]")
-                return 130
-            store.add(rec)
-            records.append(rec)
-            if args.fail_on_regression is not False:
-                from cpulab.commands.regression import regressions
+                store.add(rec)
+                records.append(rec)
+                if args.fail_on_regression is not False:
+                    from cpulab.commands.regression import regressions
 
-                regressed += regressions(store, rec, exp.table_metrics,
-                                         args.fail_on_regression)
-            figures = _figures(rec, exp, store.path.parent / "plots")
-            if not args.json:
-                render_record(rec, exp, str(store.path))
-                for f in figures:
-                    out.print(f"[dim]figure: {f}[/]")
+                    regressed += regressions(store, rec, exp.table_metrics,
+                                             args.fail_on_regression)
+                figures = _figures(rec, exp, store.path.parent / "plots")
+                if not args.json:
+                    render_record(rec, exp, str(store.path))
+                    for f in figures:
+                        out.print(f"[dim]figure: {f}[/]")
+            except KeyboardInterrupt:
+                err.print(_interrupted(store, exp.name, rec, records, exps[at + 1:]),
+                          style="yellow", markup=False, soft_wrap=True)
+                return 130
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
     failed = [r.experiment for r in records if r.status == "failed"]
@@ -229,6 +229,23 @@ def cmd_run(args) -> int:
             err.print(f"[bold red]regression[/] {line}", soft_wrap=True)
         return REGRESSION_STATUS
     return 0
+
+
+def _interrupted(store: Store, name: str, rec, records: list, not_run: list) -> str:
+    """What a Ctrl-C left: the experiment at hand stored or not (a Ctrl-C while its report
+    is printed comes after the run was stored), the runs stored before it, those not run."""
+    stored = store.id_of(rec) if rec is not None else None
+    if stored is None:
+        said = [f"interrupted during {name}: it was not stored"]
+    else:
+        said = [f"interrupted after run #{stored} of {name} was stored (`cpulab show "
+                f"{stored}` prints it)"]
+    before = [f"#{r.id} {r.experiment}" for r in records if r.id != stored]
+    if before:
+        said.append(f"stored before it: {', '.join(before)}")
+    if not_run:
+        said.append(f"not run: {', '.join(e.name for e in not_run)}")
+    return "; ".join(said) + f" (database {store.path})"
 
 
 def _figures(rec, exp, out_dir: Path) -> list[Path]:

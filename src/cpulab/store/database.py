@@ -137,6 +137,13 @@ class Store:
             [(rec.id, v.claim, v.verdict, v.evidence) for v in rec.verdicts])
         return True
 
+    def id_of(self, rec: RunRecord) -> int | None:
+        """The id under which `rec`'s run is stored, or None: after a Ctrl-C during `add`,
+        whether its transaction was committed."""
+        row = self._db.execute("SELECT id FROM runs WHERE uid=?",
+                               (record_uid(rec.as_dict()),)).fetchone()
+        return int(row[0]) if row else None
+
     def get(self, run_id: int) -> RunRecord:
         row = self._db.execute("SELECT record, origin FROM runs WHERE id=?",
                                (run_id,)).fetchone()
