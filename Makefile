@@ -3,12 +3,19 @@
 
 PROFILE ?= default
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# The calling shell's PATH, before the line below adds uv's folder to make's own.
+CALLER_PATH := $(PATH)
 export PATH := $(HOME)/.local/bin:$(PATH)
 
 .PHONY: lab test quick setup lint
 .DEFAULT_GOAL := lab
 
+# uv lands in ~/.local/bin, which a new shell's PATH may lack: say the line that adds it.
 setup: .stamps/system .venv/.synced
+	@env PATH='$(CALLER_PATH)' sh -c 'command -v uv' >/dev/null || { \
+	  echo "setup: uv is in ~/.local/bin, which this shell's PATH lacks; ./cpulab finds it," \
+	       "and \`uv run cpulab\` needs this line (in ~/.bashrc to keep it):"; \
+	  echo 'export PATH=$$HOME/.local/bin:$$PATH'; }
 
 .stamps/system: scripts/setup-system scripts/packages.txt
 	@scripts/setup-system

@@ -84,6 +84,29 @@ def test_export_by_experiment_and_nothing_named_is_an_error(tmp_path, capsys):
                                                                               "threading"]
 
 
+def test_bundles_compare_and_report_without_a_database(tmp_path, capsys):
+    # Runs that came as files need no database here, and reading them creates none.
+    a = write_bundle(tmp_path / "a.json", [_rec("threading", 1)])
+    b = write_bundle(tmp_path / "b.json.gz", [_rec("threading", 2)])
+    db = tmp_path / "none" / "r.db"
+    assert cli.main(["compare", str(a), f"{b}:gcc", "--db", str(db), "--json"]) == 0
+    (c,) = json.loads(capsys.readouterr().out)["comparisons"]
+    assert (c["old"], c["new"]) == ("a.json#1", "b.json.gz#1:gcc")
+    assert cli.main(["report", str(a), str(b), "-o", str(tmp_path / "r.html"),
+                     "--db", str(db)]) == 0
+    assert (tmp_path / "r.html").is_file() and not db.parent.exists()
+
+
+def test_export_into_a_missing_folder_is_refused_and_writes_nothing(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        s.add(_rec("threading", 1))
+    target = tmp_path / "nonexistent" / "dir" / "x.json"
+    assert cli.main(["export", "--all", "-o", str(target), "--db", str(db)]) == 1
+    assert f"no such folder: {target.parent}" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db"]
+
+
 def _write_raw(path: Path, bundle: dict, compress: bool = False) -> Path:
     data = json.dumps(bundle).encode()
     path.write_bytes(gzip.compress(data) if compress else data)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
 
 from cpulab import cli
+from cpulab.store import Store
 
 
 def _run(capsys, *argv):
@@ -42,6 +44,36 @@ def test_bad_requests_exit_2_with_one_line(capsys, argv, message):
     assert message in err and "Traceback" not in err
 
 
+def _every_parser(parser: argparse.ArgumentParser, words: tuple[str, ...] = ("cpulab",)):
+    """The program's parser and every subcommand's, nested ones (`fleet run`) too."""
+    yield " ".join(words), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _every_parser(sub, (*words, name))
+
+
+PARSERS = dict(_every_parser(cli.parser()))
+
+
+def test_the_walk_reaches_nested_subcommands():
+    assert {"cpulab", "cpulab plot", "cpulab fleet run", "cpulab opprof"} <= set(PARSERS)
+
+
+@pytest.mark.parametrize("command", list(PARSERS))
+def test_every_help_renders(command):
+    # argparse %-formats help texts: one unescaped `95%` crashed `cpulab --help`.
+    assert PARSERS[command].format_help().startswith(f"usage: {command}")
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_exits_0(capsys, flag):
+    with pytest.raises(SystemExit) as e:
+        cli.main([flag])
+    assert e.value.code == 0
+    assert "plot" in capsys.readouterr().out
+
+
 def test_bad_opt_level_is_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["run", "threading", "--opt", "O9"])
@@ -50,13 +82,29 @@ def test_bad_opt_level_is_refused_by_the_parser(capsys):
 
 
 def test_unknown_run_id(capsys, tmp_path):
+    Store(tmp_path / "r.db").close()
     rc, _, err = _run(capsys, "show", "42", "--db", str(tmp_path / "r.db"))
     assert rc == 1 and "no run with id 42" in err
 
 
 def test_runs_on_an_empty_database(capsys, tmp_path):
+    Store(tmp_path / "r.db").close()
     rc, out, _ = _run(capsys, "runs", "--db", str(tmp_path / "r.db"), "--json")
     assert rc == 0 and json.loads(out)["runs"] == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["runs"], ["show", "1"], ["plot", "1"], ["compare", "1", "2"], ["history", "alloc"],
+    ["report", "-o", "{tmp}/r.html"], ["export", "--all", "-o", "{tmp}/x.json"],
+], ids=lambda argv: argv[0])
+def test_reading_commands_refuse_a_missing_database_and_create_nothing(capsys, tmp_path,
+                                                                       argv):
+    # They used to create the folder and an empty database, then say "no run with id 1".
+    db = tmp_path / "missing" / "x.db"
+    rc, _, err = _run(capsys, *(a.format(tmp=tmp_path) for a in argv), "--db", str(db))
+    assert rc != 0
+    assert f"no results database at {db} (run `cpulab run ...` first)" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_asm_shows_the_shared_and_the_replicated_dispatch(capsys):

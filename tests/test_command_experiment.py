@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from cpulab import cli
+from cpulab.context import PROFILES
 from cpulab.described.command_experiment import expand
 from cpulab.machine.pmu import probe_counters
 
@@ -34,7 +35,8 @@ def test_two_commands_end_to_end(tmp_path, capsys):
         m = c["metrics"]
         assert c["build"] is None and "error" not in c
         assert (m["time"]["unit"], m["time"]["source"]) == ("ns/run", "clock")
-        assert m["time"]["n"] == 2 * 3 == len(m["time"]["values"])  # quick: 6 timed runs
+        quick = PROFILES["quick"]  # a timed run is a process: rounds x reps of them
+        assert m["time"]["n"] == quick.rounds * quick.reps == len(m["time"]["values"])
         for sw in ("cpu-time", "page-faults", "context-switches"):
             assert m[sw]["source"] == "sw"
         assert m["page-faults"]["min"] > 0  # a process starts with faults, never 0

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cpulab import cli
+from cpulab.context import PROFILES
 from cpulab.described import DescriptionError, load
 
 SELECT_C = r"""
@@ -126,7 +127,10 @@ def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
     for c in cases.values():
         assert "error" not in c
         assert c["metrics"]["tsc"]["unit"] == "ticks/item"
-        assert len(c["metrics"]["tsc"]["values"]) == 2 * 3  # processes x repetitions
+        tsc, quick = c["metrics"]["tsc"], PROFILES["quick"]
+        processes = len(set(tsc["processes"]))  # as many as its precision asked for
+        assert quick.rounds <= processes <= quick.max_rounds
+        assert len(tsc["values"]) == processes * quick.reps
         # Exact, per item: a call, a compare and a select; the same every run.
         assert 5 < c["metrics"]["instructions (callgrind)"]["median"] < 40
     verdicts = [v["verdict"] for v in run["verdicts"]]
@@ -174,6 +178,27 @@ def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monke
     assert not [c for c in run["cases"] if "error" in c]
     kinds = [v["verdict"] for v in run["verdicts"]]
     assert len(kinds) == 3 and kinds[1:] == ["confirmed", "confirmed"]
+
+
+@pytest.mark.parametrize("argv, where", [
+    (["new", "alloc"], "NAME 'alloc'"),
+    (["new", "threading", "mine"], "NAME 'threading'"),
+    (["run", "--cmd", "true", "--name", "alloc"], "--name 'alloc'"),
+])
+def test_a_built_in_experiment_s_name_is_refused(tmp_path, capsys, monkeypatch, argv, where):
+    # Its runs would be stored, compared and reported as the built-in's.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # where runs would go
+    rc, _, err = _run(capsys, *argv)
+    assert rc == 2
+    assert f"{where} is the name of a built-in experiment" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_description_named_like_a_built_in_experiment_is_refused(tmp_path):
+    message = _bad(tmp_path, BASE.replace('name = "pick"', 'name = "alloc"'))
+    assert message.startswith(f"{tmp_path / 'experiment.toml'}: name: 'alloc' is the name "
+                              "of a built-in experiment")
 
 
 def test_a_kernel_that_does_not_compile_fails_alone(tmp_path, capsys):

@@ -74,4 +74,15 @@ def test_cli_history_of_one_machine(tmp_path, capsys):
     assert cli.main(["history", "divide", "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["metric"] == "time"  # divide's leading figure
     assert cli.main(["history", "divide", "--metric", "cycles", "--db", str(db)]) == 2
-    assert "give --metric" in capsys.readouterr().err
+    assert "give --metric with one they have: time" in capsys.readouterr().err
+
+
+def test_an_unknown_metric_is_refused_with_the_metrics_the_runs_have(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        for n in (1, 2):
+            s.add(_run(n, 10, 5, cases=[Case("a", B, {}, {"time": _six(10), "tsc": _six(30)})]))
+    assert cli.main(["history", "divide", "--metric", "nosuch", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "no run of divide has the metric `nosuch`" in err
+    assert "give --metric with one they have: time, tsc" in err

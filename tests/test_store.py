@@ -21,7 +21,7 @@ from cpulab.results import (
     SeedTable,
     Verdict,
 )
-from cpulab.store import LAYOUT, Store, StoreError
+from cpulab.store import LAYOUT, NoDatabase, Store, StoreError
 
 
 def _record(experiment="threading", **kw) -> RunRecord:
@@ -114,6 +114,17 @@ def test_cases_and_verdicts_are_queryable_with_sql(tmp_path):
 def test_unknown_id_is_a_clear_error(tmp_path):
     with Store(tmp_path / "r.db") as s, pytest.raises(StoreError, match="no run with id 7"):
         s.get(7)
+
+
+def test_only_create_makes_a_database(tmp_path):
+    path = tmp_path / "dir with spaces" / "r#1.db"
+    with pytest.raises(NoDatabase, match=f"no results database at {path}"):
+        Store(path, create=False)
+    assert list(tmp_path.iterdir()) == []
+    with Store(path) as s:
+        s.add(_record())
+    with Store(path, create=False) as s:  # an existing one opens for reading
+        assert [r["experiment"] for r in s.runs()] == ["threading"]
 
 
 def test_foreign_schema_is_refused(tmp_path):

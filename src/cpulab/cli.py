@@ -14,7 +14,15 @@ from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
-from cpulab.commands.common import CommandError, UsageError, add_db_argument, err, out, percentage
+from cpulab.commands.common import (
+    CommandError,
+    UsageError,
+    add_db_argument,
+    err,
+    open_store,
+    out,
+    percentage,
+)
 from cpulab.commands.common import dump as _dump
 from cpulab.commands.compare import REGRESSION_STATUS
 from cpulab.commands.progress import ProgressBar
@@ -118,6 +126,7 @@ def _discovered():
 def _commands_experiment(args):
     """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
     from cpulab.described.command_experiment import CommandExperiment
+    from cpulab.described.description import builtin_name_clash
 
     if args.experiments or args.all:
         raise UsageError("--cmd times whole commands: give no experiment and no --all with it")
@@ -135,6 +144,9 @@ def _commands_experiment(args):
         params[key] = _list_arg(values)
     if len(set(args.commands)) != len(args.commands):
         raise UsageError("--cmd: the same command twice")
+    clash = builtin_name_clash(args.name)
+    if clash:
+        raise UsageError(f"--name {clash}")
     return CommandExperiment(args.commands, params, args.warmup, args.name)
 
 
@@ -155,27 +167,27 @@ def cmd_run(args) -> int:
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
     records, regressed = [], []
     with Store(args.db) as store:
-        for exp in exps:
-            name = exp.name
+        for at, exp in enumerate(exps):
+            rec = None
             try:
-                with ProgressBar(name) as progress:
+                with ProgressBar(exp.name) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
-            except KeyboardInterrupt:
-                err.print(f"[yellow]interrupted during {name}: it was not stored; "
-                          f"{len(records)} finished run(s) are in {store.path}[/]")
-                return 130
-            store.add(rec)
-            records.append(rec)
-            if args.fail_on_regression is not False:
-                from cpulab.commands.regression import regressions
+                store.add(rec)
+                records.append(rec)
+                if args.fail_on_regression is not False:
+                    from cpulab.commands.regression import regressions
 
-                regressed += regressions(store, rec, exp.table_metrics,
-                                         args.fail_on_regression)
-            figures = _figures(rec, exp, store.path.parent / "plots")
-            if not args.json:
-                render_record(rec, exp, str(store.path))
-                for f in figures:
-                    out.print(f"[dim]figure: {f}[/]")
+                    regressed += regressions(store, rec, exp.table_metrics,
+                                             args.fail_on_regression)
+                figures = _figures(rec, exp, store.path.parent / "plots")
+                if not args.json:
+                    render_record(rec, exp, str(store.path))
+                    for f in figures:
+                        out.print(f"[dim]figure: {f}[/]")
+            except KeyboardInterrupt:
+                err.print(_interrupted(store, exp.name, rec, records, exps[at + 1:]),
+                          style="yellow", markup=False, soft_wrap=True)
+                return 130
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
     failed = [r.experiment for r in records if r.status == "failed"]
@@ -186,6 +198,23 @@ def cmd_run(args) -> int:
             err.print(f"[bold red]regression[/] {line}", soft_wrap=True)
         return REGRESSION_STATUS
     return 0
+
+
+def _interrupted(store: Store, name: str, rec, records: list, not_run: list) -> str:
+    """What a Ctrl-C left: the experiment at hand stored or not (a Ctrl-C while its report
+    is printed comes after the run was stored), the runs stored before it, those not run."""
+    stored = store.id_of(rec) if rec is not None else None
+    if stored is None:
+        said = [f"interrupted during {name}: it was not stored"]
+    else:
+        said = [f"interrupted after run #{stored} of {name} was stored (`cpulab show "
+                f"{stored}` prints it)"]
+    before = [f"#{r.id} {r.experiment}" for r in records if r.id != stored]
+    if before:
+        said.append(f"stored before it: {', '.join(before)}")
+    if not_run:
+        said.append(f"not run: {', '.join(e.name for e in not_run)}")
+    return "; ".join(said) + f" (database {store.path})"
 
 
 def _figures(rec, exp, out_dir: Path) -> list[Path]:
@@ -213,7 +242,7 @@ def render_record(rec, exp, where: str | None) -> None:
 def cmd_runs(args) -> int:
     from cpulab.report import render_runs
 
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rows = list(store.runs(args.experiment, args.limit))
         if args.json:
             _dump({"db": str(store.path), "runs": rows})
@@ -226,7 +255,7 @@ def cmd_runs(args) -> int:
 
 
 def cmd_show(args) -> int:
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rec = store.get(args.id)
     if args.json:
         _dump(rec.as_dict())
@@ -239,7 +268,7 @@ def cmd_plot(args) -> int:
     from cpulab.report.plot import plot_run
     from cpulab.results.primary_metric import primary_metric
 
-    with Store(args.db) as store:
+    with open_store(args.db) as store:
         rec = store.get(args.id)
         out_dir = args.out or store.path.parent / "plots"
     exp = _experiment_of(rec)
@@ -361,7 +390,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_show)
 
     pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): its leading metric "
-                        "per case with 95% intervals, a metric against a swept size (log "
+                        "per case with 95%% intervals, a metric against a swept size (log "
                         "axes, fitted growth)")
     pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
     pl.add_argument("--out", type=Path, metavar="DIR",

@@ -49,7 +49,7 @@ def cmd_import(args) -> int:
     # nothing of any of them.
     bundles = [(Path(p), read_bundle(Path(p))) for p in args.bundles]
     report = []
-    with open_store(args.db) as store:
+    with open_store(args.db, create=True) as store:
         records = [r for _, recs in bundles for r in recs]
         for r in records:
             r.origin = r.origin or args.origin

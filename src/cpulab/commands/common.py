@@ -58,11 +58,16 @@ def dump(obj) -> None:
     sys.stdout.write("\n")
 
 
-def open_store(path):
-    """The results database, saying on stderr when opening it migrated an older layout."""
-    from cpulab.store import Store
+def open_store(path, *, create: bool = False):
+    """The results database, saying on stderr when opening it migrated an older layout.
+    Only the commands that store runs (run, import) create it: a command that reads
+    refuses a missing one, leaving no empty database (or folder) behind."""
+    from cpulab.store import NoDatabase, Store
 
-    store = Store(path)
+    try:
+        store = Store(path, create=create)
+    except NoDatabase as e:
+        raise CommandError(f"{e} (run `cpulab run ...` first)") from e
     for m in store.migrations:
         err.print(f"[dim]{store.path}: migrated, {m}[/]", soft_wrap=True)
     return store

@@ -11,11 +11,10 @@ from cpulab.commands.common import (
     add_noise_argument,
     dump,
     err,
-    open_store,
     out,
     percentage,
 )
-from cpulab.commands.refs import RunRef, resolve_all
+from cpulab.commands.refs import RunRef, database_for, resolve_all
 from cpulab.comparison import Comparison, ComparisonError, compare
 
 # Exit status when --fail-on-regression finds one: not 1 (an error) nor 2 (usage), so that
@@ -46,7 +45,7 @@ def cmd_compare(args) -> int:
 
     if len(args.runs) < 2:
         raise UsageError("give at least two runs: the first is the baseline")
-    with open_store(args.db) as store:
+    with database_for(args.runs, args.db) as store:
         groups = resolve_all(args.runs, store)
     pairs, alone = _pairs(groups)
     if not pairs:

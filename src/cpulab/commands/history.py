@@ -36,6 +36,11 @@ def runs_on_one_machine(store: Store, experiment: str, machine: str | None
             if (r.machine_key, r.origin) == (newest.machine_key, newest.origin)]
 
 
+def metrics_of(records: list[RunRecord]) -> list[str]:
+    """The metrics that the runs' cases measured, sorted: what --metric can follow."""
+    return sorted({m for r in records for c in r.cases if not c.error for m in c.metrics})
+
+
 def load(store: Store, experiment: str, metric: str | None, machine: str | None,
          noise: float = NOISE) -> History:
     """The history of `metric` (default: the experiment's leading figure, as the report
@@ -57,9 +62,12 @@ def cmd_history(args) -> int:
     with open_store(args.db) as store:
         h = load(store, args.experiment, args.metric, args.machine,
                  args.noise_threshold / 100)
-    if not any(s.points for s in h.series):
-        raise UsageError(f"no run of {args.experiment} has the metric `{args.metric}`; "
-                         "give --metric")
+        if not any(s.points for s in h.series):
+            have = metrics_of([r for r in runs_on_one_machine(store, args.experiment,
+                                                              args.machine)
+                               if r.profile == h.profile and r.status == "complete"])
+            raise UsageError(f"no run of {args.experiment} has the metric `{h.metric}`; "
+                             f"give --metric with one they have: {', '.join(have) or 'none'}")
     if args.case:
         h.series = [s for s in h.series if args.case in s.label]
         if not h.series:

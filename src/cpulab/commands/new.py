@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
                     "(`cpulab run DIR`): a branchy and a branch-free select, to be changed "
                     "into the question of your own.")
     n.add_argument("name", metavar="NAME", help="the experiment's name (runs are stored "
-                   "under it; letters, digits, '-', '_')")
+                   "under it, so not a built-in experiment's; letters, digits, '-', '_')")
     n.add_argument("dir", nargs="?", type=Path, metavar="DIR",
                    help="the folder to write (default ./NAME); existing files are never "
                         "overwritten")

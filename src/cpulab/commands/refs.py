@@ -13,10 +13,11 @@
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from cpulab.commands.common import UsageError
+from cpulab.commands.common import UsageError, open_store
 from cpulab.results import RunRecord
 from cpulab.store import Store, read_bundle
 
@@ -36,13 +37,27 @@ def _label(base: str, rec: RunRecord, compiler: str | None) -> str:
     return text + (f" ({rec.origin})" if rec.origin else "")
 
 
-def resolve(text: str, store: Store) -> list[RunRef]:
-    """The runs `text` names (one, or several for a bundle or @machine)."""
-    compiler = None
+def _split_compiler(text: str) -> tuple[str, str | None]:
+    """REF:COMPILER -> (REF, COMPILER); a file whose name has a colon stays whole."""
     if not Path(text).exists() and ":" in text:
         head, tail = text.rsplit(":", 1)
         if _COMPILER.match(tail):
-            text, compiler = head, tail
+            return head, tail
+    return text, None
+
+
+def database_for(texts: list[str], db) -> AbstractContextManager[Store | None]:
+    """The results database that `texts` need, opened for reading; none at all (so none
+    need exist) when every one of them is a bundle file."""
+    if texts and all(Path(_split_compiler(t)[0]).is_file() for t in texts):
+        return nullcontext()
+    return open_store(db)
+
+
+def resolve(text: str, store: Store | None) -> list[RunRef]:
+    """The runs `text` names (one, or several for a bundle or @machine); `store` may be
+    None when `text` is a bundle file."""
+    text, compiler = _split_compiler(text)
     path = Path(text)
     if path.is_file():
         recs = read_bundle(path)
@@ -76,5 +91,5 @@ def resolve(text: str, store: Store) -> list[RunRef]:
     return out
 
 
-def resolve_all(texts: list[str], store: Store) -> list[list[RunRef]]:
+def resolve_all(texts: list[str], store: Store | None) -> list[list[RunRef]]:
     return [resolve(t, store) for t in texts]

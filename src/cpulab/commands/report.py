@@ -10,11 +10,10 @@ from cpulab.commands.common import (
     UsageError,
     add_db_argument,
     err,
-    open_store,
     out,
 )
 from cpulab.commands.history import machine_label, runs_on_one_machine
-from cpulab.commands.refs import RunRef, resolve
+from cpulab.commands.refs import RunRef, database_for, resolve
 from cpulab.history import history
 from cpulab.report.html import Listing, Presentation, ReportInput, write_report
 from cpulab.store import Store
@@ -87,7 +86,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
 def cmd_report(args) -> int:
     from cpulab.results.primary_metric import primary_metric
 
-    with open_store(args.db) as store:
+    with database_for(args.runs, args.db) as store:
         if args.runs and args.latest:
             raise UsageError("give runs or --latest, not both")
         if args.runs:

@@ -101,6 +101,19 @@ class Description:
         return bool(wanted & set(CALLGRIND_METRICS))
 
 
+def builtin_name_clash(name: str) -> str | None:
+    """Why `name` cannot name an experiment of the user's own, or None. Runs are stored,
+    compared and reported under their experiment's name: one named like a built-in
+    experiment would have its runs taken for the built-in's."""
+    from cpulab import experiments  # the registry imports every experiment: only here
+
+    if name not in experiments.names():
+        return None
+    return (f"{name!r} is the name of a built-in experiment (`cpulab list`): runs are "
+            "stored under their experiment's name, so yours would mix with its runs; "
+            "choose another name")
+
+
 def find_description(path: Path) -> Path:
     """The TOML file a PATH names: the file itself, or a folder's experiment.toml."""
     if path.is_dir():
@@ -173,6 +186,9 @@ class _Reader:
         if not _NAME.match(name):
             raise self.fail("name", "a name of letters, digits, '-', '_' or '.' starting "
                             "with a letter", name)
+        clash = builtin_name_clash(name)
+        if clash:
+            raise DescriptionError(f"{self.path}: name: {clash}")
         title = self.get(d, "title", "title", str, "a string", name)
         summary = self.get(d, "summary", "summary", str, "a string", "")
         variants = self.variants()

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from cpulab.described.description import DESCRIPTION_FILE, DescriptionError
+from cpulab.described.description import DESCRIPTION_FILE, DescriptionError, builtin_name_clash
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
@@ -23,6 +23,9 @@ def scaffold(name: str, folder: Path) -> list[Path]:
     if not _NAME.match(name):
         raise DescriptionError(f"NAME {name!r}: expected letters, digits, '-' or '_', "
                                "starting with a letter (it names the kernel's file too)")
+    clash = builtin_name_clash(name)
+    if clash:
+        raise DescriptionError(f"NAME {clash} (nothing was written)")
     files = {DESCRIPTION_FILE: "experiment.toml", f"{name}.c": "kernel.c",
              "README.md": "README.md"}
     taken = [folder / f for f in files if (folder / f).exists()]

@@ -46,8 +46,11 @@ def _cpulab_version() -> str:
 
 def write_bundle(path: Path, records: list[RunRecord], compress: bool | None = None) -> Path:
     """Write `records` to `path`, gzip-compressed when `compress` (default: when the name
-    ends in .gz). Written to a temporary name and renamed: never a half-written bundle."""
+    ends in .gz). Written to a temporary name and renamed: never a half-written bundle.
+    The folder must exist, as for `cp`: a mistyped one is refused, not created."""
     path = Path(path)
+    if not path.parent.is_dir():
+        raise BundleError(f"no such folder: {path.parent}")
     compress = path.suffix == ".gz" if compress is None else compress
     runs = [r.as_dict() for r in records]
     bundle = {"format": FORMAT, "bundle_schema": BUNDLE_SCHEMA, "record_schema": SCHEMA,
@@ -58,7 +61,6 @@ def write_bundle(path: Path, records: list[RunRecord], compress: bool | None = N
         data = gzip.compress(data, mtime=0)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(data)
         tmp.replace(path)
     except OSError as e:

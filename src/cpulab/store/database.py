@@ -27,6 +27,10 @@ class StoreError(RuntimeError):
     """The database cannot be opened or read (the message names the file)."""
 
 
+class NoDatabase(StoreError):
+    """A database that was only to be read does not exist (nothing was created)."""
+
+
 def default_path() -> Path:
     return data_dir() / "results.db"
 
@@ -40,12 +44,20 @@ class Imported:
 
 
 class Store:
-    def __init__(self, path: Path | str | None = None):
+    def __init__(self, path: Path | str | None = None, *, create: bool = True):
+        """Open the database at `path` (default_path()); with create=False only one that
+        exists: a missing file is NoDatabase, and neither it nor its folder is made."""
         self.path = Path(path) if path else default_path()
         self.migrations: list[str] = []  # what opening did to an older layout
+        if not create and not self.path.is_file():
+            raise NoDatabase(f"no results database at {self.path}")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path)
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path)
+            else:  # mode=rw: a file removed since the check above is not made again
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw",
+                                           uri=True)
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("BEGIN IMMEDIATE")  # the tables and any migration: all or none
             try:
@@ -124,6 +136,13 @@ class Store:
             "INSERT INTO verdicts VALUES (?,?,?,?)",
             [(rec.id, v.claim, v.verdict, v.evidence) for v in rec.verdicts])
         return True
+
+    def id_of(self, rec: RunRecord) -> int | None:
+        """The id under which `rec`'s run is stored, or None: after a Ctrl-C during `add`,
+        whether its transaction was committed."""
+        row = self._db.execute("SELECT id FROM runs WHERE uid=?",
+                               (record_uid(rec.as_dict()),)).fetchone()
+        return int(row[0]) if row else None
 
     def get(self, run_id: int) -> RunRecord:
         row = self._db.execute("SELECT record, origin FROM runs WHERE id=?",
