@@ -113,8 +113,26 @@ def _write(folder: Path, toml: str, c_source: str = SELECT_C) -> Path:
     return folder
 
 
+# Claims limited to one seed: the quick grid has seed 1 alone.
+WHERE_CLAIMS = """
+[[claims]]
+kind = "at-most"
+variant = "branchfree"
+metric = "instructions (callgrind)"
+value = 40
+where = { seed = 1 }
+
+[[claims]]
+kind = "at-most"
+variant = "branchfree"
+metric = "instructions (callgrind)"
+value = 40
+where = { seed = 7 }
+"""
+
+
 def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
-    folder = _write(tmp_path / "pick", SELECT_TOML)
+    folder = _write(tmp_path / "pick", SELECT_TOML + WHERE_CLAIMS)
     db = tmp_path / "results.db"
     rc, out, err = _run(capsys, "run", str(folder), "--quick", "--db", str(db), "--json")
     assert rc == 0, err
@@ -133,7 +151,14 @@ def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
     assert verdicts[0] in ("confirmed", "refuted", "inconclusive")  # a timing: any kind
     assert "branchfree over branchy" in run["verdicts"][0]["evidence"]
     # The machine code decides these: the volatile asm keeps a branch in `branchy`.
-    assert verdicts[1:] == ["confirmed", "refuted", "confirmed"]
+    assert verdicts[1:4] == ["confirmed", "refuted", "confirmed"]
+    # `where`: judged on the seed-1 case alone; seed 7 is not in a quick run.
+    seed1, seed7 = run["verdicts"][4:]
+    assert seed1["claim"].endswith("in every build where seed=1")
+    assert seed1["verdict"] == "confirmed" and "seed=7" not in seed1["evidence"]
+    assert seed7["verdict"] == "unmeasurable"
+    assert "no case of this run has seed=7" in seed7["evidence"]
+    assert "its cases have: seed=1" in seed7["evidence"]
     hot = run["evidence"]["hot-code"]
     assert hot["branchy"]["gcc-12 -O2"]["counts"]["jcc"] >= 1
     assert hot["branchfree"]["gcc-12 -O2"]["counts"].get("jcc", 0) == 0
@@ -233,6 +258,8 @@ name = "b"
 sources = ["pick.c"]
 """
 
+FASTER = "[[claims]]\nkind = 'faster'\nvariant = 'a'\nthan = 'b'\n"
+
 
 @pytest.mark.parametrize("toml, field, expected", [
     ("name = 'x'\n[[variants]]\nname = 'a'\nsources = 'pick.c'\n", "variants[0].sources",
@@ -261,6 +288,19 @@ sources = ["pick.c"]
     ("table = ['tsc', 'speed']\n" + BASE, "table[1]", "a metric"),
     ("name = 'x'\n[[variants]\n", "experiment.toml", "not valid TOML"),
     (BASE + "include = ['no/such/dir']\n", "variants[1].include[0]", "a folder of headers"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { m = 1 }\n", "claims[0].where.m",
+     "a parameter of [params] (n)"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = 3 }\n", "claims[0].where.n",
+     "a value that [params] gives n (1, 2), got 3"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = [2, 4] }\n",
+     "claims[0].where.n", "got 4"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = [] }\n", "claims[0].where.n",
+     "a number or a string, or a non-empty list of them"),
+    (BASE + FASTER + "where = { n = 1 }\n", "claims[0].where.n", "[params] sweeps nothing"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = 'n = 1'\n", "claims[0].where",
+     "a table of parameter = value"),
+    (BASE + "[params]\nn = [1]\n[[claims]]\nkind = 'no-instruction'\nvariant = 'a'\n"
+     "instruction = 'div'\nwhere = { n = 1 }\n", "claims[0].where", "unknown field"),
 ])
 def test_a_malformed_description_names_file_field_and_expectation(tmp_path, toml, field,
                                                                   expected):
