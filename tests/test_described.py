@@ -6,6 +6,9 @@ message. Timings are never asserted: only the structure, exact counts and the as
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 
 from cpulab import cli
 from cpulab.described import DescriptionError, load
+from cpulab.paths import ROOT
 
 SELECT_C = r"""
 #include <stdint.h>
@@ -179,6 +183,11 @@ def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
     assert "branchfree has no `jcc`" in report.read_text()
 
 
+def _readme_commands(readme: Path) -> list[str]:
+    (block,) = re.findall(r"^```sh\n(.*?)^```$", readme.read_text(), flags=re.S | re.M)
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
 def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = _run(capsys, "new", "sel")
@@ -190,10 +199,22 @@ def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monke
     (tmp_path / "sel" / "sel.c").write_text((tmp_path / "sel" / "sel.c").read_text() + "\n")
     rc, _, err = _run(capsys, "new", "sel")
     assert rc == 2 and "already exists" in err
-    rc, out, err = _run(capsys, "run", "sel", "--quick", "--cc", "gcc", "--opt", "O2",
-                        "--db", str(tmp_path / "r.db"), "--json")
-    assert rc == 0, err
-    (run,) = json.loads(out)["runs"]
+    # The README's commands, as a user pastes them into a shell in another folder
+    # (narrowed to one build, with a database of the test's own).
+    readme = tmp_path / "sel" / "README.md"
+    quick, _, asm, _ = _readme_commands(readme)
+    assert quick == f"{ROOT / 'cpulab'} run {tmp_path / 'sel'} --quick"
+    assert f"]({ROOT / 'docs' / 'harness.md'})" in readme.read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    p = subprocess.run(["bash", "-c", f"{quick} --cc gcc --opt O2 --json"], cwd=elsewhere,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    p2 = subprocess.run(["bash", "-c", f"{asm} --cc gcc"], cwd=elsewhere, env=env,
+                        capture_output=True, text=True, timeout=600)
+    assert p2.returncode == 0 and "select_below" in p2.stdout, p2.stderr
+    (run,) = json.loads(p.stdout)["runs"]
     assert run["status"] == "complete"
     assert {c["variant"] for c in run["cases"]} == {"branchy", "branchfree"}
     assert not [c for c in run["cases"] if "error" in c]
@@ -329,8 +350,6 @@ def test_a_missing_folder_is_one_line(tmp_path, capsys):
 
 def test_a_repository_keeps_its_claims_and_ci_fails_on_a_refuted_one(tmp_path, capsys,
                                                                      monkeypatch):
-    import subprocess
-
     repo = tmp_path / "repo"
     (repo / "src" / "deep").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
