@@ -6,6 +6,9 @@ message. Timings are never asserted: only the structure, exact counts and the as
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -14,6 +17,7 @@ import pytest
 from cpulab import cli
 from cpulab.context import PROFILES
 from cpulab.described import DescriptionError, load
+from cpulab.paths import ROOT
 
 SELECT_C = r"""
 #include <stdint.h>
@@ -114,8 +118,26 @@ def _write(folder: Path, toml: str, c_source: str = SELECT_C) -> Path:
     return folder
 
 
+# Claims limited to one seed: the quick grid has seed 1 alone.
+WHERE_CLAIMS = """
+[[claims]]
+kind = "at-most"
+variant = "branchfree"
+metric = "instructions (callgrind)"
+value = 40
+where = { seed = 1 }
+
+[[claims]]
+kind = "at-most"
+variant = "branchfree"
+metric = "instructions (callgrind)"
+value = 40
+where = { seed = 7 }
+"""
+
+
 def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
-    folder = _write(tmp_path / "pick", SELECT_TOML)
+    folder = _write(tmp_path / "pick", SELECT_TOML + WHERE_CLAIMS)
     db = tmp_path / "results.db"
     rc, out, err = _run(capsys, "run", str(folder), "--quick", "--db", str(db), "--json")
     assert rc == 0, err
@@ -137,7 +159,14 @@ def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
     assert verdicts[0] in ("confirmed", "refuted", "inconclusive")  # a timing: any kind
     assert "branchfree over branchy" in run["verdicts"][0]["evidence"]
     # The machine code decides these: the volatile asm keeps a branch in `branchy`.
-    assert verdicts[1:] == ["confirmed", "refuted", "confirmed"]
+    assert verdicts[1:4] == ["confirmed", "refuted", "confirmed"]
+    # `where`: judged on the seed-1 case alone; seed 7 is not in a quick run.
+    seed1, seed7 = run["verdicts"][4:]
+    assert seed1["claim"].endswith("in every build where seed=1")
+    assert seed1["verdict"] == "confirmed" and "seed=7" not in seed1["evidence"]
+    assert seed7["verdict"] == "unmeasurable"
+    assert "no case of this run has seed=7" in seed7["evidence"]
+    assert "its cases have: seed=1" in seed7["evidence"]
     hot = run["evidence"]["hot-code"]
     assert hot["branchy"]["gcc-12 -O2"]["counts"]["jcc"] >= 1
     assert hot["branchfree"]["gcc-12 -O2"]["counts"].get("jcc", 0) == 0
@@ -158,6 +187,11 @@ def test_an_experiment_written_from_scratch_runs_end_to_end(tmp_path, capsys):
     assert "branchfree has no `jcc`" in report.read_text()
 
 
+def _readme_commands(readme: Path) -> list[str]:
+    (block,) = re.findall(r"^```sh\n(.*?)^```$", readme.read_text(), flags=re.S | re.M)
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
 def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = _run(capsys, "new", "sel")
@@ -169,10 +203,22 @@ def test_new_writes_an_experiment_that_runs_as_generated(tmp_path, capsys, monke
     (tmp_path / "sel" / "sel.c").write_text((tmp_path / "sel" / "sel.c").read_text() + "\n")
     rc, _, err = _run(capsys, "new", "sel")
     assert rc == 2 and "already exists" in err
-    rc, out, err = _run(capsys, "run", "sel", "--quick", "--cc", "gcc", "--opt", "O2",
-                        "--db", str(tmp_path / "r.db"), "--json")
-    assert rc == 0, err
-    (run,) = json.loads(out)["runs"]
+    # The README's commands, as a user pastes them into a shell in another folder
+    # (narrowed to one build, with a database of the test's own).
+    readme = tmp_path / "sel" / "README.md"
+    quick, _, asm, _ = _readme_commands(readme)
+    assert quick == f"{ROOT / 'cpulab'} run {tmp_path / 'sel'} --quick"
+    assert f"]({ROOT / 'docs' / 'harness.md'})" in readme.read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    p = subprocess.run(["bash", "-c", f"{quick} --cc gcc --opt O2 --json"], cwd=elsewhere,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    p2 = subprocess.run(["bash", "-c", f"{asm} --cc gcc"], cwd=elsewhere, env=env,
+                        capture_output=True, text=True, timeout=600)
+    assert p2.returncode == 0 and "select_below" in p2.stdout, p2.stderr
+    (run,) = json.loads(p.stdout)["runs"]
     assert run["status"] == "complete"
     assert {c["variant"] for c in run["cases"]} == {"branchy", "branchfree"}
     assert not [c for c in run["cases"] if "error" in c]
@@ -237,6 +283,8 @@ name = "b"
 sources = ["pick.c"]
 """
 
+FASTER = "[[claims]]\nkind = 'faster'\nvariant = 'a'\nthan = 'b'\n"
+
 
 @pytest.mark.parametrize("toml, field, expected", [
     ("name = 'x'\n[[variants]]\nname = 'a'\nsources = 'pick.c'\n", "variants[0].sources",
@@ -265,6 +313,19 @@ sources = ["pick.c"]
     ("table = ['tsc', 'speed']\n" + BASE, "table[1]", "a metric"),
     ("name = 'x'\n[[variants]\n", "experiment.toml", "not valid TOML"),
     (BASE + "include = ['no/such/dir']\n", "variants[1].include[0]", "a folder of headers"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { m = 1 }\n", "claims[0].where.m",
+     "a parameter of [params] (n)"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = 3 }\n", "claims[0].where.n",
+     "a value that [params] gives n (1, 2), got 3"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = [2, 4] }\n",
+     "claims[0].where.n", "got 4"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = { n = [] }\n", "claims[0].where.n",
+     "a number or a string, or a non-empty list of them"),
+    (BASE + FASTER + "where = { n = 1 }\n", "claims[0].where.n", "[params] sweeps nothing"),
+    (BASE + "[params]\nn = [1, 2]\n" + FASTER + "where = 'n = 1'\n", "claims[0].where",
+     "a table of parameter = value"),
+    (BASE + "[params]\nn = [1]\n[[claims]]\nkind = 'no-instruction'\nvariant = 'a'\n"
+     "instruction = 'div'\nwhere = { n = 1 }\n", "claims[0].where", "unknown field"),
 ])
 def test_a_malformed_description_names_file_field_and_expectation(tmp_path, toml, field,
                                                                   expected):
@@ -293,8 +354,6 @@ def test_a_missing_folder_is_one_line(tmp_path, capsys):
 
 def test_a_repository_keeps_its_claims_and_ci_fails_on_a_refuted_one(tmp_path, capsys,
                                                                      monkeypatch):
-    import subprocess
-
     repo = tmp_path / "repo"
     (repo / "src" / "deep").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -9,7 +9,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence
 
 
-def _case(variant, opt, tsc=None, exact=None, unavailable=None):
+def _case(variant, opt, tsc=None, exact=None, unavailable=None, params=None):
     metrics = {}
     if tsc is not None:
         metrics["tsc"] = Metric.of(list(tsc), "ticks/item", "tsc")
@@ -17,7 +17,7 @@ def _case(variant, opt, tsc=None, exact=None, unavailable=None):
         metrics["instructions (callgrind)"] = Metric.exact(exact, "instructions/item",
                                                            "callgrind")
     build = {"compiler": "gcc-12", "flags": f"-{opt}", "pgo": False}
-    return Case(variant, build, {}, metrics, unavailable or {})
+    return Case(variant, build, params or {}, metrics, unavailable or {})
 
 
 FAST = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
@@ -81,3 +81,27 @@ def test_no_instruction_counts_categories_and_mnemonic_prefixes():
     nothing = {ASM_FACT: {"a": {"gcc-12 -O2": {"error": "no function matching f"}}}}
     v = judge(no_jcc, [], Evidence(facts=nothing))
     assert v.verdict == "unmeasurable" and "no function matching f" in v.evidence
+
+
+def test_a_claim_with_where_is_judged_on_the_cases_it_names_alone():
+    small, large = {"n": 4096}, {"n": 1048576}
+    cases = [_case("a", "O2", FAST, params=small), _case("b", "O2", SLOW, params=small),
+             _case("a", "O2", SLOW, params=large), _case("b", "O2", FAST, params=large)]
+    at_4096 = ClaimSpec("faster", "a", "a beats b at n=4096", than="b", by=1.5,
+                        metric="tsc", where={"n": ("4096",)})
+    v = judge(at_4096, cases, Evidence())
+    assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
+    assert "n=1048576" not in v.evidence
+    assert judge(_faster(), cases, Evidence()).verdict == "refuted"  # every case
+    either = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc",
+                       where={"n": ("4096", "1048576")})
+    assert judge(either, cases, Evidence()).verdict == "refuted"
+    cheap = ClaimSpec("at-most", "a", "cheap when large", metric="tsc", value=1.5,
+                      where={"n": ("1048576",)})
+    v = judge(cheap, cases, Evidence())
+    assert v.verdict == "refuted" and "in 0 of 1" in v.evidence
+    # A run without that value (a --quick one): no verdict from other cases, and what
+    # the run had instead.
+    v = judge(at_4096, cases[2:], Evidence())
+    assert v.verdict == "unmeasurable"
+    assert "n=4096" in v.evidence and "its cases have: n=1048576" in v.evidence

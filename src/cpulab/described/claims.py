@@ -10,14 +10,17 @@ the cases and the machine-code facts, so they are tested with made-up cases.
 - `at-most` / `at-least`: the variant's median against a bound, with its interval
   (`stats.ratio_to`); an exact figure (callgrind, asm) is compared as it is.
 
-A metric a case lacks (no PMU, no valgrind, a failed build) makes the claim
-`unmeasurable` with the reason the case gives, never a comparison with zero.
+A claim with `where` is judged on the cases whose parameters it names alone; a run
+with none of them (a `--quick` run sweeps fewer values) makes it `unmeasurable`, saying
+which values the run had. A metric a case lacks (no PMU, no valgrind, a failed build)
+makes the claim `unmeasurable` with the reason the case gives, never a comparison with
+zero.
 """
 
 from __future__ import annotations
 
 from cpulab.asm import CATEGORIES
-from cpulab.described.description import ClaimSpec
+from cpulab.described.description import ClaimSpec, where_text
 from cpulab.measure import stats
 from cpulab.results import Case, Evidence, Verdict
 from cpulab.results.ratios import format_ratio, median_ratio
@@ -41,11 +44,18 @@ def count_of(counts: dict[str, int], instruction: str) -> int:
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:
-    if claim.kind == "faster":
-        return _faster(claim, cases)
     if claim.kind == "no-instruction":
         return _no_instruction(claim, evidence.facts.get(ASM_FACT, {}))
-    return _bound(claim, cases)
+    chosen = [c for c in cases if claim.applies_to(c.params)]
+    if claim.where and not chosen:
+        had = "; ".join(f"{k}={', '.join(sorted({str(c.params.get(k)) for c in cases}))}"
+                        for k in claim.where) if cases else "none"
+        return Verdict(claim.text, "unmeasurable", f"no case of this run has "
+                       f"{where_text(claim.where)} (the claim's `where`); its cases have: "
+                       f"{had}")
+    if claim.kind == "faster":
+        return _faster(claim, chosen)
+    return _bound(claim, chosen)
 
 
 def _group(case: Case) -> tuple[str, str]:

@@ -4,8 +4,9 @@ plain values before anything is built.
 Every mistake is one `DescriptionError` that names the file, the field and what was
 expected (`select/experiment.toml: claims[1].than: expected a variant of this
 experiment (branchy, branchfree), got 'branchles'`), so a user fixes it without reading
-Python. Claims are checked here too: a claim that names an unknown variant or metric is
-refused before the first compiler runs.
+Python. Claims are checked here too: a claim that names an unknown variant or metric, or
+is limited (`where`) to a parameter or a value that [params] does not sweep, is refused
+before the first compiler runs.
 """
 
 from __future__ import annotations
@@ -63,6 +64,19 @@ class ClaimSpec:
     builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
     instruction: str | None = None  # no-instruction: a category or a mnemonic
     value: float | None = None  # at-most / at-least: the bound
+    # faster/at-most/at-least: only the cases whose parameters take one of these values
+    # (as the kernel gets them: "4096"); empty, every case.
+    where: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def applies_to(self, params: dict) -> bool:
+        """Whether a case with these parameters (a record's: 4096 as a number) is one
+        the claim is judged on."""
+        return all(k in params and str(params[k]) in vs for k, vs in self.where.items())
+
+
+def where_text(where: dict[str, tuple[str, ...]]) -> str:
+    """A claim's `where` as the reader sees it: "n=4096, mode=a or b"."""
+    return ", ".join(f"{k}={' or '.join(vs)}" for k, vs in where.items())
 
 
 @dataclass(frozen=True)
@@ -204,7 +218,7 @@ class _Reader:
             if m not in METRICS:
                 raise self.fail(f"table[{i}]", f"a metric ({', '.join(METRICS)})", m)
         names = [v.name for v in variants]
-        claims = tuple(self.claim(c, i, names) for i, c in
+        claims = tuple(self.claim(c, i, names, params) for i, c in
                        enumerate(self.get(d, "claims", "claims", list,
                                           "an array of tables [[claims]]", [])))
         for i, c in enumerate(claims):
@@ -290,7 +304,32 @@ class _Reader:
             out[k] = tuple(str(x) for x in vs)
         return out
 
-    def claim(self, c: Any, i: int, variants: list[str]) -> ClaimSpec:
+    def claim_where(self, c: dict, where: str,
+                    params: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        """A claim's `where = { n = 4096 }` (or `n = [4096, 65536]`): every key a swept
+        parameter, every value one it takes, so that a typo cannot leave a claim judged
+        on no case at all."""
+        raw = self.get(c, "where", where, dict, "a table of parameter = value or [values] "
+                       "(where = { n = 4096 })", {})
+        out = {}
+        for k, v in raw.items():
+            at = f"{where}.{k}"
+            if k not in params:
+                raise self.fail(at, f"a parameter of [params] ({', '.join(params)})"
+                                if params else "no `where`: [params] sweeps nothing")
+            values = v if isinstance(v, list) else [v]
+            if not values or not all(isinstance(x, int | float | str) and
+                                     not isinstance(x, bool) for x in values):
+                raise self.fail(at, "a number or a string, or a non-empty list of them", v)
+            for x in values:
+                if str(x) not in params[k]:
+                    raise self.fail(at, f"a value that [params] gives {k} "
+                                    f"({', '.join(params[k])})", x)
+            out[k] = tuple(str(x) for x in values)
+        return out
+
+    def claim(self, c: Any, i: int, variants: list[str],
+              params: dict[str, tuple[str, ...]]) -> ClaimSpec:
         where = f"claims[{i}]"
         if not isinstance(c, dict):
             raise self.fail(where, "a table with kind and variant", c)
@@ -298,10 +337,11 @@ class _Reader:
                         required=True)
         if kind not in CLAIM_KINDS:
             raise self.fail(f"{where}.kind", f"one of {', '.join(CLAIM_KINDS)}", kind)
-        fields = {"faster": ("than", "by", "metric", "builds"),
+        # `where` limits measured claims; machine code is the same for every parameter.
+        fields = {"faster": ("than", "by", "metric", "builds", "where"),
                   "no-instruction": ("instruction",),
-                  "at-most": ("metric", "value", "builds"),
-                  "at-least": ("metric", "value", "builds")}[kind]
+                  "at-most": ("metric", "value", "builds", "where"),
+                  "at-least": ("metric", "value", "builds", "where")}[kind]
         self.known_keys(c, where, ("kind", "variant", "text", *fields))
 
         def variant(key: str) -> str:
@@ -319,6 +359,8 @@ class _Reader:
         metric = self.get(c, "metric", f"{where}.metric", str, "a metric name", "tsc")
         if metric not in METRICS:
             raise self.fail(f"{where}.metric", f"a metric ({', '.join(METRICS)})", metric)
+        only = self.claim_where(c, f"{where}.where", params)
+        scope = f" where {where_text(only)}" if only else ""
         if kind == "faster":
             than = variant("than")
             if than == name:
@@ -328,9 +370,9 @@ class _Reader:
             if by <= 0:
                 raise self.fail(f"{where}.by", "a ratio > 0 (1.2: 20% faster)", by)
             text = text or (f"{name} is at least {by:g}x as fast as {than} on {metric} in "
-                            f"{builds} build and parameter")
+                            f"{builds} build and parameter{scope}")
             return ClaimSpec(kind, name, text, than=than, by=float(by), metric=metric,
-                             builds=builds)
+                             builds=builds, where=only)
         if kind == "no-instruction":
             ins = self.get(c, "instruction", f"{where}.instruction", str,
                            f"an instruction category ({', '.join(CATEGORIES)}) or a "
@@ -343,5 +385,6 @@ class _Reader:
         value = self.get(c, "value", f"{where}.value", (int, float), "a number",
                          required=True)
         word = "at most" if kind == "at-most" else "at least"
-        text = text or f"{metric} of {name} is {word} {value:g} in {builds} build"
-        return ClaimSpec(kind, name, text, metric=metric, value=float(value), builds=builds)
+        text = text or f"{metric} of {name} is {word} {value:g} in {builds} build{scope}"
+        return ClaimSpec(kind, name, text, metric=metric, value=float(value), builds=builds,
+                         where=only)

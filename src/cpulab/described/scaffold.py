@@ -1,19 +1,26 @@
 """`cpulab new`: a self-contained experiment folder that runs as generated.
 
 The folder holds the description (experiment.toml), a kernel on the lab's harness and
-a README; the files come from templates/ with the name and the folder filled in. An
+a README; the files come from templates/ with the name, the folder and the launcher
+filled in, as absolute paths, so that the commands they give work from any folder. An
 existing file is never overwritten: the user's own experiment may already be there.
 """
 
 from __future__ import annotations
 
-import os
 import re
+import shlex
 from importlib import resources
 from pathlib import Path
 from string import Template
 
 from cpulab.described.description import DESCRIPTION_FILE, DescriptionError, builtin_name_clash
+from cpulab.paths import ROOT
+
+# The checkout's `./cpulab`: it finds uv and the environment from any folder and shell.
+LAUNCHER = ROOT / "cpulab"
+# The harness API for the kernel's author (linked from the generated README).
+HARNESS_DOC = ROOT / "docs" / "harness.md"
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
@@ -32,10 +39,11 @@ def scaffold(name: str, folder: Path) -> list[Path]:
     if taken:
         raise DescriptionError(f"{taken[0]}: already exists; choose another folder or "
                                "name (nothing was written)")
-    # The folder as the user types it in commands: relative to here when it is below.
-    shown = os.path.relpath(folder) if folder.resolve().is_relative_to(Path.cwd()) \
-        else str(folder)
-    values = {"name": name, "folder": shown}
+    # Commands in the files work from any folder: the launcher and the experiment by
+    # their absolute paths (`cpulab` may not be on PATH; a relative folder works only
+    # from where `cpulab new` ran).
+    values = {"name": name, "folder": shlex.quote(str(folder.resolve())),
+              "cpulab": shlex.quote(str(LAUNCHER)), "harness_doc": str(HARNESS_DOC)}
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     templates = resources.files("cpulab.described") / "templates"

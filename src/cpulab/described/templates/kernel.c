@@ -3,7 +3,9 @@
  * One source, two variants chosen by a define (the [[variants]] of experiment.toml).
  * The harness (cpulab_harness.h, found by the lab's build) times one case; its unit
  * of work is one item, so every figure comes out per item. Change `select_below` and
- * the data, keep the harness calls: `cpulab run ${folder}` rebuilds what changed.
+ * the data, keep the harness calls; this rebuilds what changed:
+ *     ${cpulab} run ${folder}
+ * The harness API, with a complete example: ${harness_doc}
  */
 #include <stdint.h>
 #include <stdlib.h>
