@@ -9,6 +9,7 @@ import json
 from cpulab import cli
 from cpulab.described.command_experiment import expand
 from cpulab.machine.pmu import probe_counters
+from cpulab.results import Case
 
 LOOP = "i=0; while [ $i -lt {n} ]; do i=$((i+1)); done"
 
@@ -67,10 +68,54 @@ def test_two_commands_end_to_end(tmp_path, capsys):
 def test_a_failing_command_fails_alone(tmp_path, capsys):
     rc, out, err = _run(capsys, "run", "--cmd", "true", "--cmd", "echo broken >&2; exit 3",
                         "--quick", "--db", str(tmp_path / "r.db"), "--json")
-    assert rc == 0, err
-    cases = {c["variant"]: c for c in json.loads(out)["runs"][0]["cases"]}
+    assert rc == 1, err
+    (run,) = json.loads(out)["runs"]
+    cases = {c["variant"]: c for c in run["cases"]}
     assert cases["echo broken >&2; exit 3"]["error"] == "warm-up run: exit status 3: broken"
     assert "error" not in cases["true"]
+    assert run["status"] == "complete"  # stored, with the command that ran measured
+    assert "cmd: `echo broken >&2; exit 3`: warm-up run: exit status 3: broken" in err
+
+
+def test_a_failing_command_makes_the_claim_unmeasurable_and_the_run_fail(tmp_path, capsys):
+    # `false` has no time: "`true` fastest, the next nanx or more" was printed, status 0.
+    rc, out, err = _run(capsys, "run", "--cmd", "false", "--cmd", "true", "--quick",
+                        "--warmup", "0", "--db", str(tmp_path / "r.db"))
+    assert rc == 1
+    assert "unmeasurable" in out and "confirmed" not in out
+    assert "nan" not in out.lower()
+    assert "`false`: exit status 1" in out and "`false`: exit status 1" in err
+    assert "fastest of those that ran" in out  # not simply "fastest"
+
+
+def test_ignore_failure_times_a_command_that_exits_non_zero(tmp_path, capsys):
+    rc, out, err = _run(capsys, "run", "--cmd", "echo no >&2; exit 4", "--cmd", "true",
+                        "--quick", "--db", str(tmp_path / "r.db"), "--json",
+                        "--ignore-failure")
+    assert rc == 0, err
+    (run,) = json.loads(out)["runs"]
+    assert all("error" not in c and c["metrics"]["time"]["n"] == 6 for c in run["cases"])
+    assert run["verdicts"][0]["verdict"] != "unmeasurable"
+    assert "`echo no >&2; exit 4` exited with status 4; timed anyway (--ignore-failure)" \
+        in run["notes"]
+
+
+def test_verdict_of_made_up_cases_with_a_failure_is_unmeasurable():
+    from cpulab.described.command_experiment import CommandExperiment
+    from cpulab.measure.metrics import Metric
+    from cpulab.results import Evidence
+
+    exp = CommandExperiment(["a {n}", "b {n}"], {"n": ["1", "2"]})
+    time = Metric.of([10.0, 11.0, 12.0], "ns/run", "clock")
+    cases = [Case("a {n}", None, {"n": 1}, {"time": time}),
+             Case("b {n}", None, {"n": 1}, {"time": time}),
+             Case("a {n}", None, {"n": 2}, {"time": time}),
+             Case("b {n}", None, {"n": 2}, error="exit status 2: no such file")]
+    (v,) = exp.verdicts(cases, Evidence())
+    assert v.verdict == "unmeasurable"
+    assert v.evidence == "`b {n}` (n=2): exit status 2: no such file"
+    assert exp.run_errors(cases) == [v.evidence]
+    assert exp.run_errors(cases[:3]) == []
 
 
 def test_bad_command_requests_are_one_line(capsys):
@@ -80,6 +125,7 @@ def test_bad_command_requests_are_one_line(capsys):
         (["run", "--cmd", "true", "threading"], "give no experiment"),
         (["run", "threading", "--param", "n=1"], "--param goes with --cmd"),
         (["run", "--cmd", "true", "--cc", "gcc"], "--cmd builds nothing"),
+        (["run", "threading", "--ignore-failure"], "--ignore-failure goes with --cmd"),
     ]:
         rc, _, err = _run(capsys, *argv)
         assert rc == 2 and message in err and err.count("\n") == 1

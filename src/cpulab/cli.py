@@ -178,7 +178,8 @@ def _commands_experiment(args):
     clash = builtin_name_clash(args.name)
     if clash:
         raise UsageError(f"--name {clash}")
-    return CommandExperiment(args.commands, params, args.warmup, args.name)
+    return CommandExperiment(args.commands, params, args.warmup, args.name,
+                             ignore_failure=args.ignore_failure)
 
 
 def cmd_run(args) -> int:
@@ -187,6 +188,8 @@ def cmd_run(args) -> int:
     elif args.param:
         raise UsageError("--param goes with --cmd (a described experiment's parameters "
                          "are in its description)")
+    elif args.ignore_failure:
+        raise UsageError("--ignore-failure goes with --cmd")
     elif args.all:
         exps = experiments.all_experiments()
     elif args.experiments:
@@ -196,7 +199,7 @@ def cmd_run(args) -> int:
         exps = _discovered()
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
-    records, regressed = [], []
+    records, regressed, errors = [], [], []
     with Store(args.db) as store:
         for at, exp in enumerate(exps):
             rec = None
@@ -205,6 +208,7 @@ def cmd_run(args) -> int:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
                 store.add(rec)
                 records.append(rec)
+                errors += [f"{exp.name}: {e}" for e in exp.run_errors(rec.cases)]
                 if args.fail_on_regression is not False:
                     from cpulab.commands.regression import regressions
 
@@ -221,8 +225,10 @@ def cmd_run(args) -> int:
                 return 130
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
+    for line in errors:
+        print(f"cpulab run: {line}", file=sys.stderr)
     failed = [r.experiment for r in records if r.status == "failed"]
-    if failed:
+    if failed or errors:
         return 1
     if regressed:
         for line in regressed:
@@ -402,6 +408,9 @@ def parser() -> argparse.ArgumentParser:
                    help="run every command once per value, with {KEY} replaced; repeatable")
     w.add_argument("--warmup", type=int, default=1, metavar="N",
                    help="untimed runs of each command first (default 1)")
+    w.add_argument("-i", "--ignore-failure", action="store_true",
+                   help="time a command that exits non-zero instead of calling it failed "
+                        "(without it, a failed command makes the run exit with status 1)")
     w.add_argument("--name", default="cmd", metavar="NAME",
                    help="the name the run is stored under (default cmd): give the same "
                         "one to compare runs across machines")

@@ -8,6 +8,10 @@ context switches (sw, the kernel's rusage), and cycles, instructions and
 branch misses (pmu) where the machine has them, else unavailable with the reason. The
 evidence is each command against the fastest of its parameter set, a ratio of medians
 with its 95% interval, so that the fastest peer is always the one named.
+
+A command that exits non-zero is an error for that command, as in hyperfine: its case
+carries the exit status and its last line on stderr, the claim is unmeasurable and the
+run exits with status 1; `ignore_failure` (hyperfine's -i) times it anyway.
 """
 
 from __future__ import annotations
@@ -34,9 +38,9 @@ class CommandExperiment(Experiment):
                      "instructions")
 
     def __init__(self, commands: list[str], params: dict[str, list[str]] | None = None,
-                 warmup: int = 1, name: str = DEFAULT_NAME):
+                 warmup: int = 1, name: str = DEFAULT_NAME, ignore_failure: bool = False):
         self.commands, self.params, self.warmup = list(commands), dict(params or {}), warmup
-        self.name = name
+        self.name, self.ignore_failure = name, ignore_failure
         self.title = "whole commands, timed interleaved: " + " vs ".join(
             f"`{c}`" for c in self.commands)
         self.summary = self.title
@@ -62,19 +66,37 @@ class CommandExperiment(Experiment):
         reason = pmu[missing[0]].get("reason", "not available") if missing else None
         timings = time_interleaved([j[2] for j in jobs], runs, self.warmup,
                                    ctx.profile.timeout_s, reason,
-                                   progress=ctx.reporter.advance)
+                                   progress=ctx.reporter.advance,
+                                   ignore_status=self.ignore_failure)
+        for (_, _, command), t in zip(jobs, timings, strict=True):
+            statuses = sorted({r.exit_status for r in t.runs if r.exit_status})
+            if statuses:
+                ctx.note(f"`{command}` exited with status {', '.join(map(str, statuses))}; "
+                         "timed anyway (--ignore-failure)")
         return [_case(cmd, p, t) for (cmd, p, _), t in zip(jobs, timings, strict=True)]
+
+    def run_errors(self, cases: list[Case]) -> list[str]:
+        """Every command that failed: hyperfine's exit status 1, for a script or CI."""
+        return [f"`{c.variant}`{_params_suffix(c)}: {c.error}" for c in cases if c.error]
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         rows, fastest = [], {}
-        for p, group in _by_params(cases).items():
-            best = min(group, key=lambda c: c.value("time"))  # type: ignore[arg-type,return-value]
-            fastest[p or "-"] = best.variant
+        for p, group in _by_params(cases, measured=False).items():
+            measured = [c for c in group if not c.error and "time" in c.metrics]
+            best = min(measured, key=lambda c: c.value("time"),  # type: ignore[arg-type,return-value]
+                       default=None)
+            complete = len(measured) == len(group)
+            if best is not None and complete:
+                fastest[p or "-"] = best.variant
             for c in group:
-                r = median_ratio(c, best, "time")
+                if c not in measured:
+                    rows.append([p or "-", c.variant, "failed", "-", ""])
+                    continue
+                r = median_ratio(c, best, "time")  # type: ignore[arg-type]
                 rows.append([p or "-", c.variant, f"{c.value('time') / 1e6:.3f} ms",
                              format_ratio(r) if r else "-",
-                             "fastest" if c is best else ""])
+                             "" if c is not best else "fastest" if complete
+                             else "fastest of those that ran"])
         if not rows:
             return Evidence()
         return Evidence([EvidenceTable(
@@ -86,15 +108,16 @@ class CommandExperiment(Experiment):
         if len(self.commands) < 2:
             return []
         claim = "one command is faster than every other (wall time, 95% intervals)"
+        failed = self.run_errors(cases)
         groups = _by_params(cases)
-        if not groups:
-            return [Verdict(claim, "unmeasurable", "; ".join(
-                f"`{c.variant}`: {c.error}" for c in cases if c.error) or "no runs")]
+        if failed or not groups:
+            # A command that failed has no time: which one is fastest is not known.
+            return [Verdict(claim, "unmeasurable", "; ".join(failed) or "no runs")]
         rows, separated = [], 0
         for p, group in groups.items():
             best = min(group, key=lambda c: c.value("time"))  # type: ignore[arg-type,return-value]
             others = [median_ratio(c, best, "time") for c in group if c is not best]
-            ok = all(r is not None and r.low > 1.0 for r in others)
+            ok = bool(others) and all(r is not None and r.low > 1.0 for r in others)
             separated += ok
             worst_low = min((r.low for r in others if r), default=float("nan"))
             rows.append(f"{p + ': ' if p else ''}`{best.variant}` fastest, the next "
@@ -154,10 +177,15 @@ def _case(command: str, params: dict[str, str], t: CommandTiming) -> Case:
     return Case(command, None, _typed(params), m, unavailable)
 
 
-def _by_params(cases: list[Case]) -> dict[str, list[Case]]:
+def _params_suffix(c: Case) -> str:
+    return f" ({', '.join(f'{k}={v}' for k, v in c.params.items())})" if c.params else ""
+
+
+def _by_params(cases: list[Case], measured: bool = True) -> dict[str, list[Case]]:
+    """Cases by their parameters; with `measured`, only those with a time."""
     groups: dict[str, list[Case]] = {}
     for c in cases:
-        if c.error or "time" not in c.metrics:
+        if measured and (c.error or "time" not in c.metrics):
             continue
         groups.setdefault(", ".join(f"{k}={v}" for k, v in c.params.items()), []).append(c)
     return groups
