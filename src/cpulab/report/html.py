@@ -19,8 +19,8 @@ from pathlib import Path
 
 from cpulab.comparison import ComparisonError, compare
 from cpulab.history import History
+from cpulab.report.columns import column_format
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
-from cpulab.report.terminal import format_figure
 from cpulab.results import PlotSpec, RunRecord
 from cpulab.results.ratios import format_ratio
 
@@ -92,6 +92,8 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
             units.setdefault(k, f"{m.unit} [{m.source}]")
         for k, why in c.unavailable.items():
             units.setdefault(k, f"[{why.get('source', '?')}]")
+    formats = {m: column_format(c.metrics[m].median for c in rec.cases if m in c.metrics)
+               for m in cols}
     rows, notes = [], {}
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
@@ -107,11 +109,8 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
                     why = c.unavailable.get(m, {}).get("reason")
                     if why:
                         notes.setdefault(f"{m}: n/a, {why}", None)
-                elif metric.n > 1 and metric.mad:
-                    row.append(_cell(f"{format_figure(metric.median)} ±{metric.mad:.2g}",
-                                     metric.median))
                 else:
-                    row.append(_cell(format_figure(metric.median), metric.median))
+                    row.append(_cell(formats[m].metric(metric), metric.median))
         rows.append(row)
     return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
                                                          for m in cols]],
@@ -168,8 +167,9 @@ def _comparisons(runs: list[tuple[str, RunRecord]], metric: str | None) -> list[
         except ComparisonError as e:
             out.append({"old": base_label, "new": label, "error": str(e)})
             continue
+        fmt = column_format(v for r in c.rows for v in (r.old, r.new))
         rows = [[_cell(r.variant), _cell(r.build), _cell(r.params),
-                 _cell(format_figure(r.old), r.old), _cell(format_figure(r.new), r.new),
+                 _cell(fmt.figure(r.old), r.old), _cell(fmt.figure(r.new), r.new),
                  _cell(format_ratio(r.ratio), r.ratio.value, r.change),
                  _cell("-" if r.p is None else f"{r.p:.3f}", r.p),
                  _cell(r.change, cls=r.change)] for r in c.rows]

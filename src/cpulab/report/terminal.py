@@ -2,7 +2,8 @@
 
 Every figure is shown with its unit and its source (`clock`, `tsc`, `pmu`, `callgrind`,
 `model`, `asm`); a metric a case could not have reads `n/a`, and the reason is printed
-once under the table, never a zero.
+once under the table, never a zero. The figures of a column share one format
+(columns.py), spreads included.
 """
 
 from __future__ import annotations
@@ -15,28 +16,13 @@ from rich.text import Text
 
 from cpulab.comparison import Comparison
 from cpulab.history import History
+from cpulab.report.columns import column_format
 from cpulab.results import RunRecord
 from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
                   "inconclusive": "yellow", "unmeasurable": "dim"}
 _CHANGE_STYLE = {"faster": "green", "slower": "red", "same": ""}
-
-
-def format_figure(v: float) -> str:
-    """A figure as the reports print it: whole numbers plain, large ones with thousands
-    separators, four significant digits otherwise."""
-    a = abs(v)
-    if v == int(v) and a < 1e6:
-        return str(int(v))
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 0.01:
-        return f"{v:.4g}"
-    return f"{v:.2e}"
-
-
-_fmt = format_figure
 
 
 def _metric_columns(rec: RunRecord, wanted: tuple[str, ...] | None) -> list[str]:
@@ -67,6 +53,8 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
         t.add_column("params")
     for m in cols:
         t.add_column(Text(f"{m}\n{units.get(m, '')}"), justify="right")
+    formats = {m: column_format(c.metrics[m].median for c in rec.cases if m in c.metrics)
+               for m in cols}
     notes: dict[str, None] = {}
     for c in rec.cases:
         row = [c.variant, c.build_label]
@@ -84,10 +72,8 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
                 why = c.unavailable.get(m, {}).get("reason")
                 if why:
                     notes.setdefault(f"{m}: n/a, {why}", None)
-            elif metric.n > 1 and metric.mad:
-                row.append(f"{_fmt(metric.median)} ±{metric.mad:.2g}")
             else:
-                row.append(_fmt(metric.median))
+                row.append(formats[m].metric(metric))
         t.add_row(*row)
     return t, list(notes)
 
@@ -175,9 +161,10 @@ def render_comparison(old: str, new: str, experiment: str, comparison: Compariso
     for col in ("variant", "build", "params", old, new, "new/old", "U test p", "change"):
         t.add_column(col, justify="left" if col in ("variant", "build", "params", "change")
                      else "right")
+    fmt = column_format(v for r in c.rows for v in (r.old, r.new))  # one metric, both sides
     for r in c.rows:
         style = _CHANGE_STYLE[r.change]
-        t.add_row(r.variant, r.build, r.params, _fmt(r.old), _fmt(r.new),
+        t.add_row(r.variant, r.build, r.params, fmt.figure(r.old), fmt.figure(r.new),
                   Text(format_ratio(r.ratio), style=style),
                   "-" if r.p is None else f"{r.p:.3f}", Text(r.change, style=style))
     console.print(t)
@@ -225,8 +212,9 @@ def render_history(h: History, console: Console, cases: bool = False) -> None:
             c = Table(header_style="bold")
             for col in ("run", "lab revision", h.metric, "against the run before", "change"):
                 c.add_column(col)
+            fmt = column_format(p.median for p in series.points)
             for p in series.points:
-                c.add_row(f"#{p.run}", p.lab_revision, _fmt(p.median),
+                c.add_row(f"#{p.run}", p.lab_revision, fmt.figure(p.median),
                           "-" if p.ratio is None else format_ratio(p.ratio),
                           Text(p.change, style=_CHANGE_STYLE[p.change]))
             console.print(c)
