@@ -24,6 +24,7 @@ from cpulab.machine.pmu import probe_counters
 from cpulab.measure.metrics import Metric
 from cpulab.measure.process_timer import HW_EVENTS, CommandTiming, time_interleaved
 from cpulab.results import Case, Evidence, EvidenceTable, Verdict
+from cpulab.results.columns import column_format
 from cpulab.results.ratios import format_ratio, median_ratio
 
 DEFAULT_NAME = "cmd"
@@ -81,6 +82,8 @@ class CommandExperiment(Experiment):
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         rows, fastest = [], {}
+        # One unit for the column, chosen from its figures: `149.8 ms`, `1.520 s`.
+        fmt = column_format((c.value("time") for c in cases if "time" in c.metrics), "ns")
         for p, group in _by_params(cases, measured=False).items():
             measured = [c for c in group if not c.error and "time" in c.metrics]
             best = min(measured, key=lambda c: c.value("time"),  # type: ignore[arg-type,return-value]
@@ -93,7 +96,7 @@ class CommandExperiment(Experiment):
                     rows.append([p or "-", c.variant, "failed", "-", ""])
                     continue
                 r = median_ratio(c, best, "time")  # type: ignore[arg-type]
-                rows.append([p or "-", c.variant, f"{c.value('time') / 1e6:.3f} ms",
+                rows.append([p or "-", c.variant, fmt.with_unit(c.value("time")),  # type: ignore[arg-type]
                              format_ratio(r) if r else "-",
                              "" if c is not best else "fastest" if complete
                              else "fastest of those that ran"])

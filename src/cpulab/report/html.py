@@ -19,9 +19,9 @@ from pathlib import Path
 
 from cpulab.comparison import ComparisonError, compare
 from cpulab.history import History
-from cpulab.report.columns import column_format
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
 from cpulab.results import PlotSpec, RunRecord
+from cpulab.results.columns import case_columns, column_format
 from cpulab.results.ratios import format_ratio
 
 
@@ -86,14 +86,7 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
         for k in (*c.metrics, *c.unavailable):
             present.setdefault(k, None)
     cols = [m for m in (wanted or present) if m in present]
-    units: dict[str, str] = {}
-    for c in rec.cases:
-        for k, m in c.metrics.items():
-            units.setdefault(k, f"{m.unit} [{m.source}]")
-        for k, why in c.unavailable.items():
-            units.setdefault(k, f"[{why.get('source', '?')}]")
-    formats = {m: column_format(c.metrics[m].median for c in rec.cases if m in c.metrics)
-               for m in cols}
+    columns = case_columns(rec.cases, cols)
     rows, notes = [], {}
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
@@ -110,9 +103,9 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
                     if why:
                         notes.setdefault(f"{m}: n/a, {why}", None)
                 else:
-                    row.append(_cell(formats[m].metric(metric), metric.median))
+                    row.append(_cell(columns[m][1].metric(metric), metric.median))
         rows.append(row)
-    return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
+    return {"columns": ["variant", "build", "params", *[f"{m} {columns[m][0]}"
                                                          for m in cols]],
             "numeric_from": 3, "rows": rows, "notes": list(notes)}
 

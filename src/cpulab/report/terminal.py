@@ -3,7 +3,7 @@
 Every figure is shown with its unit and its source (`clock`, `tsc`, `pmu`, `callgrind`,
 `model`, `asm`); a metric a case could not have reads `n/a`, and the reason is printed
 once under the table, never a zero. The figures of a column share one format
-(columns.py), spreads included.
+(results/columns.py), spreads included.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from rich.text import Text
 
 from cpulab.comparison import Comparison
 from cpulab.history import History
-from cpulab.report.columns import column_format
 from cpulab.results import RunRecord
+from cpulab.results.columns import case_columns, column_format
 from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
@@ -38,13 +38,7 @@ def _metric_columns(rec: RunRecord, wanted: tuple[str, ...] | None) -> list[str]
 def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[Table, list[str]]:
     """The measurements (median ± MAD) and the footnotes for what is missing."""
     cols = _metric_columns(rec, wanted)
-    units: dict[str, str] = {}
-    for c in rec.cases:
-        for k, m in c.metrics.items():
-            units.setdefault(k, f"{m.unit} [{m.source}]")
-    for c in rec.cases:
-        for k, why in c.unavailable.items():
-            units.setdefault(k, f"[{why.get('source', '?')}]")
+    columns = case_columns(rec.cases, cols)
     t = Table(header_style="bold")
     t.add_column("variant")
     t.add_column("build")
@@ -52,9 +46,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
     if has_params:
         t.add_column("params")
     for m in cols:
-        t.add_column(Text(f"{m}\n{units.get(m, '')}"), justify="right")
-    formats = {m: column_format(c.metrics[m].median for c in rec.cases if m in c.metrics)
-               for m in cols}
+        t.add_column(Text(f"{m}\n{columns[m][0]}"), justify="right")
     notes: dict[str, None] = {}
     for c in rec.cases:
         row = [c.variant, c.build_label]
@@ -73,7 +65,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
                 if why:
                     notes.setdefault(f"{m}: n/a, {why}", None)
             else:
-                row.append(formats[m].metric(metric))
+                row.append(columns[m][1].metric(metric))
         t.add_row(*row)
     return t, list(notes)
 
