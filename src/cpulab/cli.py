@@ -156,7 +156,7 @@ def _discovered():
 
 def _commands_experiment(args):
     """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
-    from cpulab.described.command_experiment import CommandExperiment
+    from cpulab.described.command_experiment import Around, CommandExperiment
     from cpulab.described.description import builtin_name_clash
 
     if args.experiments or args.all:
@@ -170,8 +170,10 @@ def _commands_experiment(args):
             raise UsageError(f"--param {text!r}: expected KEY=V1,V2,...")
         if key in params:
             raise UsageError(f"--param {key}: given twice")
-        if not any("{" + key + "}" in c for c in args.commands):
-            raise UsageError(f"--param {key}: no --cmd uses {{{key}}}")
+        around = (args.setup, args.prepare, args.cleanup)
+        if not any("{" + key + "}" in c for c in (*args.commands, *around) if c):
+            raise UsageError(f"--param {key}: no --cmd (or --setup, --prepare, --cleanup) "
+                             f"uses {{{key}}}")
         params[key] = _list_arg(values)
     if len(set(args.commands)) != len(args.commands):
         raise UsageError("--cmd: the same command twice")
@@ -179,7 +181,15 @@ def _commands_experiment(args):
     if clash:
         raise UsageError(f"--name {clash}")
     return CommandExperiment(args.commands, params, args.warmup, args.name,
-                             ignore_failure=args.ignore_failure)
+                             ignore_failure=args.ignore_failure,
+                             around=Around(args.setup, args.prepare, args.cleanup))
+
+
+def _command_flags(args) -> list[str]:
+    """The flags given that only whole commands take."""
+    given = {"--ignore-failure": args.ignore_failure, "--setup": args.setup,
+             "--prepare": args.prepare, "--cleanup": args.cleanup}
+    return [flag for flag, value in given.items() if value]
 
 
 def cmd_run(args) -> int:
@@ -188,8 +198,8 @@ def cmd_run(args) -> int:
     elif args.param:
         raise UsageError("--param goes with --cmd (a described experiment's parameters "
                          "are in its description)")
-    elif args.ignore_failure:
-        raise UsageError("--ignore-failure goes with --cmd")
+    elif _command_flags(args):
+        raise UsageError(f"{_command_flags(args)[0]} goes with --cmd")
     elif args.all:
         exps = experiments.all_experiments()
     elif args.experiments:
@@ -408,6 +418,13 @@ def parser() -> argparse.ArgumentParser:
                    help="run every command once per value, with {KEY} replaced; repeatable")
     w.add_argument("--warmup", type=int, default=1, metavar="N",
                    help="untimed runs of each command first (default 1)")
+    w.add_argument("--setup", metavar="CMD",
+                   help="run once before all runs of each command, untimed ({KEY} too)")
+    w.add_argument("--prepare", metavar="CMD",
+                   help="run before each run of each command, untimed ({KEY} too): to clear "
+                        "a cache, restore a file")
+    w.add_argument("--cleanup", metavar="CMD",
+                   help="run once after all runs of each command, untimed ({KEY} too)")
     w.add_argument("-i", "--ignore-failure", action="store_true",
                    help="time a command that exits non-zero instead of calling it failed "
                         "(without it, a failed command makes the run exit with status 1)")

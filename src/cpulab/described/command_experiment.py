@@ -9,6 +9,10 @@ branch misses (pmu) where the machine has them, else unavailable with the reason
 evidence is each command against the fastest of its parameter set, a ratio of medians
 with its 95% interval, so that the fastest peer is always the one named.
 
+Around each command, untimed and with the same `{k}` put in, hyperfine's setup (once
+before its runs), prepare (before each run) and cleanup (once after them); one that
+fails is an error for the command, naming it.
+
 A command that exits non-zero is an error for that command, as in hyperfine: its case
 carries the exit status and its last line on stderr, the claim is unmeasurable and the
 run exits with status 1; `ignore_failure` (hyperfine's -i) times it anyway.
@@ -17,12 +21,18 @@ run exits with status 1; `ignore_failure` (hyperfine's -i) times it anyway.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
 from cpulab.machine.pmu import probe_counters
 from cpulab.measure.metrics import Metric
-from cpulab.measure.process_timer import HW_EVENTS, CommandTiming, time_interleaved
+from cpulab.measure.process_timer import (
+    HW_EVENTS,
+    CommandJob,
+    CommandTiming,
+    time_interleaved,
+)
 from cpulab.results import Case, Evidence, EvidenceTable, Verdict
 from cpulab.results.columns import column_format
 from cpulab.results.ratios import format_ratio, median_ratio
@@ -39,9 +49,11 @@ class CommandExperiment(Experiment):
                      "instructions")
 
     def __init__(self, commands: list[str], params: dict[str, list[str]] | None = None,
-                 warmup: int = 1, name: str = DEFAULT_NAME, ignore_failure: bool = False):
+                 warmup: int = 1, name: str = DEFAULT_NAME, ignore_failure: bool = False,
+                 around: Around | None = None):
         self.commands, self.params, self.warmup = list(commands), dict(params or {}), warmup
         self.name, self.ignore_failure = name, ignore_failure
+        self.around = around or Around()
         self.title = "whole commands, timed interleaved: " + " vs ".join(
             f"`{c}`" for c in self.commands)
         self.summary = self.title
@@ -58,8 +70,11 @@ class CommandExperiment(Experiment):
                 for combo in itertools.product(*(self.params[k] for k in keys))]
 
     def run(self, ctx: Context) -> list[Case]:
-        jobs = [(cmd, p, expand(cmd, p)) for p in self.grid() for cmd in self.commands]
+        jobs = [(cmd, p, self.around.job(expand(cmd, p), p))
+                for p in self.grid() for cmd in self.commands]
         runs = ctx.profile.rounds * ctx.profile.reps
+        if self.around.described():
+            ctx.note(f"untimed, around each command: {self.around.described()}")
         ctx.reporter.phase(f"timing {len(jobs)} commands, {runs} runs each, interleaved")
         ctx.reporter.total(len(jobs) * runs)
         pmu = probe_counters()
@@ -69,10 +84,10 @@ class CommandExperiment(Experiment):
                                    ctx.profile.timeout_s, reason,
                                    progress=ctx.reporter.advance,
                                    ignore_status=self.ignore_failure)
-        for (_, _, command), t in zip(jobs, timings, strict=True):
+        for (_, _, job), t in zip(jobs, timings, strict=True):
             statuses = sorted({r.exit_status for r in t.runs if r.exit_status})
             if statuses:
-                ctx.note(f"`{command}` exited with status {', '.join(map(str, statuses))}; "
+                ctx.note(f"`{job.command}` exited with status {', '.join(map(str, statuses))}; "
                          "timed anyway (--ignore-failure)")
         return [_case(cmd, p, t) for (cmd, p, _), t in zip(jobs, timings, strict=True)]
 
@@ -129,6 +144,24 @@ class CommandExperiment(Experiment):
                         "median, but an interval reaches 1")
         kind = "confirmed" if separated == len(groups) else "inconclusive"
         return [Verdict(claim, kind, "; ".join(rows))]
+
+
+@dataclass(frozen=True)
+class Around:
+    """hyperfine's untimed commands around each timed one (None: none), `{k}` and all."""
+
+    setup: str | None = None
+    prepare: str | None = None
+    cleanup: str | None = None
+
+    def job(self, command: str, params: dict[str, str]) -> CommandJob:
+        def x(text: str | None) -> str | None:
+            return None if text is None else expand(text, params)
+        return CommandJob(command, x(self.setup), x(self.prepare), x(self.cleanup))
+
+    def described(self) -> str:
+        return ", ".join(f"{k} `{v}`" for k, v in (("setup", self.setup), ("prepare",
+                         self.prepare), ("cleanup", self.cleanup)) if v is not None)
 
 
 def expand(command: str, params: dict[str, str]) -> str:
