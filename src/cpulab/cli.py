@@ -28,6 +28,7 @@ from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES, Reporter
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
+from cpulab.report.export import ExportError, check_folder
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError
 
@@ -180,15 +181,42 @@ def _commands_experiment(args):
     clash = builtin_name_clash(args.name)
     if clash:
         raise UsageError(f"--name {clash}")
+    for flag, path in _exports(args):
+        try:
+            check_folder(path)
+        except ExportError as e:  # said before the commands are run, not after
+            raise UsageError(f"{flag} {e}") from None
     return CommandExperiment(args.commands, params, args.warmup, args.name,
                              ignore_failure=args.ignore_failure,
                              around=Around(args.setup, args.prepare, args.cleanup))
 
 
+def _exports(args) -> list[tuple[str, Path]]:
+    """(flag, file) of each export asked for."""
+    return [(f"--export-{fmt}", Path(path)) for fmt, path in
+            (("markdown", args.export_markdown), ("csv", args.export_csv)) if path]
+
+
+def _write_exports(args, rec) -> list[str]:
+    """Write the exports asked for; what could not be written (the run is stored)."""
+    from cpulab.report.export import SERIALIZERS, command_summaries, write_export
+
+    rows, failed = command_summaries(rec), []
+    for flag, path in _exports(args):
+        try:
+            write_export(path, SERIALIZERS[flag.removeprefix("--export-")](rows))
+        except ExportError as e:
+            failed.append(f"{flag} {e}")
+            continue
+        err.print(f"[dim]{flag.removeprefix('--export-')}: {path}[/]")
+    return failed
+
+
 def _command_flags(args) -> list[str]:
     """The flags given that only whole commands take."""
     given = {"--ignore-failure": args.ignore_failure, "--setup": args.setup,
-             "--prepare": args.prepare, "--cleanup": args.cleanup}
+             "--prepare": args.prepare, "--cleanup": args.cleanup,
+             "--export-markdown": args.export_markdown, "--export-csv": args.export_csv}
     return [flag for flag, value in given.items() if value]
 
 
@@ -229,6 +257,7 @@ def cmd_run(args) -> int:
                     render_record(rec, exp, str(store.path))
                     for f in figures:
                         out.print(f"[dim]figure: {f}[/]")
+                errors += _write_exports(args, rec)
             except KeyboardInterrupt:
                 err.print(_interrupted(store, exp.name, rec, records, exps[at + 1:]),
                           style="yellow", markup=False, soft_wrap=True)
@@ -428,6 +457,11 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("-i", "--ignore-failure", action="store_true",
                    help="time a command that exits non-zero instead of calling it failed "
                         "(without it, a failed command makes the run exit with status 1)")
+    w.add_argument("--export-markdown", metavar="FILE",
+                   help="also write a Markdown table of the commands: mean ± standard "
+                        "deviation, median, min, max, and the ratio to the fastest")
+    w.add_argument("--export-csv", metavar="FILE",
+                   help="the same table as CSV, times in seconds (hyperfine's columns)")
     w.add_argument("--name", default="cmd", metavar="NAME",
                    help="the name the run is stored under (default cmd): give the same "
                         "one to compare runs across machines")
