@@ -24,8 +24,9 @@ from cpulab.commands.common import (
 )
 from cpulab.commands.common import dump as _dump
 from cpulab.commands.compare import REGRESSION_STATUS, percentage
+from cpulab.commands.progress import ProgressBar
 from cpulab.comparison import ComparisonError
-from cpulab.context import PROFILES, Reporter
+from cpulab.context import PROFILES
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.export import ExportError, check_folder
@@ -84,39 +85,6 @@ def cmd_list(args) -> int:
 
 
 # ---- run --------------------------------------------------------------------------------
-
-class _Progress(Reporter):
-    """A rich progress bar on stderr (plain phase lines when stderr is not a terminal)."""
-
-    def __init__(self, name: str):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        self.name = name
-        self.live = err.is_terminal
-        self.bar = Progress("[bold]{task.description}", BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=err, transient=True)
-        self.task = self.bar.add_task(name, total=None)
-
-    def __enter__(self):
-        if self.live:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.live:
-            self.bar.stop()
-
-    def phase(self, text: str) -> None:
-        self.bar.update(self.task, description=f"{self.name}: {text}")
-        if not self.live:
-            err.print(f"[dim]{self.name}: {text}[/]")
-
-    def total(self, n: int) -> None:
-        self.bar.update(self.task, total=n, completed=0)
-
-    def advance(self, n: int = 1) -> None:
-        self.bar.advance(self.task, n)
-
 
 def _experiment(word: str):
     """A built-in experiment by name, or the one a folder or .toml file describes."""
@@ -242,7 +210,7 @@ def cmd_run(args) -> int:
         for at, exp in enumerate(exps):
             rec = None
             try:
-                with _Progress(exp.name) as progress:
+                with ProgressBar(exp.name, err) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
                 store.add(rec)
                 records.append(rec)

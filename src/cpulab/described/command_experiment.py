@@ -75,8 +75,8 @@ class CommandExperiment(Experiment):
         runs = ctx.profile.rounds * ctx.profile.reps
         if self.around.described():
             ctx.note(f"untimed, around each command: {self.around.described()}")
-        ctx.reporter.phase(f"timing {len(jobs)} commands, {runs} runs each, interleaved")
-        ctx.reporter.total(len(jobs) * runs)
+        ctx.reporter.phase(f"timing {len(jobs)} commands, {runs} runs each, interleaved",
+                           total=len(jobs) * runs)
         pmu = probe_counters()
         missing = [e for e in HW_EVENTS if not pmu.get(e, {}).get("available")]
         reason = pmu[missing[0]].get("reason", "not available") if missing else None
