@@ -23,8 +23,8 @@ from cpulab.commands.common import (
     out,
 )
 from cpulab.commands.common import dump as _dump
-from cpulab.commands.compare import REGRESSION_STATUS, percentage
 from cpulab.commands.progress import ProgressBar
+from cpulab.commands.regression import REGRESSION_STATUS, add_fail_on_regression
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES
 from cpulab.described import DescriptionError
@@ -402,11 +402,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     add_db_argument(r)
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
-    r.add_argument("--fail-on-regression", nargs="?", type=percentage, const=None, default=False,
-                   metavar="PCT",
-                   help=f"exit with status {REGRESSION_STATUS} when a claim is refuted, and "
-                        "with PCT also when a case is significantly slower than in the "
-                        "previous run on this machine by more than PCT percent (for CI)")
+    add_fail_on_regression(r, "in the previous run of the experiment on this machine",
+                           also="; a refuted claim too")
     w = r.add_argument_group("whole commands", "time shell commands as processes, "
                              "interleaved, instead of an experiment's kernels")
     w.add_argument("--cmd", action="append", dest="commands", metavar="COMMAND",
