@@ -58,6 +58,7 @@ def test_the_walkthrough_runs_step_by_step(tmp_path):
     assert rec["verdicts"][-1]["claim"] == "expect has no `div` in its hot functions in " \
                                            "any build"
     assert rec["verdicts"][-1]["verdict"] == "confirmed"
+    assert (work / "gzip-levels.md").read_text().startswith("| Command | level | Mean [")
     html = (work / "select.html").read_text()
     assert "expect has no `div`" in html and "select_below" in html  # with its listing
     assert any("jb" in o or "ja" in o for o in outputs)  # the branchy listing's branch

@@ -44,7 +44,7 @@ def test_the_report_says_everything_a_reader_needs():
     render_record(_record(), con, table_metrics=("tsc", "cycles", "sites"), where="/x/r.db")
     text = con.export_text()
     for needle in ("threading (S1): dispatch", "run #9", "the seed: Ertl on Ivy Bridge",
-                   "689 M", "ticks/dispatch [tsc]", "1.22 ±", "sites [asm]", "7",
+                   "689 M", "ticks/dispatch [tsc]", "1.220 ±0.030", "sites [asm]", "7",
                    "cycles", "[pmu]", "n/a", "cycles: n/a, perf_event_open(cycles): ENOENT",
                    "failed", "killed by SIGSEGV", "evidence: model", "ittage",
                    "(a) [claim] with brackets", "refuted", "seed: 6.9",

@@ -21,15 +21,15 @@ from cpulab.commands.common import (
     err,
     open_store,
     out,
-    percentage,
 )
 from cpulab.commands.common import dump as _dump
-from cpulab.commands.compare import REGRESSION_STATUS
 from cpulab.commands.progress import ProgressBar
+from cpulab.commands.regression import REGRESSION_STATUS, add_fail_on_regression
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError, Selection, run_experiment
+from cpulab.report.export import ExportError, check_folder
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError
 
@@ -125,7 +125,7 @@ def _discovered():
 
 def _commands_experiment(args):
     """`--cmd A --cmd B [--param k=v1,v2]`: whole commands as one experiment."""
-    from cpulab.described.command_experiment import CommandExperiment
+    from cpulab.described.command_experiment import Around, CommandExperiment
     from cpulab.described.description import builtin_name_clash
 
     if args.experiments or args.all:
@@ -139,15 +139,53 @@ def _commands_experiment(args):
             raise UsageError(f"--param {text!r}: expected KEY=V1,V2,...")
         if key in params:
             raise UsageError(f"--param {key}: given twice")
-        if not any("{" + key + "}" in c for c in args.commands):
-            raise UsageError(f"--param {key}: no --cmd uses {{{key}}}")
+        around = (args.setup, args.prepare, args.cleanup)
+        if not any("{" + key + "}" in c for c in (*args.commands, *around) if c):
+            raise UsageError(f"--param {key}: no --cmd (or --setup, --prepare, --cleanup) "
+                             f"uses {{{key}}}")
         params[key] = _list_arg(values)
     if len(set(args.commands)) != len(args.commands):
         raise UsageError("--cmd: the same command twice")
     clash = builtin_name_clash(args.name)
     if clash:
         raise UsageError(f"--name {clash}")
-    return CommandExperiment(args.commands, params, args.warmup, args.name)
+    for flag, path in _exports(args):
+        try:
+            check_folder(path)
+        except ExportError as e:  # said before the commands are run, not after
+            raise UsageError(f"{flag} {e}") from None
+    return CommandExperiment(args.commands, params, args.warmup, args.name,
+                             ignore_failure=args.ignore_failure,
+                             around=Around(args.setup, args.prepare, args.cleanup))
+
+
+def _exports(args) -> list[tuple[str, Path]]:
+    """(flag, file) of each export asked for."""
+    return [(f"--export-{fmt}", Path(path)) for fmt, path in
+            (("markdown", args.export_markdown), ("csv", args.export_csv)) if path]
+
+
+def _write_exports(args, rec) -> list[str]:
+    """Write the exports asked for; what could not be written (the run is stored)."""
+    from cpulab.report.export import SERIALIZERS, command_summaries, write_export
+
+    rows, failed = command_summaries(rec), []
+    for flag, path in _exports(args):
+        try:
+            write_export(path, SERIALIZERS[flag.removeprefix("--export-")](rows))
+        except ExportError as e:
+            failed.append(f"{flag} {e}")
+            continue
+        err.print(f"[dim]{flag.removeprefix('--export-')}: {path}[/]")
+    return failed
+
+
+def _command_flags(args) -> list[str]:
+    """The flags given that only whole commands take."""
+    given = {"--ignore-failure": args.ignore_failure, "--setup": args.setup,
+             "--prepare": args.prepare, "--cleanup": args.cleanup,
+             "--export-markdown": args.export_markdown, "--export-csv": args.export_csv}
+    return [flag for flag, value in given.items() if value]
 
 
 def cmd_run(args) -> int:
@@ -156,6 +194,8 @@ def cmd_run(args) -> int:
     elif args.param:
         raise UsageError("--param goes with --cmd (a described experiment's parameters "
                          "are in its description)")
+    elif _command_flags(args):
+        raise UsageError(f"{_command_flags(args)[0]} goes with --cmd")
     elif args.all:
         exps = experiments.all_experiments()
     elif args.experiments:
@@ -165,15 +205,16 @@ def cmd_run(args) -> int:
         exps = _discovered()
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
-    records, regressed = [], []
+    records, regressed, errors = [], [], []
     with Store(args.db) as store:
         for at, exp in enumerate(exps):
             rec = None
             try:
-                with ProgressBar(exp.name) as progress:
+                with ProgressBar(exp.name, err) as progress:
                     rec = run_experiment(exp, profile, sel, reporter=progress)
                 store.add(rec)
                 records.append(rec)
+                errors += [f"{exp.name}: {e}" for e in exp.run_errors(rec.cases)]
                 if args.fail_on_regression is not False:
                     from cpulab.commands.regression import regressions
 
@@ -184,14 +225,17 @@ def cmd_run(args) -> int:
                     render_record(rec, exp, str(store.path))
                     for f in figures:
                         out.print(f"[dim]figure: {f}[/]")
+                errors += _write_exports(args, rec)
             except KeyboardInterrupt:
                 err.print(_interrupted(store, exp.name, rec, records, exps[at + 1:]),
                           style="yellow", markup=False, soft_wrap=True)
                 return 130
     if args.json:
         _dump({"db": str(store.path), "runs": [r.as_dict() for r in records]})
+    for line in errors:
+        print(f"cpulab run: {line}", file=sys.stderr)
     failed = [r.experiment for r in records if r.status == "failed"]
-    if failed:
+    if failed or errors:
         return 1
     if regressed:
         for line in regressed:
@@ -358,11 +402,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
     add_db_argument(r)
     r.add_argument("--json", action="store_true", help="print the runs as JSON")
-    r.add_argument("--fail-on-regression", nargs="?", type=percentage, const=None, default=False,
-                   metavar="PCT",
-                   help=f"exit with status {REGRESSION_STATUS} when a claim is refuted, and "
-                        "with PCT also when a case is significantly slower than in the "
-                        "previous run on this machine by more than PCT percent (for CI)")
+    add_fail_on_regression(r, "in the previous run of the experiment on this machine",
+                           also="; a refuted claim too")
     w = r.add_argument_group("whole commands", "time shell commands as processes, "
                              "interleaved, instead of an experiment's kernels")
     w.add_argument("--cmd", action="append", dest="commands", metavar="COMMAND",
@@ -371,6 +412,21 @@ def parser() -> argparse.ArgumentParser:
                    help="run every command once per value, with {KEY} replaced; repeatable")
     w.add_argument("--warmup", type=int, default=1, metavar="N",
                    help="untimed runs of each command first (default 1)")
+    w.add_argument("--setup", metavar="CMD",
+                   help="run once before all runs of each command, untimed ({KEY} too)")
+    w.add_argument("--prepare", metavar="CMD",
+                   help="run before each run of each command, untimed ({KEY} too): to clear "
+                        "a cache, restore a file")
+    w.add_argument("--cleanup", metavar="CMD",
+                   help="run once after all runs of each command, untimed ({KEY} too)")
+    w.add_argument("-i", "--ignore-failure", action="store_true",
+                   help="time a command that exits non-zero instead of calling it failed "
+                        "(without it, a failed command makes the run exit with status 1)")
+    w.add_argument("--export-markdown", metavar="FILE",
+                   help="also write a Markdown table of the commands: mean ± standard "
+                        "deviation, median, min, max, and the ratio to the fastest")
+    w.add_argument("--export-csv", metavar="FILE",
+                   help="the same table as CSV, times in seconds (hyperfine's columns)")
     w.add_argument("--name", default="cmd", metavar="NAME",
                    help="the name the run is stored under (default cmd): give the same "
                         "one to compare runs across machines")

@@ -59,10 +59,13 @@ PROFILES = {
 
 
 class Reporter:
-    """Progress sink; the CLI supplies a rich progress bar, tests a silent one."""
+    """Progress sink; the CLI supplies a rich progress bar, tests a silent one.
 
-    def phase(self, text: str) -> None: ...
-    def total(self, n: int) -> None: ...
+    A phase starts with what it counts: `total` steps (None: not counted), its counter
+    at 0, so that the label and the counter beside it always speak of the same thing
+    ("building 2 binaries 0/2", never "0/?" or the last phase's "28/28")."""
+
+    def phase(self, text: str, total: int | None = None) -> None: ...
     def advance(self, n: int = 1) -> None: ...
 
 
@@ -81,8 +84,20 @@ class Context:
 
     def build(self, pairs: Iterable[tuple[Target, BuildConfig]]) -> list[Artifact]:
         pairs = list(pairs)
-        self.reporter.phase(f"building {len(pairs)} binaries")
-        arts = build(pairs, progress=lambda done, total: None)
+        counted = [0]
+
+        def progress(done: int, total: int) -> None:
+            if done == 0:  # said once, before anything is built: how many are out of date
+                fresh = len(pairs) - total
+                label = f"building {_n(total, 'binary', 'binaries')}" if total \
+                    else "nothing to build"
+                self.reporter.phase(label + (f" ({fresh} up to date)" if fresh else ""),
+                                    total=total or None)
+            else:
+                self.reporter.advance(done - counted[0])
+            counted[0] = done
+
+        arts = build(pairs, progress=progress)
         for a in arts:
             if a.error:
                 self.note(f"build failed: {a.target.name} with {a.config.label}: "
@@ -92,13 +107,17 @@ class Context:
     def measure(self, programs: Sequence[Program], rounds: int | None = None) -> dict[str, Outcome]:
         """Each program in interleaved rounds: the profile's, adding rounds until its
         precision is reached; exactly `rounds` when an experiment fixes them (a pass
-        over a 1 GiB file is too long to repeat at will)."""
-        self.reporter.phase(f"measuring {len(programs)} programs")
-        return run_interleaved(
-            programs, self.runner, rounds or self.profile.rounds, self.profile.timeout_s,
-            progress=self.reporter.advance,
-            until=None if rounds else self.profile.until(),
-        )
+        over a 1 GiB file is too long to repeat at will). The progress total counts
+        the most rounds there can be; rounds that prove unneeded are counted done."""
+        until = None if rounds else self.profile.until()
+        rounds = rounds or self.profile.rounds
+        most = max(rounds, until.max_rounds) if until else rounds
+        self.reporter.phase(f"measuring {_n(len(programs), 'program', 'programs')}, "
+                            + (f"{rounds}-{most} rounds" if most > rounds
+                               else _n(rounds, 'round', 'rounds')),
+                            total=len(programs) * most)
+        return run_interleaved(programs, self.runner, rounds, self.profile.timeout_s,
+                               progress=self.reporter.advance, until=until)
 
     def callgrind(
         self, jobs: dict[str, Callable[[int], Sequence[str]]], iters: tuple[int, int],
@@ -110,7 +129,9 @@ class Context:
         why = valgrind.available()
         if why:
             return {k: why for k in jobs}
-        self.reporter.phase(f"counting instructions of {len(jobs)} programs (callgrind)")
+        self.reporter.phase(f"counting instructions of {_n(len(jobs), 'program', 'programs')}"
+                            " (callgrind)",
+                            total=len(jobs))
 
         def one(argv_for: Callable[[int], Sequence[str]]) -> dict[str, Metric] | str:
             try:
@@ -129,6 +150,10 @@ class Context:
         finally:
             # On Ctrl-C, drop the queued runs instead of finishing them all first.
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def first_error(text: str) -> str:

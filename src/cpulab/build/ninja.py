@@ -130,12 +130,16 @@ def build(
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Artifact]:
-    """Build every pair; a pair that fails comes back with `error` set, the others built."""
+    """Build every pair; a pair that fails comes back with `error` set, the others built.
+    `progress(done, total)` counts the binaries that were out of date: (0, total) once
+    before anything is built, then one call per binary ninja finishes (built or failed;
+    a profile-guided one when its optimised build ends, not at its two steps before)."""
     pairs = list(pairs)
     root = build_dir()
     obj = root / "obj"
     edges: list[str] = []
     arts: list[Artifact] = []
+    todo: set[str] = set()  # the binaries to build, as ninja names them when done
     for target, config in pairs:
         key = _key(target, config)
         d = obj / key
@@ -144,12 +148,15 @@ def build(
         if out.exists():
             continue
         (d / "out").mkdir(parents=True, exist_ok=True)
+        todo.add(str(out))
         if config.pgo:
             (d / "gen" / "out").mkdir(parents=True, exist_ok=True)
             edges += _pgo_edges(target, config, d, out)
         else:
             cmd = _compile_cmd(target, config, str(out), [])
             edges.append(f"build {out}: run_in {target.sources[0]}\n  dir = {d}\n  cmd = {cmd}")
+    if progress:
+        progress(0, len(todo))
     if not edges:
         return arts
 
@@ -172,12 +179,16 @@ def build(
     except FileNotFoundError as e:
         raise BuildError("ninja not found: run `make setup` (Debian package ninja-build)") from e
     log: list[str] = []
+    done = 0
     assert proc.stdout
     for line in proc.stdout:
         log.append(line)
-        m = re.match(r"\[(\d+)/(\d+)\]", line)
-        if m and progress:
-            progress(int(m.group(1)), int(m.group(2)))
+        # "[3/7] <description>": an edge finished (a pipe is no smart terminal), and
+        # the description is its output path.
+        m = re.match(r"\[\d+/\d+\] (.*)", line)
+        if m and m.group(1).strip() in todo and progress:
+            done += 1
+            progress(done, len(todo))
     proc.wait()
     failures = _failures("".join(log))
     result = []

@@ -18,10 +18,11 @@ from cpulab.commands.common import (
     out,
     percentage,
 )
+from cpulab.commands.regression import REGRESSION_STATUS
 
 # Exit status when the lab raised false alarms (or missed the known change): as for a
 # regression, neither an error (1) nor a usage error (2).
-FAILED_STATUS = 3
+FAILED_STATUS = REGRESSION_STATUS
 
 
 def cmd_check_aa(args) -> int:
@@ -47,7 +48,7 @@ def cmd_check_aa(args) -> int:
         label = f"{exp.name} run {i + 1}/{len(plan)}" + (f" (+{args.slower:g}%)" if slowed
                                                          else "")
         env = {"CPULAB_SLOWER": f"{args.slower:g}"} if slowed else {}
-        with _environment(env), ProgressBar(label) as progress:
+        with _environment(env), ProgressBar(label, err) as progress:
             rec = run_experiment(exp, profile, sel, reporter=progress)
         if rec.status != "complete":
             err.print(f"[red]{label} failed: {'; '.join(rec.notes[-2:])}[/]")

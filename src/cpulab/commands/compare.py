@@ -1,5 +1,6 @@
 """`cpulab compare A B [C...]`: each later run against the first, case by case, per
-experiment; `--fail-on-regression PCT` turns a slowdown into an exit status for CI."""
+experiment; `--fail-on-regression [PCT]` turns a slowdown into an exit status for CI
+(regression.py, shared with `cpulab run`)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ from cpulab.commands.common import (
     dump,
     err,
     out,
-    percentage,
 )
 from cpulab.commands.refs import RunRef, database_for, resolve_all
+from cpulab.commands.regression import (
+    REGRESSION_STATUS,
+    add_fail_on_regression,
+    beyond,
+    slower,
+)
 from cpulab.comparison import Comparison, ComparisonError, compare
-
-# Exit status when --fail-on-regression finds one: not 1 (an error) nor 2 (usage), so that
-# CI can tell a slower build from a broken comparison.
-REGRESSION_STATUS = 3
 
 
 def _pairs(groups: list[list[RunRef]]) -> tuple[list[tuple[RunRef, RunRef]], list[str]]:
@@ -70,14 +72,14 @@ def cmd_compare(args) -> int:
             render_comparison(b.label, o.label, o.record.experiment, c, out)
         for a in alone:
             out.print(f"[dim]not compared: {a}[/]")
-    if args.fail_on_regression is not None:
-        worst = [(o, r) for _, o, c in results for r in c.regressions(args.fail_on_regression)]
+    if args.fail_on_regression is not False:
+        pct = args.fail_on_regression
+        worst = [(o, r) for _, o, c in results for r in slower(c, pct)]
         if worst:
             for o, r in worst:
                 err.print(f"[bold red]regression[/] in {o.label} {o.record.experiment}: "
                           f"{r.variant} {r.build} {r.params} {r.ratio.value:.3f}x")
-            err.print(f"{len(worst)} case(s) slower than the baseline by more than "
-                      f"{args.fail_on_regression:g}%")
+            err.print(f"{len(worst)} case(s) {beyond(pct)} than the baseline")
             return REGRESSION_STATUS
     return 0
 
@@ -105,10 +107,7 @@ def add_parser(sub) -> None:
     c.add_argument("--force", action="store_true",
                    help="compare runs measured differently, with a warning per reason")
     add_noise_argument(c)
-    c.add_argument("--fail-on-regression", type=percentage, metavar="PCT",
-                   help=f"exit with status {REGRESSION_STATUS} when a case is called slower "
-                        "than the baseline (the rule above) by more than PCT percent (for "
-                        "CI)")
+    add_fail_on_regression(c, "the baseline")
     add_db_argument(c)
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_compare)

@@ -8,18 +8,33 @@ context switches (sw, the kernel's rusage), and cycles, instructions and
 branch misses (pmu) where the machine has them, else unavailable with the reason. The
 evidence is each command against the fastest of its parameter set, a ratio of medians
 with its 95% interval, so that the fastest peer is always the one named.
+
+Around each command, untimed and with the same `{k}` put in, hyperfine's setup (once
+before its runs), prepare (before each run) and cleanup (once after them); one that
+fails is an error for the command, naming it.
+
+A command that exits non-zero is an error for that command, as in hyperfine: its case
+carries the exit status and its last line on stderr, the claim is unmeasurable and the
+run exits with status 1; `ignore_failure` (hyperfine's -i) times it anyway.
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
 from cpulab.machine.pmu import probe_counters
 from cpulab.measure.metrics import Metric
-from cpulab.measure.process_timer import HW_EVENTS, CommandTiming, time_interleaved
+from cpulab.measure.process_timer import (
+    HW_EVENTS,
+    CommandJob,
+    CommandTiming,
+    time_interleaved,
+)
 from cpulab.results import Case, Evidence, EvidenceTable, Verdict
+from cpulab.results.columns import column_format
 from cpulab.results.ratios import format_ratio, median_ratio
 
 DEFAULT_NAME = "cmd"
@@ -34,9 +49,11 @@ class CommandExperiment(Experiment):
                      "instructions")
 
     def __init__(self, commands: list[str], params: dict[str, list[str]] | None = None,
-                 warmup: int = 1, name: str = DEFAULT_NAME):
+                 warmup: int = 1, name: str = DEFAULT_NAME, ignore_failure: bool = False,
+                 around: Around | None = None):
         self.commands, self.params, self.warmup = list(commands), dict(params or {}), warmup
-        self.name = name
+        self.name, self.ignore_failure = name, ignore_failure
+        self.around = around or Around()
         self.title = "whole commands, timed interleaved: " + " vs ".join(
             f"`{c}`" for c in self.commands)
         self.summary = self.title
@@ -53,28 +70,51 @@ class CommandExperiment(Experiment):
                 for combo in itertools.product(*(self.params[k] for k in keys))]
 
     def run(self, ctx: Context) -> list[Case]:
-        jobs = [(cmd, p, expand(cmd, p)) for p in self.grid() for cmd in self.commands]
+        jobs = [(cmd, p, self.around.job(expand(cmd, p), p))
+                for p in self.grid() for cmd in self.commands]
         runs = ctx.profile.rounds * ctx.profile.reps
-        ctx.reporter.phase(f"timing {len(jobs)} commands, {runs} runs each, interleaved")
-        ctx.reporter.total(len(jobs) * runs)
+        if self.around.described():
+            ctx.note(f"untimed, around each command: {self.around.described()}")
+        ctx.reporter.phase(f"timing {len(jobs)} commands, {runs} runs each, interleaved",
+                           total=len(jobs) * runs)
         pmu = probe_counters()
         missing = [e for e in HW_EVENTS if not pmu.get(e, {}).get("available")]
         reason = pmu[missing[0]].get("reason", "not available") if missing else None
         timings = time_interleaved([j[2] for j in jobs], runs, self.warmup,
                                    ctx.profile.timeout_s, reason,
-                                   progress=ctx.reporter.advance)
+                                   progress=ctx.reporter.advance,
+                                   ignore_status=self.ignore_failure)
+        for (_, _, job), t in zip(jobs, timings, strict=True):
+            statuses = sorted({r.exit_status for r in t.runs if r.exit_status})
+            if statuses:
+                ctx.note(f"`{job.command}` exited with status {', '.join(map(str, statuses))}; "
+                         "timed anyway (--ignore-failure)")
         return [_case(cmd, p, t) for (cmd, p, _), t in zip(jobs, timings, strict=True)]
+
+    def run_errors(self, cases: list[Case]) -> list[str]:
+        """Every command that failed: hyperfine's exit status 1, for a script or CI."""
+        return [f"`{c.variant}`{_params_suffix(c)}: {c.error}" for c in cases if c.error]
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         rows, fastest = [], {}
-        for p, group in _by_params(cases).items():
-            best = min(group, key=lambda c: c.value("time"))  # type: ignore[arg-type,return-value]
-            fastest[p or "-"] = best.variant
+        # One unit for the column, chosen from its figures: `149.8 ms`, `1.520 s`.
+        fmt = column_format((c.value("time") for c in cases if "time" in c.metrics), "ns")
+        for p, group in _by_params(cases, measured=False).items():
+            measured = [c for c in group if not c.error and "time" in c.metrics]
+            best = min(measured, key=lambda c: c.value("time"),  # type: ignore[arg-type,return-value]
+                       default=None)
+            complete = len(measured) == len(group)
+            if best is not None and complete:
+                fastest[p or "-"] = best.variant
             for c in group:
-                r = median_ratio(c, best, "time")
-                rows.append([p or "-", c.variant, f"{c.value('time') / 1e6:.3f} ms",
+                if c not in measured:
+                    rows.append([p or "-", c.variant, "failed", "-", ""])
+                    continue
+                r = median_ratio(c, best, "time")  # type: ignore[arg-type]
+                rows.append([p or "-", c.variant, fmt.with_unit(c.value("time")),  # type: ignore[arg-type]
                              format_ratio(r) if r else "-",
-                             "fastest" if c is best else ""])
+                             "" if c is not best else "fastest" if complete
+                             else "fastest of those that ran"])
         if not rows:
             return Evidence()
         return Evidence([EvidenceTable(
@@ -86,15 +126,16 @@ class CommandExperiment(Experiment):
         if len(self.commands) < 2:
             return []
         claim = "one command is faster than every other (wall time, 95% intervals)"
+        failed = self.run_errors(cases)
         groups = _by_params(cases)
-        if not groups:
-            return [Verdict(claim, "unmeasurable", "; ".join(
-                f"`{c.variant}`: {c.error}" for c in cases if c.error) or "no runs")]
+        if failed or not groups:
+            # A command that failed has no time: which one is fastest is not known.
+            return [Verdict(claim, "unmeasurable", "; ".join(failed) or "no runs")]
         rows, separated = [], 0
         for p, group in groups.items():
             best = min(group, key=lambda c: c.value("time"))  # type: ignore[arg-type,return-value]
             others = [median_ratio(c, best, "time") for c in group if c is not best]
-            ok = all(r is not None and r.low > 1.0 for r in others)
+            ok = bool(others) and all(r is not None and r.low > 1.0 for r in others)
             separated += ok
             worst_low = min((r.low for r in others if r), default=float("nan"))
             rows.append(f"{p + ': ' if p else ''}`{best.variant}` fastest, the next "
@@ -103,6 +144,24 @@ class CommandExperiment(Experiment):
                         "median, but an interval reaches 1")
         kind = "confirmed" if separated == len(groups) else "inconclusive"
         return [Verdict(claim, kind, "; ".join(rows))]
+
+
+@dataclass(frozen=True)
+class Around:
+    """hyperfine's untimed commands around each timed one (None: none), `{k}` and all."""
+
+    setup: str | None = None
+    prepare: str | None = None
+    cleanup: str | None = None
+
+    def job(self, command: str, params: dict[str, str]) -> CommandJob:
+        def x(text: str | None) -> str | None:
+            return None if text is None else expand(text, params)
+        return CommandJob(command, x(self.setup), x(self.prepare), x(self.cleanup))
+
+    def described(self) -> str:
+        return ", ".join(f"{k} `{v}`" for k, v in (("setup", self.setup), ("prepare",
+                         self.prepare), ("cleanup", self.cleanup)) if v is not None)
 
 
 def expand(command: str, params: dict[str, str]) -> str:
@@ -154,10 +213,15 @@ def _case(command: str, params: dict[str, str], t: CommandTiming) -> Case:
     return Case(command, None, _typed(params), m, unavailable)
 
 
-def _by_params(cases: list[Case]) -> dict[str, list[Case]]:
+def _params_suffix(c: Case) -> str:
+    return f" ({', '.join(f'{k}={v}' for k, v in c.params.items())})" if c.params else ""
+
+
+def _by_params(cases: list[Case], measured: bool = True) -> dict[str, list[Case]]:
+    """Cases by their parameters; with `measured`, only those with a time."""
     groups: dict[str, list[Case]] = {}
     for c in cases:
-        if c.error or "time" not in c.metrics:
+        if measured and (c.error or "time" not in c.metrics):
             continue
         groups.setdefault(", ".join(f"{k}={v}" for k, v in c.params.items()), []).append(c)
     return groups

@@ -75,7 +75,6 @@ class DescribedExperiment(Experiment):
         programs = [Program(_key(a, p), [str(a.path), *ctx.profile.harness_args(),
                                          *_param_args(p)])
                     for a in arts if a.ok for p in grid]
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         counts = self._callgrind(ctx, [a for a in arts if a.ok], grid, outcomes)
         cases: list[Case] = []
@@ -110,7 +109,6 @@ class DescribedExperiment(Experiment):
         result: dict[str, dict] = {}
         if not jobs:
             return result
-        ctx.reporter.total(len(jobs))
         # One callgrind call per kind of work, so that each job has its own units.
         for upi, unit in set(per_unit.values()):
             group = {j: f for j, f in jobs.items() if per_unit[j] == (upi, unit)}

@@ -88,7 +88,6 @@ class Alloc(Experiment):
         arts = ctx.build((self.target(), cfg) for cfg in ctx.configs)
         built = [a for a in arts if a.ok]
         plan = heap_plan(QUICK_SIZES if ctx.profile.quick else SIZES)
-        ctx.reporter.total(len(built) * len(plan) * ctx.profile.max_rounds)
         programs = [Program(_key(a, size, heap), [
             str(a.path), "--param", f"size={size}", "--param",
             f"mmap_threshold={FRESH_THRESHOLD if heap == FRESH else 0}",

@@ -55,6 +55,12 @@ class Experiment(ABC):
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         """Pure: the verdict for each claim, computed from the cases and evidence."""
 
+    def run_errors(self, cases: list[Case]) -> list[str]:
+        """The failures that make `cpulab run` exit with status 1, the run being stored
+        all the same. None by default: a kernel's failed build or case is one case among
+        many, shown as failed in the table beside the others."""
+        return []
+
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """Extra evidence (instruction mixes, models): tables the report prints and facts
         the verdicts read; default none."""

@@ -129,7 +129,6 @@ class Divide(Experiment):
                     jobs.append((a, params, _key(a, f"{t}-{op}")))
         programs = [Program(key, [str(a.path), *args, *_param_args(a, params)])
                     for a, params, key in jobs]
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
 
         code = {_key(a, ""): _loop_code(a) for a in arts if a.ok}

@@ -73,7 +73,6 @@ class FanIn(Experiment):
                 str(exe), "--param", f"n={n}", "--param", f"messages={max(1, total // n)}",
                 "--param", f"procs={p}", "--cpu", "-1", *ctx.profile.harness_args()])
                 for n in ns for p in PROCS]
-            ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
             outcomes = ctx.measure(programs)
             for n in ns:
                 for p in PROCS:

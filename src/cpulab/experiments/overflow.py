@@ -85,7 +85,6 @@ class Overflow(Experiment):
         arts = ctx.build((TARGET, cfg) for cfg in ctx.configs)
         built = [a for a in arts if a.ok]
         programs = [p for a in built for p in _programs(a, ctx.profile.harness_args())]
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         cases: list[Case] = []
         for a in arts:

@@ -97,7 +97,6 @@ class PageFault(Experiment):
             ctx.note(f"thp-write not run: {thp_refusal}")
         runnable = [c for c in CASES if not (c == "thp-write" and thp_refusal)]
         built = [a for a in arts if a.ok]
-        ctx.reporter.total(len(built) * len(runnable) * ctx.profile.max_rounds)
         # One process per case: a kernel feature refused fails that case, not the others.
         programs = [Program(_key(c, a), [str(a.path), "--case", c, *_params(c),
                                          *ctx.profile.harness_args()])

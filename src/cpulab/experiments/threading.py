@@ -92,7 +92,6 @@ class Threading(Experiment):
     def run(self, ctx: Context) -> list[Case]:
         arts = ctx.build((self.target(t), cfg) for cfg in ctx.configs for t in TECHNIQUES)
         built = [a for a in arts if a.ok]
-        ctx.reporter.total(len(built) * (ctx.profile.max_rounds + 1))
         programs = [Program(_key(a), [str(a.path), *ctx.profile.harness_args()]) for a in built]
         outcomes = ctx.measure(programs)
         counts = ctx.callgrind(

@@ -75,7 +75,8 @@ class Yarv(Experiment):
         sources: dict[str, str] = {}
         errors: list[Case] = []
         rounds = ctx.profile.rounds
-        ctx.reporter.total(rounds * len(MODES))
+        ctx.reporter.phase(f"profiling miniruby, {rounds} rounds of {len(MODES)} modes",
+                           total=rounds * len(MODES))
         for _ in range(rounds):
             for mode in MODES:
                 opts = Options(freq=FREQ[mode], inclusive=mode == "inclusive")

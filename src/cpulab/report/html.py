@@ -27,9 +27,9 @@ from cpulab.report.terminal import (
     case_label,
     conditions_line,
     disturbed_warning,
-    format_figure,
 )
 from cpulab.results import PlotSpec, RunRecord
+from cpulab.results.columns import case_columns, column_format
 from cpulab.results.primary_metric import primary_metric
 from cpulab.results.ratios import format_ratio
 
@@ -85,12 +85,7 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
         for k in (*c.metrics, *c.unavailable):
             present.setdefault(k, None)
     cols = [m for m in (wanted or present) if m in present]
-    units: dict[str, str] = {}
-    for c in rec.cases:
-        for k, m in c.metrics.items():
-            units.setdefault(k, f"{m.unit} [{m.source}]")
-        for k, why in c.unavailable.items():
-            units.setdefault(k, f"[{why.get('source', '?')}]")
+    columns = case_columns(rec.cases, cols)
     rows, notes, marks = [], {}, []  # marks: the flagged cases, after what is missing
     for c in rec.cases:
         params = " ".join(f"{k}={v}" for k, v in c.params.items())
@@ -110,13 +105,10 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
                     why = c.unavailable.get(m, {}).get("reason")
                     if why:
                         notes.setdefault(f"{m}: n/a, {why}", None)
-                elif metric.n > 1 and metric.mad:
-                    row.append(_cell(f"{format_figure(metric.median)} ±{metric.mad:.2g}",
-                                     metric.median))
                 else:
-                    row.append(_cell(format_figure(metric.median), metric.median))
+                    row.append(_cell(columns[m][1].metric(metric), metric.median))
         rows.append(row)
-    return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
+    return {"columns": ["variant", "build", "params", *[f"{m} {columns[m][0]}"
                                                          for m in cols]],
             "numeric_from": 3, "rows": rows, "notes": [*notes, *marks]}
 
@@ -174,8 +166,9 @@ def _comparisons(runs: list[tuple[str, RunRecord]], metric: str | None) -> list[
         except ComparisonError as e:
             out.append({"old": base_label, "new": label, "error": str(e)})
             continue
+        fmt = column_format(v for r in c.rows for v in (r.old, r.new))
         rows = [[_cell(r.variant), _cell(r.build), _cell(r.params),
-                 _cell(format_figure(r.old), r.old), _cell(format_figure(r.new), r.new),
+                 _cell(fmt.figure(r.old), r.old), _cell(fmt.figure(r.new), r.new),
                  _cell(format_ratio(r.ratio), r.ratio.value, r.change),
                  _cell("-" if r.p is None else f"{r.p:.3f}", r.p),
                  _cell(r.change, cls=r.change)] for r in c.rows]

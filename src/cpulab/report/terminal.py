@@ -2,8 +2,9 @@
 
 Every figure is shown with its unit and its source (`clock`, `tsc`, `pmu`, `callgrind`,
 `model`, `asm`); a metric a case could not have reads `n/a`, and the reason is printed
-once under the table, never a zero. A run measured on a disturbed machine says so above
-its verdicts, with the reasons, and its flagged cases carry a `!` and theirs.
+once under the table, never a zero. The figures of a column share one format
+(results/columns.py), spreads included. A run measured on a disturbed machine says so
+above its verdicts, with the reasons, and its flagged cases carry a `!` and theirs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rich.text import Text
 from cpulab.comparison import Comparison
 from cpulab.history import History
 from cpulab.results import Case, RunConditions, RunRecord
+from cpulab.results.columns import case_columns, column_format
 from cpulab.results.ratios import format_ratio
 
 _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
@@ -24,20 +26,6 @@ _VERDICT_STYLE = {"confirmed": "bold green", "refuted": "bold red",
 _CHANGE_STYLE = {"faster": "green", "slower": "red", "same": ""}
 
 
-def format_figure(v: float) -> str:
-    """A figure as the reports print it: whole numbers plain, large ones with thousands
-    separators, four significant digits otherwise."""
-    a = abs(v)
-    if v == int(v) and a < 1e6:
-        return str(int(v))
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 0.01:
-        return f"{v:.4g}"
-    return f"{v:.2e}"
-
-
-_fmt = format_figure
 DISTURBED_MARK = "!"
 
 
@@ -76,13 +64,7 @@ def _metric_columns(rec: RunRecord, wanted: tuple[str, ...] | None) -> list[str]
 def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[Table, list[str]]:
     """The measurements (median ± MAD) and the footnotes for what is missing."""
     cols = _metric_columns(rec, wanted)
-    units: dict[str, str] = {}
-    for c in rec.cases:
-        for k, m in c.metrics.items():
-            units.setdefault(k, f"{m.unit} [{m.source}]")
-    for c in rec.cases:
-        for k, why in c.unavailable.items():
-            units.setdefault(k, f"[{why.get('source', '?')}]")
+    columns = case_columns(rec.cases, cols)
     t = Table(header_style="bold")
     t.add_column("variant")
     t.add_column("build")
@@ -90,7 +72,7 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
     if has_params:
         t.add_column("params")
     for m in cols:
-        t.add_column(Text(f"{m}\n{units.get(m, '')}"), justify="right")
+        t.add_column(Text(f"{m}\n{columns[m][0]}"), justify="right")
     notes: dict[str, None] = {}
     marks: list[str] = []  # the flagged cases, after what is missing
     for c in rec.cases:
@@ -113,10 +95,8 @@ def cases_table(rec: RunRecord, wanted: tuple[str, ...] | None = None) -> tuple[
                 why = c.unavailable.get(m, {}).get("reason")
                 if why:
                     notes.setdefault(f"{m}: n/a, {why}", None)
-            elif metric.n > 1 and metric.mad:
-                row.append(f"{_fmt(metric.median)} ±{metric.mad:.2g}")
             else:
-                row.append(_fmt(metric.median))
+                row.append(columns[m][1].metric(metric))
         t.add_row(*row)
     return t, [*notes, *marks]
 
@@ -208,9 +188,10 @@ def render_comparison(old: str, new: str, experiment: str, comparison: Compariso
     for col in ("variant", "build", "params", old, new, "new/old", "U test p", "change"):
         t.add_column(col, justify="left" if col in ("variant", "build", "params", "change")
                      else "right")
+    fmt = column_format(v for r in c.rows for v in (r.old, r.new))  # one metric, both sides
     for r in c.rows:
         style = _CHANGE_STYLE[r.change]
-        t.add_row(r.variant, r.build, r.params, _fmt(r.old), _fmt(r.new),
+        t.add_row(r.variant, r.build, r.params, fmt.figure(r.old), fmt.figure(r.new),
                   Text(format_ratio(r.ratio), style=style),
                   "-" if r.p is None else f"{r.p:.3f}", Text(r.change, style=style))
     console.print(t)
@@ -258,8 +239,9 @@ def render_history(h: History, console: Console, cases: bool = False) -> None:
             c = Table(header_style="bold")
             for col in ("run", "lab revision", h.metric, "against the run before", "change"):
                 c.add_column(col)
+            fmt = column_format(p.median for p in series.points)
             for p in series.points:
-                c.add_row(f"#{p.run}", p.lab_revision, _fmt(p.median),
+                c.add_row(f"#{p.run}", p.lab_revision, fmt.figure(p.median),
                           "-" if p.ratio is None else format_ratio(p.ratio),
                           Text(p.change, style=_CHANGE_STYLE[p.change]))
             console.print(c)

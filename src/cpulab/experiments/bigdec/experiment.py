@@ -152,7 +152,6 @@ class Bigdec(Experiment):
             jobs.append((key, Program(key, [sys.executable, "-m",
                                             "cpulab.experiments.bigdec.cpython", "--bits",
                                             str(bits), *args]), None, ["cpython"]))
-        ctx.reporter.total(len(jobs) * ctx.profile.max_rounds)
         outcomes = ctx.measure([p for _, p, _, _ in jobs])
 
         code = {a.config.label: _div_counts(a) for a in built}

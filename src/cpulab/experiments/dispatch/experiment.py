@@ -145,7 +145,6 @@ class Dispatch(Experiment):
         pairs = [(self.target(t), cfg) for cfg in ctx.configs for t in self.techniques_for(cfg)]
         arts = ctx.build(pairs)
         built = [a for a in arts if a.ok]
-        ctx.reporter.total(len(built) * (ctx.profile.max_rounds + len(PROGRAMS)))
         outcomes = ctx.measure([Program(_key(a), [str(a.path), *ctx.profile.harness_args()])
                                 for a in built])
         counts = self._callgrind(ctx, built)

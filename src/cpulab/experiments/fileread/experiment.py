@@ -137,8 +137,6 @@ class FileRead(Experiment):
                  for v in (VARIANTS if a.target.name == "fileread" else FILE_STRATEGIES)]
         sizes = QUICK_SIZES if ctx.profile.quick else SIZES
         plans = {(s, c): schedule(s, c, ctx.profile) for s in sizes for c in CACHES}
-        ctx.reporter.total(len(one) * sum(p.rounds for p in plans.values())
-                           + len(many) * smallfiles.processes(ctx.profile))
         if not one and not many:
             return cases
         with testfile.scratch_dir(build_dir() / "fileread") as scratch:

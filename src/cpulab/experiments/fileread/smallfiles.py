@@ -59,10 +59,6 @@ def rounds_reps(cache: str, profile: Profile) -> tuple[int, int]:
     return MIN_PROCESSES, profile.reps
 
 
-def processes(profile: Profile) -> int:
-    return len(SIZES) * sum(rounds_reps(c, profile)[0] for c in CACHES)
-
-
 def measure(ctx: Context, built: list[Artifact], scratch: Path) -> list[Case]:
     cases: list[Case] = []
     for size in SIZES:

@@ -79,7 +79,6 @@ class GoAlloc(Experiment):
                 "-test.benchmem", "-test.count", str(ctx.profile.reps),
                 "-test.benchtime", f"{ms}ms"], output="gobench")
                 for s in SIZES for w in WAYS]
-            ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
             outcomes = ctx.measure(programs)
             for s, n in SIZES.items():
                 for w, v in WAYS.items():

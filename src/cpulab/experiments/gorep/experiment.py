@@ -122,7 +122,6 @@ class Gorep(Experiment):
             programs.append(_program(timer.path, argv_dir, key, argv, ctx))
             planned.append((key, tool, {"corpus": "go-tree", "pattern": NAMES_PATTERN,
                                         "threads": 2}))
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         for key, tool, params in planned:
             out = outcomes[key]

@@ -134,7 +134,6 @@ class GzWrap(Experiment):
                         "--param", f"recompress={int(size <= RECOMPRESS_MAX)}"]
                 key = f"{a.config.label}|{kind}|{size}"
                 groups.setdefault((rounds, reps), []).append((Program(key, argv), a, params))
-        ctx.reporter.total(sum(r * len(g) for (r, _), g in groups.items()))
         for (rounds, _), group in sorted(groups.items()):
             outcomes = ctx.measure([p for p, _, _ in group], rounds=rounds)
             for program, a, params in group:

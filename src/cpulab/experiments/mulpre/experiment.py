@@ -135,7 +135,6 @@ class Mulpre(Experiment):
         programs += [_program(main, ctx, peers, main=True, mcl=mcl, mode=m)
                      for m in MODES[1:] if _cpu_has_mulx()]
         programs += [_program(a, ctx, {}, main=False) for a in built[1:]]
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         for a in built:
             mixes = _mixes(a)

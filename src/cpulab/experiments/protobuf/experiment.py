@@ -186,7 +186,6 @@ class Protobuf(Experiment):
                                  error=f"kernel build failed: {kernel.error}")]
         loaded = [i for i in impls if built[i].ok]
         programs = self.programs(ctx, kernel, built, loaded, manifest)
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
         by_label = {i.label: i for i in loaded}
         for key, outcome in outcomes.items():

@@ -135,7 +135,6 @@ class Spawn(Experiment):
                 str(a.path), "--case", "command", "--param", f"command={argv_file}",
                 *ctx.profile.harness_args()]) for a in built[:1]]
         before = {k: r.outputs_state() for k, r in rebuilds.items()}
-        ctx.reporter.total(len(programs) * ctx.profile.max_rounds)
         outcomes = ctx.measure(programs)
 
         cases: list[Case] = []
