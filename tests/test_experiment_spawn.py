@@ -29,7 +29,7 @@ from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import FakeRunner
 from cpulab.measure.schedule import Program, run_interleaved
-from cpulab.results import Case, Evidence
+from cpulab.results import VERDICTS, Case, Evidence
 
 GCC = find_toolchain("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
@@ -329,6 +329,6 @@ def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
             counted = "processes" in c["metrics"]
             assert counted or c["unavailable"]["processes"]["reason"]
     assert len(rec["verdicts"]) == 2 * len(spawn.MAKES)
-    assert all(v["verdict"] in ("confirmed", "refuted", "inconclusive") for v in
-               rec["verdicts"]), rec["verdicts"]
+    # Timings decide these verdicts: any kind, as long as each says why.
+    assert all(v["verdict"] in VERDICTS and v["evidence"] for v in rec["verdicts"])
     assert not list(scratch.iterdir())  # the generated project is gone
