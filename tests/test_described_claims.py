@@ -3,8 +3,7 @@ verdict, and a missing figure is `unmeasurable` with its reason, never a zero.""
 
 from __future__ import annotations
 
-from cpulab.described.claims import ASM_FACT, MNEMONIC, count_of, judge
-from cpulab.described.description import ClaimSpec
+from cpulab.claims import ASM_FACT, MNEMONIC, ClaimSpec, count_of, judge
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence
 

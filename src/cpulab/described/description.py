@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cpulab.asm import CATEGORIES
+from cpulab.claims.spec import CLAIM_KINDS, ClaimSpec, where_text
 
 # What a `cpulab/*.toml` or an experiment folder holds; `cpulab new` writes this name.
 DESCRIPTION_FILE = "experiment.toml"
@@ -32,7 +33,6 @@ CALLGRIND_METRICS = ("instructions (callgrind)", "cond-misses (model)",
                      "indirect-branches (callgrind)", "indirect-misses (model)",
                      "branch-miss-rate (model)")
 METRICS = TIMED_METRICS + CALLGRIND_METRICS
-CLAIM_KINDS = ("faster", "no-instruction", "at-most", "at-least")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _MNEMONIC = re.compile(r"^[a-z][a-z0-9]*$")
 _OPT = re.compile(r"^O[0-3sgz]$|^Ofast$")
@@ -51,32 +51,6 @@ class VariantSpec:
     cflags: tuple[str, ...] = ()
     libs: tuple[str, ...] = ()
     hot: tuple[str, ...] = ()  # function globs whose machine code is the evidence
-
-
-@dataclass(frozen=True)
-class ClaimSpec:
-    kind: str  # one of CLAIM_KINDS
-    variant: str
-    text: str  # the claim as the reader sees it
-    than: str | None = None  # faster: the variant compared against
-    by: float = 1.0  # faster: the ratio to reach
-    metric: str = "tsc"
-    builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
-    instruction: str | None = None  # no-instruction: a category or a mnemonic
-    value: float | None = None  # at-most / at-least: the bound
-    # faster/at-most/at-least: only the cases whose parameters take one of these values
-    # (as the kernel gets them: "4096"); empty, every case.
-    where: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def applies_to(self, params: dict) -> bool:
-        """Whether a case with these parameters (a record's: 4096 as a number) is one
-        the claim is judged on."""
-        return all(k in params and str(params[k]) in vs for k, vs in self.where.items())
-
-
-def where_text(where: dict[str, tuple[str, ...]]) -> str:
-    """A claim's `where` as the reader sees it: "n=4096, mode=a or b"."""
-    return ", ".join(f"{k}={' or '.join(vs)}" for k, vs in where.items())
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from collections import Counter
 
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import Artifact, Target
+from cpulab.claims import ASM_FACT, MNEMONIC, count_of, judge
 from cpulab.context import Context, first_error
-from cpulab.described.claims import ASM_FACT, MNEMONIC, count_of, judge
 from cpulab.described.description import Description
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import case_metrics

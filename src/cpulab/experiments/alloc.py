@@ -18,14 +18,13 @@ from __future__ import annotations
 from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
+from cpulab.claims import CYCLES, ClaimSpec
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
-from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
-from cpulab.results.tally import Tally
+from cpulab.results import Case, PlotSpec, SeedTable
 
 DIR = KERNELS / "alloc"
 VARIANTS = ("malloc-memset", "calloc", "malloc-memcpy", "malloc-only")
@@ -54,6 +53,24 @@ class Alloc(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", "page-faults", "zeroing")
+    claims = (
+        ClaimSpec("faster", "malloc-memcpy", than="malloc-memset", metric=CYCLES,
+                  builds="most", where={"size": (str(SEED_SIZE),), "heap": (GLIBC,)},
+                  text="(a) for a 64-byte object, copying a zero template (malloc+memcpy) "
+                       "is faster than zeroing in place (malloc+memset)",
+                  seed="Go: REP MOVSQ from a template 17.2 ns/op vs REP STOSQ 25.9 ns/op "
+                       "(1.51x)"),
+        ClaimSpec("faster", "malloc-only", than="malloc-memset", metric=CYCLES,
+                  builds="most", where={"size": (str(SEED_SIZE),), "heap": (GLIBC,)},
+                  text="(b) for a 64-byte object, allocation alone is faster than zeroing "
+                       "with memset",
+                  seed="Go: new(container) 13.9 ns/op vs &container{} 25.9 ns/op (1.86x)"),
+        ClaimSpec("faster", "calloc", than="malloc-memset", metric=CYCLES, builds="most",
+                  where={"heap": (FRESH,)},
+                  text="(c) on fresh kernel pages, calloc is faster than malloc+memset: the "
+                       "kernel has zeroed the pages, and memset zeroes them again",
+                  seed="the seed's C analogue; it gives no figure"),
+    )
     plots = (PlotSpec("glibc", "time per allocation against size, glibc's heap", x="size",
                       metric="time", x_label="bytes", where=(("heap", "glibc"),)),
              PlotSpec("fresh", "time per allocation against size, fresh kernel pages",
@@ -126,14 +143,6 @@ class Alloc(Experiment):
             out[variant] = zeroing_mix([i.mnemonic for i in disassemble(f)])
         return out
 
-    # ---- verdicts (pure) -------------------------------------------------------------
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_template_beats_rezeroing(ok), _alone_is_cheapest(ok),
-                _calloc_saves_zeroing(ok)]
-
-
 def heap_plan(sizes: tuple[int, ...]) -> list[tuple[int, str]]:
     """(size, heap) pairs: every size on glibc's heap, and fresh mappings where they apply."""
     return [(s, GLIBC) for s in sizes] + [(s, FRESH) for s in sizes if s >= FRESH_THRESHOLD]
@@ -164,67 +173,6 @@ def _add_zeroing(case: Case, zeroing: dict[str, dict[str, int]] | str) -> None:
 
 def _key(a: Artifact, size: int, heap: str) -> str:
     return f"{a.config.label}|{size}|{heap}"
-
-
-def _index(cases: list[Case]) -> dict[tuple[str, int, str], dict[str, Case]]:
-    out: dict[tuple[str, int, str], dict[str, Case]] = {}
-    for c in cases:
-        out.setdefault((c.build_label, c.params.get("size"), c.params.get("heap")), {})[
-            c.variant] = c
-    return out
-
-
-def _compare(cases: list[Case], slow: str, fast: str, size_ok, heap: str):
-    """(rows, tally): median(slow)/median(fast) per build and size."""
-    rows, tally = [], Tally()
-    for (label, size, h), by in sorted(_index(cases).items(), key=lambda kv: (kv[0][0],
-                                                                            kv[0][1] or 0)):
-        if h != heap or not size_ok(size) or slow not in by or fast not in by:
-            continue
-        metric = cycle_metric(by[slow], by[fast])
-        r = median_ratio(by[slow], by[fast], metric)
-        if r is None:
-            continue
-        tally.add(r)
-        pf = by[slow].value("page-faults")
-        rows.append(f"{label} {size} B: {slow}/{fast} {metric} = {format_ratio(r)}"
-                    + (f" ({pf:.0f} faults/alloc)" if pf else ""))
-    return rows, tally
-
-
-def _verdict(claim: str, seed: str, rows: list[str], tally: Tally, missing: str) -> Verdict:
-    if not rows:
-        return Verdict(claim, "unmeasurable", missing, seed)
-    head = (f"holds (95% interval above 1) in {tally.above} of {tally.n}, reversed in "
-            f"{tally.below}: ")
-    return Verdict(claim, tally.majority(), head + "; ".join(rows), seed)
-
-
-def _template_beats_rezeroing(cases: list[Case]) -> Verdict:
-    claim = ("(a) for a 64-byte object, copying a zero template (malloc+memcpy) is faster "
-             "than zeroing in place (malloc+memset)")
-    seed = "Go: REP MOVSQ from a template 17.2 ns/op vs REP STOSQ 25.9 ns/op (1.51x)"
-    rows, tally = _compare(cases, "malloc-memset", "malloc-memcpy",
-                          lambda n: n == SEED_SIZE, GLIBC)
-    return _verdict(claim, seed, rows, tally, "no 64-byte malloc-memset and malloc-memcpy")
-
-
-def _alone_is_cheapest(cases: list[Case]) -> Verdict:
-    claim = "(b) for a 64-byte object, allocation alone is faster than zeroing with memset"
-    seed = "Go: new(container) 13.9 ns/op vs &container{} 25.9 ns/op (1.86x)"
-    rows, tally = _compare(cases, "malloc-memset", "malloc-only",
-                          lambda n: n == SEED_SIZE, GLIBC)
-    return _verdict(claim, seed, rows, tally, "no 64-byte malloc-memset and malloc-only")
-
-
-def _calloc_saves_zeroing(cases: list[Case]) -> Verdict:
-    claim = ("(c) on fresh kernel pages, calloc is faster than malloc+memset: the kernel "
-             "has zeroed the pages, and memset zeroes them again")
-    seed = "the seed's C analogue; it gives no figure"
-    rows, tally = _compare(cases, "malloc-memset", "calloc",
-                          lambda n: n >= FRESH_THRESHOLD, FRESH)
-    return _verdict(claim, seed, rows, tally,
-                    f"no size of {FRESH_THRESHOLD} bytes or more on fresh mappings")
 
 
 EXPERIMENT = Alloc()

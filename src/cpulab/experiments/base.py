@@ -1,8 +1,11 @@
 """What an experiment is: a seed claim, the cases it measures, and verdicts computed from them.
 
 An experiment module declares; it does not time, store or print. `run()` asks the
-`Context` to build and measure and returns `Case`s; `verdicts()` is a pure function of
-those cases (so it is tested with fake cases); the orchestrator stores and reports.
+`Context` to build and measure and returns `Case`s; its claims are declared in the
+vocabulary a user's described experiment uses (`claims.ClaimSpec`) and judged by the one
+judge (`claims.judge`), so `verdicts()` is a pure function of the cases (tested with
+fake cases); the orchestrator stores and reports. An experiment whose claim the
+vocabulary cannot say yet overrides `verdicts()`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from cpulab.build import Target
+from cpulab.claims import ClaimSpec, judge
 from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
 
 if TYPE_CHECKING:
@@ -30,6 +34,8 @@ class Experiment(ABC):
     table_metrics: tuple[str, ...] | None = None
     # Figures `cpulab plot` draws from a stored run (sweeps over a size or a count).
     plots: tuple[PlotSpec, ...] = ()
+    # The seed's claims, judged by `claims.judge` unless `verdicts()` is overridden.
+    claims: tuple[ClaimSpec, ...] = ()
 
     def seed_tables(self) -> list[SeedTable]:
         return []
@@ -51,9 +57,9 @@ class Experiment(ABC):
     def run(self, ctx: Context) -> list[Case]:
         """Build, measure, return the cases. Failures become cases with `error` set."""
 
-    @abstractmethod
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
         """Pure: the verdict for each claim, computed from the cases and evidence."""
+        return [judge(c, cases, evidence) for c in self.claims]
 
     def run_errors(self, cases: list[Case]) -> list[str]:
         """The failures that make `cpulab run` exit with status 1, the run being stored

@@ -1,5 +1,7 @@
-"""A described experiment's claims judged by the lab's shared rules: pure functions of
-the cases and the machine-code facts, so they are tested with made-up cases.
+"""The one judge: a claim (`claims.spec`) and a run's cases in, a verdict out, by the
+same rules for a built-in experiment and a user's described one. Pure functions of the
+cases and the machine-code facts, so they are tested with made-up cases; the intervals
+are the process-level ones of `measure.stats`.
 
 - `faster`: the speed-up of `variant` over `than` (than/variant for a cost per unit,
   variant/than for a rate) in each build and parameter set, its 95% interval weighed
@@ -20,10 +22,10 @@ zero.
 from __future__ import annotations
 
 from cpulab.asm import CATEGORIES
-from cpulab.described.description import ClaimSpec, where_text
+from cpulab.claims.spec import CYCLES, ClaimSpec, where_text
 from cpulab.measure import stats
 from cpulab.results import Case, Evidence, Verdict
-from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
 from cpulab.results.tally import Tally
 
 # The evidence fact holding each variant's machine-code counts per build:
@@ -44,6 +46,13 @@ def count_of(counts: dict[str, int], instruction: str) -> int:
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:
+    """The verdict on `claim` from the run's cases and evidence, the seed's figure beside."""
+    v = _judge(claim, cases, evidence)
+    v.seed = claim.seed
+    return v
+
+
+def _judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:
     if claim.kind == "no-instruction":
         return _no_instruction(claim, evidence.facts.get(ASM_FACT, {}))
     chosen = [c for c in cases if claim.applies_to(c.params)]
@@ -92,21 +101,29 @@ def _faster(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     tally, rows = Tally(), []
     for g, a in mine.items():
         b = peer.get(g)
-        if b is None or claim.metric not in a.metrics or claim.metric not in b.metrics:
+        metric = cycle_metric(a, b) if b is not None and claim.metric == CYCLES \
+            else claim.metric
+        if b is None or metric not in a.metrics or metric not in b.metrics:
             continue
-        higher = a.metrics[claim.metric].higher_is_better
-        r = median_ratio(a, b, claim.metric) if higher else median_ratio(b, a, claim.metric)
+        higher = a.metrics[metric].higher_is_better
+        r = median_ratio(a, b, metric) if higher else median_ratio(b, a, metric)
         if r is None:
             continue
         tally.add(r, claim.by)
-        rows.append(f"{_where(g)}: {format_ratio(r)}")
+        shown = f"{metric} " if claim.metric == CYCLES else ""
+        rows.append(f"{_where(g)}: {shown}{format_ratio(r)}")
     if not tally.n:
-        why = _missing(cases, claim.variant, claim.metric)
+        wanted = "tsc" if claim.metric == CYCLES else claim.metric
+        why = _missing(cases, claim.variant, wanted)
         if why.startswith("no case"):
-            why = _missing(cases, claim.than, claim.metric)
+            why = _missing(cases, claim.than, wanted)
         return Verdict(claim.text, "unmeasurable", why)
-    head = (f"{claim.variant} over {claim.than} ({claim.metric}; target {claim.by:g}x): "
+    metric_text = ("cycles: PMU, else TSC ticks, else time" if claim.metric == CYCLES
+                   else claim.metric)
+    head = (f"{claim.variant} over {claim.than} ({metric_text}; target {claim.by:g}x): "
             f"reached in {tally.above} of {tally.n}, short in {tally.below}")
+    if tally.no_interval:
+        head += f", {tally.no_interval} without an interval (too few processes)"
     return Verdict(claim.text, _verdict(tally, claim.builds), head + "; " + "; ".join(rows))
 
 
