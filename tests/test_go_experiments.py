@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cpulab.build import BuildConfig, find_toolchain, matrix
-from cpulab.experiments.fanin import _compare
+from cpulab.experiments import fanin
 from cpulab.experiments.fileread.verdicts import go_slower
 from cpulab.experiments.goalloc import experiment as goalloc
 from cpulab.experiments.goalloc import listing
@@ -94,11 +94,13 @@ def test_goalloc_verdicts_follow_the_code():
     assert goalloc.EXPERIMENT.verdicts(cases, Evidence())[0].verdict == "unmeasurable"
 
 
-def test_fanin_compare_tallies_every_group():
+def test_fanin_claims_tally_every_group():
     cases = [_case(w, t, {"n": n, "procs": 1}) for n in (2, 4)
-             for w, t in (("reflect-select", 50), ("select-done", 10))]
-    assert _compare(cases, "reflect-select", "select-done", "a", "x").verdict == "confirmed"
-    assert _compare(cases, "select-done", "reflect-select", "b", "x").verdict == "refuted"
+             for w, t in (("reflect-select", 50), ("select-done", 10),
+                          ("forward-waitgroup", 5))]
+    a, b = fanin.EXPERIMENT.verdicts(cases, Evidence())
+    assert a.verdict == "confirmed" and "reached in 2 of 2" in a.evidence
+    assert b.verdict == "refuted" and a.seed == fanin.SEED
 
 
 def test_gorep_verdicts():

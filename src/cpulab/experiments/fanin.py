@@ -11,12 +11,11 @@ processes (rounds).
 from __future__ import annotations
 
 from cpulab.build import BuildError, Target, go_build
+from cpulab.claims import ClaimSpec
 from cpulab.context import Context, cases_from_outcome
 from cpulab.experiments.base import Experiment
 from cpulab.measure.schedule import Program
-from cpulab.results import Case, Evidence, PlotSpec, SeedTable, Verdict
-from cpulab.results.ratios import format_ratio, median_ratio
-from cpulab.results.tally import Tally
+from cpulab.results import Case, PlotSpec, SeedTable
 
 PACKAGE = "bench/fanin"
 WAYS = ("select-done", "forward-waitgroup", "reflect-select")
@@ -41,6 +40,17 @@ class FanIn(Experiment):
     )
     compilers = ("go",)
     table_metrics = ("time", "tsc")
+    claims = (
+        ClaimSpec("faster", "select-done", than="reflect-select", metric="time",
+                  builds="most", seed=SEED,
+                  text="(a) reflect.Select costs more per message than a select loop with "
+                       "a done channel, for most n and GOMAXPROCS"),
+        ClaimSpec("faster", "select-done", than="forward-waitgroup", metric="time",
+                  builds="most", seed=SEED,
+                  text="(b) one forwarding goroutine per channel (WaitGroup) costs more per "
+                       "message than a select loop with a done channel (a second hand-over "
+                       "per message), for most n and GOMAXPROCS"),
+    )
     plots = tuple(PlotSpec(f"procs{p}", f"ns per message against producers, GOMAXPROCS={p}",
                            x="n", metric="time", x_label="producers", log_y=False,
                            where=(("procs", p),)) for p in PROCS)
@@ -79,41 +89,6 @@ class FanIn(Experiment):
                     cases += cases_from_outcome(outcomes[f"{cfg.label}|{n}|{p}"], lambda w: w,
                                                 build, {"n": n, "procs": p}, WAYS)
         return cases
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        return [_compare(cases, "reflect-select", "select-done", "a",
-                         "reflect.Select costs more per message than a select loop with a "
-                         "done channel"),
-                _compare(cases, "forward-waitgroup", "select-done", "b",
-                         "one forwarding goroutine per channel (WaitGroup) costs more per "
-                         "message than a select loop with a done channel (a second hand-over "
-                         "per message)")]
-
-
-def _compare(cases: list[Case], slow: str, fast: str, label: str, text: str) -> Verdict:
-    """Tally slow/fast time over every n and GOMAXPROCS: confirmed when most intervals
-    lie above 1, refuted when half or more lie below."""
-    claim = f"({label}) {text}, for most n and GOMAXPROCS"
-    groups: dict[tuple, dict[str, Case]] = {}
-    for c in cases:
-        if not c.error and "time" in c.metrics:
-            key = (c.build_label, c.params.get("n"), c.params.get("procs"))
-            groups.setdefault(key, {})[c.variant] = c
-    tally, rows = Tally(), []
-    for (_build, n, procs), by in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][1])):
-        a, b = by.get(slow), by.get(fast)
-        r = median_ratio(a, b, "time") if a and b else None
-        if r is None:
-            continue
-        tally.add(r)
-        rows.append(f"n={n} GOMAXPROCS={procs}: {format_ratio(r)} "
-                    f"({a.value('time'):.0f} vs {b.value('time'):.0f} ns/message)")
-    if not rows:
-        errors = sorted({c.error for c in cases if c.error})
-        return Verdict(claim, "unmeasurable", "; ".join(errors[:3]) or "no measurement", SEED)
-    head = (f"{slow}/{fast} time (clock) above 1 in {tally.above} of {tally.n}, below in "
-            f"{tally.below}: ")
-    return Verdict(claim, tally.majority(), head + "; ".join(rows), SEED)
 
 
 EXPERIMENT = FanIn()
