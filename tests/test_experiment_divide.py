@@ -4,8 +4,13 @@
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatch
+
+import pytest
 
 from cpulab import cli
+from cpulab.asm import find_functions
+from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.experiments import get
 from cpulab.experiments.divide import divisor_kind
 from cpulab.measure.metrics import Metric
@@ -120,11 +125,20 @@ def test_quo_claim_is_decided_by_instruction_counts():
     assert _verdicts(_quo(12, 16, mod_divs=1))["(d)"].verdict == "refuted"
 
 
-def test_asm_variants_name_their_loops():
+def test_asm_variants_name_functions_their_builds_have():
+    """`cpulab asm divide V` reads the functions hot_symbols names: every variant's
+    target must build a binary that has each of them."""
+    gcc = find_toolchain("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    targets = EXP.targets()
     assert {"hw", "const", "rtdiv", "libdivide", "fastmod", "quo_mul", "quo_mod"} \
-        <= set(EXP.targets())
-    assert "tput_Q_hw_u64" in EXP.hot_symbols("hw")
-    assert EXP.hot_symbols("quo_mod") == ["quo_mod_check"]
+        <= set(targets)
+    for variant in ("hw", "rtdiv", "quo_mod"):
+        binary = build_one(targets[variant], BuildConfig(gcc, "O2"))
+        found = {f.name for f in find_functions(binary, EXP.hot_symbols(variant))}
+        for want in EXP.hot_symbols(variant):
+            assert any(fnmatch(n, want) for n in found), (variant, want)
 
 
 def test_end_to_end_quick(tmp_path, capsys):

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cpulab import cli
+from cpulab.asm import find_functions
+from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.experiments import get
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence, EvidenceTable
@@ -87,9 +91,19 @@ def test_failed_cases_are_left_out():
     assert _verdicts(cases)["(c)"].verdict == "unmeasurable"
 
 
-def test_hot_symbols_name_each_check():
-    assert set(EXP.targets()) == set(CHECKS)
-    assert EXP.hot_symbols("u128")[0] == "size_check_u128"
+def test_hot_symbols_name_functions_the_build_has():
+    """`cpulab asm overflow V` reads the functions hot_symbols names: each check's must
+    be in the binary its target builds, and be that check's alone."""
+    gcc = find_toolchain("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    targets = EXP.targets()
+    assert set(targets) == set(CHECKS)
+    for check in CHECKS:
+        binary = build_one(targets[check], BuildConfig(gcc, "O2"))
+        names = {f.name for f in find_functions(binary, EXP.hot_symbols(check))}
+        assert f"size_check_{check}" in names
+        assert all(n.startswith(f"size_check_{check}") for n in names)
 
 
 def test_end_to_end_quick(tmp_path, capsys):
