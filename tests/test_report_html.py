@@ -63,6 +63,33 @@ def test_the_file_is_self_contained(report):
     assert html.count("<svg") >= 8 and "new Tablesort" in html
 
 
+def _own(rec, name: str = "mine"):
+    """`rec` as if an experiment of one's own had made it: no seed article behind it."""
+    from cpulab.results import OWN_SEED_ROW, Verdict
+
+    own = _scaled(rec, 1.0, experiment=name, seed_row=OWN_SEED_ROW, seed_tables=[])
+    own.verdicts = [Verdict(v.claim, v.verdict, v.evidence) for v in rec.verdicts]
+    return own
+
+
+def _section(html: str, name: str) -> str:
+    start = html.index(f'<section id="exp-{name}"')
+    return html[start:html.index("</section>", start)]
+
+
+def test_an_experiment_of_ones_own_has_no_seed_column(tmp_path):
+    from cpulab.report.html import ReportInput, render_html
+
+    shutil.copy(LAYOUT1_DB, tmp_path / "r.db")  # opening it may migrate it: a copy
+    with Store(tmp_path / "r.db") as s:
+        overflow = s.get(s.ids("overflow")[0])
+    html = render_html(ReportInput([("#1", overflow), ("#2", _own(overflow))]))
+    builtin, own = _section(html, "overflow"), _section(html, "mine")
+    assert "<th>the seed</th>" in builtin and 'class="seed-figure"' in builtin
+    assert "<th>the seed</th>" not in own and 'class="seed-figure"' not in own
+    assert "The seed's" not in own and own.count("badge ") == len(overflow.verdicts)
+
+
 def _browser_page(p, user_data: str):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")

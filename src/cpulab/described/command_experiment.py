@@ -19,7 +19,7 @@ from cpulab.experiments.base import Experiment
 from cpulab.machine.pmu import probe_counters
 from cpulab.measure.metrics import Metric
 from cpulab.measure.process_timer import HW_EVENTS, CommandTiming, time_interleaved
-from cpulab.results import Case, Evidence, EvidenceTable, Verdict
+from cpulab.results import OWN_SEED_ROW, Case, Evidence, EvidenceTable, Verdict
 from cpulab.results.ratios import format_ratio, median_ratio
 
 DEFAULT_NAME = "cmd"
@@ -27,7 +27,7 @@ _UNIT = "run"
 
 
 class CommandExperiment(Experiment):
-    seed_row = "own"
+    seed_row = OWN_SEED_ROW
     compilers: tuple[str, ...] = ()  # nothing to build
     opts: tuple[str, ...] = ()
     table_metrics = ("time", "cpu-time", "page-faults", "context-switches", "cycles",

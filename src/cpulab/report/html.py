@@ -235,7 +235,8 @@ def view(inp: ReportInput) -> dict:
         first = runs[0][1]
         sections.append({
             "name": name, "anchor": _anchor(f"exp-{name}"), "seed_row": first.seed_row,
-            "title": first.title, "seed_tables": first.seed_tables, "metric": metric,
+            "has_seed": first.has_seed, "title": first.title, "seed_tables": first.seed_tables,
+            "metric": metric,
             "runs": [_run_view(label, rec, pres, metric) for label, rec in runs],
             "verdicts": _verdict_grid(runs), "comparisons": _comparisons(runs, metric),
             "history": _history_view(inp.histories[name]) if name in inp.histories else None,

@@ -7,9 +7,9 @@ which keep and show it; none of them needs the experiments to read a stored run.
 from cpulab.results.case import Case
 from cpulab.results.evidence import Evidence
 from cpulab.results.plot_spec import PlotSpec
-from cpulab.results.record import SCHEMA, RunRecord
+from cpulab.results.record import OWN_SEED_ROW, SCHEMA, RunRecord
 from cpulab.results.tables import EvidenceTable, SeedTable
 from cpulab.results.verdict import VERDICTS, Verdict, VerdictKind
 
-__all__ = ["SCHEMA", "VERDICTS", "Case", "Evidence", "EvidenceTable", "PlotSpec", "RunRecord",
-           "SeedTable", "Verdict", "VerdictKind"]
+__all__ = ["OWN_SEED_ROW", "SCHEMA", "VERDICTS", "Case", "Evidence", "EvidenceTable",
+           "PlotSpec", "RunRecord", "SeedTable", "Verdict", "VerdictKind"]

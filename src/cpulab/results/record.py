@@ -16,6 +16,9 @@ from cpulab.results.tables import SeedTable
 from cpulab.results.verdict import Verdict
 
 SCHEMA = 1
+# The seed_row of an experiment of one's own (described, or whole commands): it has no
+# seed article, so there are no seed figures to show beside its verdicts.
+OWN_SEED_ROW = "own"
 
 
 @dataclass
@@ -43,6 +46,10 @@ class RunRecord:
     # `cpulab export --origin`); None for a run made where it is stored. Not part of the
     # run's identity: the same run imported under two names is one run.
     origin: str | None = None
+
+    @property
+    def has_seed(self) -> bool:
+        return self.seed_row != OWN_SEED_ROW
 
     def as_dict(self) -> dict:
         return {
