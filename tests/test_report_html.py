@@ -90,6 +90,28 @@ def test_an_experiment_of_ones_own_has_no_seed_column(tmp_path):
     assert "The seed's" not in own and own.count("badge ") == len(overflow.verdicts)
 
 
+def test_backticks_are_code_and_everything_else_is_escaped():
+    from cpulab.report.html import code_spans
+
+    assert code_spans("a `div` & `x < y`") == "a <code>div</code> &amp; <code>x &lt; y</code>"
+    assert code_spans("`<script>`</b>") == "<code>&lt;script&gt;</code>&lt;/b&gt;"
+    assert code_spans("one ` alone") == "one ` alone"  # unpaired: as written
+    assert code_spans("``") == "``"
+
+
+def test_claims_and_seed_tables_show_code(tmp_path):
+    from cpulab.report.html import ReportInput, render_html
+
+    shutil.copy(LAYOUT1_DB, tmp_path / "r.db")
+    with Store(tmp_path / "r.db") as s:
+        overflow = s.get(s.ids("overflow")[0])
+    section = _section(render_html(ReportInput([("#1", overflow)])), "overflow")
+    # the claim, its seed figure and a seed table's title and cells all write `div`
+    assert "<code>count &gt; SIZE_MAX / size</code>" in section
+    assert section.count("<code>div</code>") >= 4
+    assert "`" not in section.split("<h3>This machine")[0]
+
+
 def _browser_page(p, user_data: str):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
