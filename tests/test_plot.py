@@ -91,3 +91,31 @@ def test_svg_is_an_inline_element():
     svg = to_svg(sweep_figure(rec, SPEC))
     assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
     assert to_svg(bars_figure(rec, "time")).startswith("<svg")
+
+
+def _marks(fig) -> tuple[int, int]:
+    """(bars, dots) drawn in the figure's axes."""
+    from matplotlib.patches import Rectangle
+
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches if isinstance(p, Rectangle)]
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o"]  # not the whiskers' caps
+    return len(bars), sum(len(ln.get_xdata()) for ln in dots)
+
+
+def test_no_bars_on_a_log_axis():
+    import matplotlib.pyplot as plt
+
+    from cpulab.report.plot import bars_figure
+
+    wide = _rec([_case("calloc", n, n / 10) for n in (64, 4096, 65536)])  # 1000x apart
+    fig = bars_figure(wide, "time")
+    assert fig.axes[0].get_xscale() == "log"
+    assert _marks(fig) == (0, 3)  # a dot per case, its interval a whisker
+    plt.close(fig)
+
+    close = _rec([_case("calloc", n, 10.0 + n / 1000) for n in (64, 4096, 65536)])
+    fig = bars_figure(close, "time")
+    assert fig.axes[0].get_xscale() == "linear"
+    assert _marks(fig) == (3, 0)  # bars from zero, which a linear axis has
+    plt.close(fig)

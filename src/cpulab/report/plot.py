@@ -1,9 +1,9 @@
 """Figures of a stored run (matplotlib): a metric against a swept parameter, one line per
 variant and build, with the MAD as error bars, the fitted growth exponent on log-log
-axes, and the unit and source on the axis; bars of one metric per case with the 95%
-interval of the median; a history of runs. Each figure is built once and written as PNG
-(`cpulab plot`) or as SVG text for the HTML report. Like every report, it reads records
-and runs nothing."""
+axes, and the unit and source on the axis; one metric per case with the 95% interval of
+the median (bars on a linear axis, dots on a log one); a history of runs. Each figure is
+built once and written as PNG (`cpulab plot`) or as SVG text for the HTML report. Like
+every report, it reads records and runs nothing."""
 
 from __future__ import annotations
 
@@ -124,7 +124,15 @@ def bars(rec: RunRecord, metric: str) -> list[tuple[str, float, float, float]]:
     return out
 
 
+def log_axis(medians: tuple[float, ...] | list[float]) -> bool:
+    """Whether the cases span more than two orders of magnitude: on a linear axis the
+    smaller ones would be invisible."""
+    return min(medians) > 0 and max(medians) / min(medians) > 100
+
+
 def bars_figure(rec: RunRecord, metric: str) -> Figure:
+    """One metric per case with its interval: bars from zero on a linear axis, dots with
+    whiskers on a log one."""
     plt = _pyplot()
     rows = bars(rec, metric)
     if not rows:
@@ -136,13 +144,18 @@ def bars_figure(rec: RunRecord, metric: str) -> Figure:
     labels, med, low, high = zip(*rows, strict=True)
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.28 * len(rows)), dpi=110)
     ys = range(len(rows))
-    ax.barh(ys, med, xerr=[[m - lo for m, lo in zip(med, low, strict=True)],
-                           [h - m for m, h in zip(med, high, strict=True)]],
-            capsize=2, color="#4c78a8", ecolor="#222")
+    err = [[m - lo for m, lo in zip(med, low, strict=True)],
+           [h - m for m, h in zip(med, high, strict=True)]]
+    if log_axis(med):
+        # A bar's length on a log axis depends on where the axis starts, so it means
+        # nothing: each case is a dot, its interval a whisker.
+        ax.errorbar(med, ys, xerr=err, fmt="o", markersize=4, capsize=2, color="#4c78a8",
+                    ecolor="#222")
+        ax.set_xscale("log")
+    else:
+        ax.barh(ys, med, xerr=err, capsize=2, color="#4c78a8", ecolor="#222")
     ax.set_yticks(list(ys), labels, fontsize=7)
     ax.invert_yaxis()
-    if min(med) > 0 and max(med) / min(med) > 100:
-        ax.set_xscale("log")
     ax.set_xlabel(f"{metric}: {unit.unit} [{unit.source}], median, 95% interval")
     ax.set_title(f"{rec.experiment} ({rec.seed_row}): {metric} per case\n{_subtitle(rec)}",
                  fontsize=10)
