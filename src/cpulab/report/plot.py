@@ -3,12 +3,19 @@ variant and build, with the MAD as error bars, the fitted growth exponent on log
 axes, and the unit and source on the axis; one metric per case with the 95% interval of
 the median (bars on a linear axis, dots on a log one); a history of runs. Each figure is
 built once and written as PNG (`cpulab plot`) or as SVG text for the HTML report. Like
-every report, it reads records and runs nothing."""
+every report, it reads records and runs nothing.
+
+The figures are drawn small, 4.5 in (324 pt) wide with no text under 10 pt, because the
+report scales them to the page: on a phone 390 px wide a figure gets ~350 px, so 10 pt
+text reads at ~10.8 px; drawn 9 in wide, the same text shrank to 5 px. A wide screen
+shows them at most ~1.5x (the report's CSS), and PNGs are written at 200 dpi.
+"""
 
 from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +31,13 @@ if TYPE_CHECKING:
 # Bars beyond this many cases are unreadable (fileread has hundreds): the report then
 # shows its sweeps and tables instead.
 MAX_BARS = 48
+WIDTH_IN = 4.5
+FONT_PT = 10  # the smallest text in a figure; titles are a point larger
+PNG_DPI = 200  # 900 px wide
+# DejaVu Sans takes ~0.6 em per character: lines wider than the figure wrap.
+_CHARS_PER_LINE = 50  # at FONT_PT, inside the axes' margins
+_TITLE_CHARS = 44  # at FONT_PT + 1
+_LINE_IN = 1.2 * FONT_PT / 72  # one line of text, as matplotlib spaces them
 
 
 class PlotError(RuntimeError):
@@ -70,20 +84,43 @@ def _subtitle(rec: RunRecord) -> str:
     return f"run #{rec.id}, {where}{cpu}, {rec.started}"
 
 
-def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
+def _wrap(*lines: str, chars: int = _CHARS_PER_LINE) -> str:
+    # at spaces: "heap=fresh-mmap" stays whole, unless a word is longer than a line
+    return "\n".join(textwrap.fill(line, chars, break_on_hyphens=False) for line in lines)
+
+
+def _title(*lines: str) -> str:
+    return _wrap(*lines, chars=_TITLE_CHARS)
+
+
+def _figure(height_in: float):
     plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, height_in), layout="constrained")
+    ax.tick_params(labelsize=FONT_PT)  # also the ticks made later, when the figure is drawn
+    return fig, ax
+
+
+def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
     lines = series(rec, spec)
     if not lines:
         raise PlotError(f"run #{rec.id}: no variant has two or more points of "
                         f"{spec.metric} against {spec.x}")
     unit = next(c.metrics[spec.metric] for c in rec.cases if spec.metric in c.metrics)
-    fig, ax = plt.subplots(figsize=(9, 6), dpi=110)
     fit = spec.log_x and spec.log_y
+    fits = {label: growth(pts) if fit else None for label, pts in lines.items()}
+    legend = {}
+    for label, k in fits.items():
+        # with no-break spaces, a wrapped line never splits the fitted k from its error
+        fitted = "" if k is None else ", " + f"k = {k[0]:.2f} ± {k[1]:.2f}".replace(" ", "\u00a0")
+        legend[label] = _wrap(label + fitted)
+    # the legend sits below the axes, a line per entry: inside them it hid the data
+    entries = sum(t.count("\n") + 1 for t in legend.values()) + any(fits.values())
+    fig, ax = _figure(3.6 + 1.1 * _LINE_IN * entries)
     for label, pts in lines.items():
         xs, ys, es = zip(*pts, strict=True)
-        k = growth(pts) if fit else None
-        text = label if k is None else f"{label}, k = {k[0]:.2f} ± {k[1]:.2f}"
-        bars = ax.errorbar(xs, ys, yerr=es, marker="o", markersize=3, capsize=2, label=text)
+        k = fits[label]
+        bars = ax.errorbar(xs, ys, yerr=es, marker="o", markersize=3, capsize=2,
+                           label=legend[label])
         if k is not None:  # the fitted power law through the points' geometric centre
             import numpy as np
 
@@ -95,14 +132,15 @@ def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
         ax.set_xscale("log")
     if spec.log_y:
         ax.set_yscale("log")
-    ax.set_xlabel(spec.x_label or spec.x)
-    ax.set_ylabel(f"{spec.metric}: {unit.unit} [{unit.source}]")
-    ax.set_title(f"{rec.experiment} ({rec.seed_row}): {spec.title}"
-                 + (" (dashed: fitted x^k)" if fit else "") + f"\n{_subtitle(rec)}",
-                 fontsize=10)
+    ax.set_xlabel(spec.x_label or spec.x, fontsize=FONT_PT)
+    ax.set_ylabel(f"{spec.metric}: {unit.unit} [{unit.source}]", fontsize=FONT_PT)
+    if any(fits.values()):  # said in the legend, where the eye looks for what a line is
+        ax.plot([], [], linestyle="--", linewidth=0.8, color="#555",
+                label="dashed: the fitted c * x^k")
+    ax.set_title(_title(f"{rec.experiment} ({rec.seed_row}): {spec.title}", _subtitle(rec)),
+                 fontsize=FONT_PT + 1)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    fig.legend(loc="outside lower center", ncols=1, fontsize=FONT_PT, frameon=False)
     return fig
 
 
@@ -133,7 +171,6 @@ def log_axis(medians: tuple[float, ...] | list[float]) -> bool:
 def bars_figure(rec: RunRecord, metric: str) -> Figure:
     """One metric per case with its interval: bars from zero on a linear axis, dots with
     whiskers on a log one."""
-    plt = _pyplot()
     rows = bars(rec, metric)
     if not rows:
         raise PlotError(f"run #{rec.id}: no case has {metric}")
@@ -142,33 +179,52 @@ def bars_figure(rec: RunRecord, metric: str) -> Figure:
                         f"(at most {MAX_BARS})")
     unit = next(c.metrics[metric] for c in rec.cases if metric in c.metrics)
     labels, med, low, high = zip(*rows, strict=True)
-    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.28 * len(rows)), dpi=110)
-    ys = range(len(rows))
+    # Each case is a row: its label, wrapped, above its mark (a label beside the mark took
+    # most of the width: alloc's run to 55 characters). y counts text lines from the top.
+    tops, marks, y = [], [], 0.0
+    wrapped = [_wrap(label) for label in labels]
+    for text in wrapped:
+        tops.append(y)
+        y += text.count("\n") + 1
+        marks.append(y + 0.3)  # close under its label, farther from the next one
+        y += 1.0
+    title = _title(f"{rec.experiment} ({rec.seed_row}): {metric} per case", _subtitle(rec))
+    xlabel = _wrap(f"{metric}: {unit.unit} [{unit.source}], median, 95% interval")
+    # around the rows: the title, the axis's ticks above and below, its label
+    around = (title.count("\n") + xlabel.count("\n") + 2) * 1.2 * _LINE_IN + 0.75
+    fig, ax = _figure(around + y * _LINE_IN)
     err = [[m - lo for m, lo in zip(med, low, strict=True)],
            [h - m for m, h in zip(med, high, strict=True)]]
     if log_axis(med):
         # A bar's length on a log axis depends on where the axis starts, so it means
         # nothing: each case is a dot, its interval a whisker.
-        ax.errorbar(med, ys, xerr=err, fmt="o", markersize=4, capsize=2, color="#4c78a8",
+        ax.errorbar(med, marks, xerr=err, fmt="o", markersize=4, capsize=2, color="#4c78a8",
                     ecolor="#222")
         ax.set_xscale("log")
     else:
-        ax.barh(ys, med, xerr=err, capsize=2, color="#4c78a8", ecolor="#222")
-    ax.set_yticks(list(ys), labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel(f"{metric}: {unit.unit} [{unit.source}], median, 95% interval")
-    ax.set_title(f"{rec.experiment} ({rec.seed_row}): {metric} per case\n{_subtitle(rec)}",
-                 fontsize=10)
+        ax.barh(marks, med, height=0.6, xerr=err, capsize=2, color="#4c78a8", ecolor="#222")
+    left = ax.get_yaxis_transform()  # x in the axes (0 = its left edge), y in lines
+    for i, (top, text) in enumerate(zip(tops, wrapped, strict=True)):
+        ax.text(0.01, top + 0.1, text, transform=left, fontsize=FONT_PT, va="top")
+        if i % 2:  # every other case shaded: which mark is whose label
+            ax.axhspan(top, tops[i + 1] if i + 1 < len(tops) else y, color="#f0f2f5",
+                       zorder=0, linewidth=0)
+    ax.set_yticks([])
+    ax.set_ylim(y, 0)  # the first case on top
+    # a long figure: the axis is labelled at its top too, where a reader starts
+    ax.tick_params(axis="x", top=True, labeltop=True)
+    ax.set_xlabel(xlabel, fontsize=FONT_PT)
+    ax.set_title(title, fontsize=FONT_PT + 1)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
     return fig
 
 
 def history_figure(h: History) -> Figure:
     """Each case's figure relative to its first run, run after run (x: the runs in order,
     labelled by revision); a change point is a filled marker."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    # ~6 labels of 8 characters fit across; more stand upright, below a taller figure
+    upright = len(h.steps) > 6
+    fig, ax = _figure(3.6 + 0.7 * upright)
     order = {s.run: i for i, s in enumerate(h.steps)}
     for s in h.series:
         if len(s.points) < 2 or s.points[0].median <= 0:
@@ -180,14 +236,16 @@ def history_figure(h: History) -> Figure:
             if p.change != "same":
                 ax.plot(order[p.run], p.median / base, marker="v" if p.change == "faster"
                         else "^", color="green" if p.change == "faster" else "red")
-    ax.set_xticks(range(len(h.steps)), [f"#{s.run}\n{s.lab_revision[:8]}" for s in h.steps],
-                  fontsize=7)
+    ax.set_xticks(range(len(h.steps)),
+                  [f"#{s.run} {s.lab_revision[:8]}" if upright else
+                   f"#{s.run}\n{s.lab_revision[:8]}" for s in h.steps],
+                  rotation=90 if upright else 0, fontsize=FONT_PT)
     ax.axhline(1.0, color="#888", linewidth=0.6)
-    ax.set_ylabel(f"{h.metric}, relative to the first run")
-    ax.set_title(f"{h.experiment}: history on {h.machine}\n(markers: changes beyond noise, "
-                 "green faster, red slower)", fontsize=10)
+    ax.set_ylabel(f"{h.metric}, relative to the first run", fontsize=FONT_PT)
+    ax.set_title(_title(f"{h.experiment}: history on {h.machine}",
+                        "(markers: changes beyond noise, green faster, red slower)"),
+                 fontsize=FONT_PT + 1)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
     return fig
 
 
@@ -196,7 +254,7 @@ def save_png(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.png")
     try:
-        fig.savefig(tmp)
+        fig.savefig(tmp, dpi=PNG_DPI)
     finally:
         plt.close(fig)
     tmp.replace(path)  # never a half-written figure under the real name
@@ -204,8 +262,8 @@ def save_png(fig: Figure, path: Path) -> Path:
 
 
 def to_svg(fig: Figure) -> str:
-    """The figure as an <svg> element to put inline in HTML: text drawn as paths, so no
-    font has to be present where the report is opened."""
+    """The figure as an <svg> element to put inline in HTML, as wide as its container:
+    text drawn as paths, so no font has to be present where the report is opened."""
     plt = _pyplot()
     buf = io.StringIO()
     try:
@@ -215,7 +273,11 @@ def to_svg(fig: Figure) -> str:
     text = buf.getvalue()
     # matplotlib writes each text as a comment beside its glyphs; a record's text (a
     # variant name from someone's bundle) must not be able to close the comment.
-    return re.sub(r"<!--.*?-->", "", text[text.index("<svg"):], flags=re.S)
+    svg = re.sub(r"<!--.*?-->", "", text[text.index("<svg"):], flags=re.S)
+    # No fixed width and height (matplotlib writes 324pt): the page gives the width, and
+    # the viewBox the proportions.
+    head, rest = svg.split(">", 1)
+    return re.sub(r'\s(width|height)="[^"]*"', "", head) + ">" + rest
 
 
 def draw(rec: RunRecord, spec: PlotSpec, path: Path) -> Path:
