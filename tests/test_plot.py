@@ -141,6 +141,8 @@ def test_figures_read_at_a_phones_width(kind):
         texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
         assert len(texts) > 10
         assert [t.get_text() for t in texts if t.get_fontsize() < 10] == []
+        # mathtext (10^5) draws its exponent at 0.7 of the size
+        assert [t.get_text() for t in texts if "$" in t.get_text()] == []
         drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, what is drawn
         assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01, "text cut at the left or bottom"
         assert drawn.x1 <= width + 0.01 and drawn.y1 <= height + 0.01, "text cut"
@@ -174,3 +176,10 @@ def test_no_bars_on_a_log_axis():
     assert fig.axes[0].get_xscale() == "linear"
     assert _marks(fig) == (3, 0)  # bars from zero, which a linear axis has
     plt.close(fig)
+
+
+def test_log_ticks_are_written_without_exponents():
+    from cpulab.report.plot import _tick
+
+    assert [_tick(v) for v in (0.05, 1, 200, 1e3, 5e4, 2e6, 1e9)] == [
+        "0.05", "1", "200", "1k", "50k", "2M", "1G"]

@@ -100,6 +100,30 @@ def _figure(height_in: float):
     return fig, ax
 
 
+def _tick(value: float, _pos=None) -> str:
+    """A log axis's tick as 100, 10k or 1M, not 10^2: matplotlib draws an exponent at 0.7
+    of the text's size, 7 pt, which a phone cannot read."""
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def _log_scale(ax, which: str, values) -> None:
+    """A log scale on `ax`'s x or y axis labelled by _tick: at each power of ten, and at 2
+    and 5 times them where the values span less than 100x (else one power of ten might be
+    all)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    positive = [v for v in values if v > 0]
+    narrow = bool(positive) and max(positive) / min(positive) < 100
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
+    axis.set_major_formatter(FuncFormatter(_tick))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
     lines = series(rec, spec)
     if not lines:
@@ -129,9 +153,9 @@ def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
             ax.plot(xs, np.exp(c + k[0] * lx), linestyle="--", linewidth=0.8,
                     color=bars.lines[0].get_color())
     if spec.log_x:
-        ax.set_xscale("log")
+        _log_scale(ax, "x", [x for pts in lines.values() for x, _, _ in pts])
     if spec.log_y:
-        ax.set_yscale("log")
+        _log_scale(ax, "y", [y for pts in lines.values() for _, y, _ in pts])
     ax.set_xlabel(spec.x_label or spec.x, fontsize=FONT_PT)
     ax.set_ylabel(f"{spec.metric}: {unit.unit} [{unit.source}]", fontsize=FONT_PT)
     if any(fits.values()):  # said in the legend, where the eye looks for what a line is
@@ -200,7 +224,7 @@ def bars_figure(rec: RunRecord, metric: str) -> Figure:
         # nothing: each case is a dot, its interval a whisker.
         ax.errorbar(med, marks, xerr=err, fmt="o", markersize=4, capsize=2, color="#4c78a8",
                     ecolor="#222")
-        ax.set_xscale("log")
+        _log_scale(ax, "x", med)
     else:
         ax.barh(marks, med, height=0.6, xerr=err, capsize=2, color="#4c78a8", ecolor="#222")
     left = ax.get_yaxis_transform()  # x in the axes (0 = its left edge), y in lines
