@@ -1,7 +1,7 @@
 """The HTML report in a real browser: Debian's headless Chromium, driven by Playwright,
 loads the file offline; no console error, no request leaves the file, every section and
-figure is there, sorting and filtering a table work. A screenshot is kept in
-build/test-output/ for a person to look at."""
+figure is there, sorting and filtering a table work, and a table too wide for its box
+says so. A screenshot is kept in build/test-output/ for a person to look at."""
 
 from __future__ import annotations
 
@@ -112,12 +112,12 @@ def test_claims_and_seed_tables_show_code(tmp_path):
     assert "`" not in section.split("<h3>This machine")[0]
 
 
-def _browser_page(p, user_data: str):
+def _browser_page(p, user_data: str, width: int = 1400, height: int = 900):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
     ctx = p.chromium.launch_persistent_context(user_data, executable_path=str(CHROMIUM),
                                                headless=True, args=CHROMIUM_ARGS,
-                                               viewport={"width": 1400, "height": 900})
+                                               viewport={"width": width, "height": height})
     return ctx, ctx.new_page()
 
 
@@ -196,6 +196,52 @@ def test_in_a_browser(report):
             ctx.close()
     assert errors == []
     assert foreign == []
+
+
+# Every box that scrolls a table: how far it scrolls each way, and what it shows.
+_BOXES = """() => Array.from(document.querySelectorAll('.wide'), w => {
+    const s = w.querySelector('.scroll'), r = s.getBoundingClientRect();
+    return {sideways: s.scrollWidth - s.clientWidth, down: s.scrollHeight - s.clientHeight,
+            right: r.right, cls: w.className, fade: getComputedStyle(s).maskImage,
+            hint: w.querySelector('.scroll-hint').offsetParent !== null};
+})"""
+
+
+VIEWPORTS = [(390, 844), (1366, 900)]  # a phone, a laptop
+
+
+def _open(p, user_data: str, report: Path, width: int, height: int):
+    ctx, page = _browser_page(p, user_data, width, height)
+    page.goto(report.as_uri())
+    page.wait_for_load_state("load")
+    return ctx, page
+
+
+@pytest.mark.parametrize("width,height", VIEWPORTS)
+def test_a_wide_table_scrolls_sideways_in_its_box_and_says_so(report, width, height):
+    """A table never scrolls both ways in a box; one too wide scrolls sideways, and its
+    box says so (a hint above, a fade at the cut edge) until scrolled to the end."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as user_data, sync_playwright() as p:
+        ctx, page = _open(p, user_data, report, width, height)
+        try:
+            boxes = page.evaluate(_BOXES)
+            assert boxes and all(b["down"] <= 1 for b in boxes), "a box scrolls both ways"
+            assert [b for b in boxes if b["sideways"] > 1], "nothing cut: the cue is untested"
+            for b in boxes:
+                is_cut = b["sideways"] > 1
+                assert b["hint"] == is_cut and ("more-right" in b["cls"]) == is_cut, b
+                assert ("gradient" in b["fade"]) == is_cut, b
+            # scrolled to its end, the box fades its other edge instead
+            page.locator(".wide.cut .scroll").first.evaluate(
+                "s => { s.scrollLeft = s.scrollWidth; }")
+            page.wait_for_function("""() => {
+                const w = document.querySelector('.wide.cut');
+                return w.classList.contains('more-left') && !w.classList.contains('more-right');
+            }""")
+        finally:
+            ctx.close()
 
 
 def _sorted_none(values):
