@@ -1,7 +1,7 @@
 """The HTML report in a real browser: Debian's headless Chromium, driven by Playwright,
 loads the file offline; no console error, no request leaves the file, every section and
-figure is there, sorting and filtering a table work, and a table too wide for its box
-says so. A screenshot is kept in build/test-output/ for a person to look at."""
+figure is there, sorting and filtering a table work, and the page reads on a phone as
+on a laptop. Screenshots are kept for a person to look at."""
 
 from __future__ import annotations
 
@@ -198,6 +198,13 @@ def test_in_a_browser(report):
     assert foreign == []
 
 
+# The size in CSS px at which each glyph of the figures is drawn. matplotlib draws text
+# as paths: a glyph is a <use> of an outline FONT_SCALE units to the em, scaled to its
+# point size (and by the page, to the figure's width on screen).
+_GLYPH_PX = """fontScale => Array.from(
+    document.querySelectorAll('figure.plot svg g[id^="text_"] use'),
+    u => { const m = u.getScreenCTM(); return fontScale * Math.hypot(m.c, m.d); })"""
+
 # Every box that scrolls a table: how far it scrolls each way, and what it shows.
 _BOXES = """() => Array.from(document.querySelectorAll('.wide'), w => {
     const s = w.querySelector('.scroll'), r = s.getBoundingClientRect();
@@ -240,6 +247,54 @@ def test_a_wide_table_scrolls_sideways_in_its_box_and_says_so(report, width, hei
                 const w = document.querySelector('.wide.cut');
                 return w.classList.contains('more-left') && !w.classList.contains('more-right');
             }""")
+        finally:
+            ctx.close()
+
+
+@pytest.mark.parametrize("width,height", VIEWPORTS)
+def test_reads_on_a_phone_and_a_laptop(report, width, height, tmp_path_factory):
+    """No sideways scrolling of the page; every figure within the screen, its text >= 10
+    px on a phone and not blown up on a laptop; on a phone each verdict is a card."""
+    from matplotlib.textpath import TextToPath
+    from playwright.sync_api import sync_playwright
+
+    shots = tmp_path_factory.mktemp(f"screenshots-{width}px-")
+    with tempfile.TemporaryDirectory() as user_data, sync_playwright() as p:
+        ctx, page = _open(p, user_data, report, width, height)
+        try:
+            page.screenshot(path=str(shots / "top.png"))
+            page.screenshot(path=str(shots / "page.png"), full_page=True)
+            page.locator("#exp-alloc article.run").first.screenshot(
+                path=str(shots / "alloc-run.png"))
+            page.locator("#exp-overflow .verdicts").screenshot(
+                path=str(shots / "overflow-verdicts.png"))
+            print(f"screenshots at {width}x{height}:",
+                  *sorted(str(f) for f in shots.iterdir()), sep="\n  ")
+
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            assert all(b["right"] <= width for b in page.evaluate(_BOXES))
+            figures = page.eval_on_selector_all(
+                "figure.plot svg", "s => s.map(e => e.getBoundingClientRect().right)")
+            assert len(figures) >= 8 and max(figures) <= width
+            glyphs = page.evaluate(_GLYPH_PX, TextToPath.FONT_SCALE)
+            assert len(glyphs) > 1000
+            if width < 500:
+                assert min(glyphs) >= 10  # legible on a phone
+            else:
+                assert max(glyphs) <= 17  # not blown up on a wide screen
+
+            cards = page.eval_on_selector_all(
+                "#exp-overflow table.verdicts tbody tr",
+                "rows => rows.map(r => getComputedStyle(r).display)")
+            labels = page.eval_on_selector_all(
+                "#exp-overflow table.verdicts td[data-label]",
+                "cells => cells.map(c => getComputedStyle(c, '::before').content)")
+            if width < 500:  # a card per claim, each cell saying what it is
+                assert cards == ["block"] * 3
+                assert labels.count('"the seed"') == 3
+                assert sum(x.startswith('"#') and " on " in x for x in labels) == 3
+            else:  # columns, the header saying what each is
+                assert cards == ["table-row"] * 3 and set(labels) == {"none"}
         finally:
             ctx.close()
 
