@@ -112,6 +112,23 @@ def test_claims_and_seed_tables_show_code(tmp_path):
     assert "`" not in section.split("<h3>This machine")[0]
 
 
+def test_a_run_that_sweeps_nothing_has_no_params_column(tmp_path):
+    from cpulab.report.html import ReportInput, view
+
+    shutil.copy(LAYOUT1_DB, tmp_path / "r.db")
+    with Store(tmp_path / "r.db") as s:
+        alloc = s.get(s.ids("alloc")[0])
+    flat = _scaled(alloc, 1.0, experiment="flat")
+    for c in flat.cases:
+        c.params = {}
+    tables = {sec["name"]: sec["runs"][0]["cases"]
+              for sec in view(ReportInput([("#1", alloc), ("#2", flat)]))["sections"]}
+    assert tables["alloc"]["columns"][:3] == ["variant", "build", "params"]
+    assert tables["flat"]["columns"][:2] == ["variant", "build"]
+    assert "params" not in tables["flat"]["columns"] and tables["flat"]["numeric_from"] == 2
+    assert {len(r) for r in tables["flat"]["rows"]} == {len(tables["flat"]["columns"])}
+
+
 def _browser_page(p, user_data: str, width: int = 1400, height: int = 900):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")

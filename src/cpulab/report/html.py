@@ -94,10 +94,13 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
             units.setdefault(k, f"{m.unit} [{m.source}]")
         for k, why in c.unavailable.items():
             units.setdefault(k, f"[{why.get('source', '?')}]")
+    # a run that sweeps nothing has no params column: an empty one took a phone's width
+    lead = ["variant", "build", *(["params"] if any(c.params for c in rec.cases) else [])]
     rows, notes = [], {}
     for c in rec.cases:
-        params = " ".join(f"{k}={v}" for k, v in c.params.items())
-        row = [_cell(c.variant), _cell(c.build_label), _cell(params)]
+        row = [_cell(c.variant), _cell(c.build_label)]
+        if "params" in lead:
+            row.append(_cell(" ".join(f"{k}={v}" for k, v in c.params.items())))
         if c.error:
             row.append(_cell("failed: " + c.error.splitlines()[0], cls="failed"))
             row += [_cell("")] * (len(cols) - 1)
@@ -115,9 +118,8 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
                 else:
                     row.append(_cell(format_figure(metric.median), metric.median))
         rows.append(row)
-    return {"columns": ["variant", "build", "params", *[f"{m} {units.get(m, '')}"
-                                                         for m in cols]],
-            "numeric_from": 3, "rows": rows, "notes": list(notes)}
+    return {"columns": [*lead, *[f"{m} {units.get(m, '')}" for m in cols]],
+            "numeric_from": len(lead), "rows": rows, "notes": list(notes)}
 
 
 def _figures(rec: RunRecord, pres: Presentation, metric: str | None) -> tuple[list, list]:
