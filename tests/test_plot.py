@@ -178,8 +178,18 @@ def test_no_bars_on_a_log_axis():
     plt.close(fig)
 
 
-def test_log_ticks_are_written_without_exponents():
-    from cpulab.report.plot import _tick
+def test_ticks_are_written_short_and_without_exponents():
+    import matplotlib.pyplot as plt
+
+    from cpulab.report.plot import _tick, bars_figure
 
     assert [_tick(v) for v in (0.05, 1, 200, 1e3, 5e4, 2e6, 1e9)] == [
         "0.05", "1", "200", "1k", "50k", "2M", "1G"]
+    # a linear axis of ~10^5 ns, as `cpulab run --cmd` times a process: 700000 and its
+    # seven neighbours ran into each other
+    fig = bars_figure(_rec([_case("true", 64, 366615.0), _case("echo", 64, 676235.0)]), "time")
+    fig.canvas.draw()
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    plt.close(fig)
+    assert fig.axes[0].get_xscale() == "linear" and "600k" in ticks
+    assert max(map(len, ticks)) <= 4

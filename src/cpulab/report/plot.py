@@ -101,26 +101,33 @@ def _figure(height_in: float):
 
 
 def _tick(value: float, _pos=None) -> str:
-    """A log axis's tick as 100, 10k or 1M, not 10^2: matplotlib draws an exponent at 0.7
-    of the text's size, 7 pt, which a phone cannot read."""
+    """A tick as 100, 10k or 1M: on a log axis matplotlib writes 10^2, its exponent drawn
+    at 0.7 of the text's size (7 pt, which a phone cannot read), and on a linear one
+    700000, eight of which ran into each other across a figure."""
     for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:g}{suffix}"
     return f"{value:g}"
 
 
+def _tick_labels(axis) -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(_tick))
+
+
 def _log_scale(ax, which: str, values) -> None:
     """A log scale on `ax`'s x or y axis labelled by _tick: at each power of ten, and at 2
     and 5 times them where the values span less than 100x (else one power of ten might be
     all)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import LogLocator, NullFormatter
 
     getattr(ax, f"set_{which}scale")("log")
     axis = ax.xaxis if which == "x" else ax.yaxis
     positive = [v for v in values if v > 0]
     narrow = bool(positive) and max(positive) / min(positive) < 100
     axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
-    axis.set_major_formatter(FuncFormatter(_tick))
+    _tick_labels(axis)
     axis.set_minor_formatter(NullFormatter())
 
 
@@ -152,6 +159,8 @@ def sweep_figure(rec: RunRecord, spec: PlotSpec) -> Figure:
             c = float(np.mean(ly) - k[0] * np.mean(lx))
             ax.plot(xs, np.exp(c + k[0] * lx), linestyle="--", linewidth=0.8,
                     color=bars.lines[0].get_color())
+    _tick_labels(ax.xaxis)
+    _tick_labels(ax.yaxis)
     if spec.log_x:
         _log_scale(ax, "x", [x for pts in lines.values() for x, _, _ in pts])
     if spec.log_y:
@@ -227,6 +236,7 @@ def bars_figure(rec: RunRecord, metric: str) -> Figure:
         _log_scale(ax, "x", med)
     else:
         ax.barh(marks, med, height=0.6, xerr=err, capsize=2, color="#4c78a8", ecolor="#222")
+        _tick_labels(ax.xaxis)
     left = ax.get_yaxis_transform()  # x in the axes (0 = its left edge), y in lines
     for i, (top, text) in enumerate(zip(tops, wrapped, strict=True)):
         ax.text(0.01, top + 0.1, text, transform=left, fontsize=FONT_PT, va="top")
