@@ -33,7 +33,7 @@ from cpulab.measure.process_timer import (
     CommandTiming,
     time_interleaved,
 )
-from cpulab.results import Case, Evidence, EvidenceTable, Verdict
+from cpulab.results import OWN_SEED_ROW, Case, Evidence, EvidenceTable, Verdict
 from cpulab.results.columns import column_format
 from cpulab.results.ratios import format_ratio, median_ratio
 
@@ -42,7 +42,7 @@ _UNIT = "run"
 
 
 class CommandExperiment(Experiment):
-    seed_row = "own"
+    seed_row = OWN_SEED_ROW
     compilers: tuple[str, ...] = ()  # nothing to build
     opts: tuple[str, ...] = ()
     table_metrics = ("time", "cpu-time", "page-faults", "context-switches", "cycles",

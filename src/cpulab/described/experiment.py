@@ -21,10 +21,8 @@ from cpulab.described.description import Description
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import case_metrics
 from cpulab.measure.schedule import Outcome, Program
-from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, Verdict
+from cpulab.results import OWN_SEED_ROW, Case, Evidence, EvidenceTable, PlotSpec, Verdict
 
-# A described experiment has no seed article; its rows are its own claims.
-SEED_ROW = "own"
 # Iteration counts of the two callgrind runs whose difference is one iteration's cost.
 CALLGRIND_ITERS = (8, 40)
 # The machine-code figures the evidence table shows, in order (all are kept as facts).
@@ -37,7 +35,7 @@ DESCRIPTION_FACT = "description"
 class DescribedExperiment(Experiment):
     def __init__(self, description: Description):
         d = self.description = description
-        self.name, self.seed_row, self.title = d.name, SEED_ROW, d.title
+        self.name, self.seed_row, self.title = d.name, OWN_SEED_ROW, d.title
         self.summary = d.summary or d.title
         self.compilers, self.opts, self.pgo_opts = d.compilers, d.opts, d.pgo
         self.table_metrics = d.table

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
+from markupsafe import Markup, escape
+
 from cpulab.comparison import ComparisonError, compare
 from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
@@ -86,14 +88,17 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
             present.setdefault(k, None)
     cols = [m for m in (wanted or present) if m in present]
     columns = case_columns(rec.cases, cols)
+    # a run that sweeps nothing has no params column: an empty one took a phone's width
+    lead = ["variant", "build", *(["params"] if any(c.params for c in rec.cases) else [])]
     rows, notes, marks = [], {}, []  # marks: the flagged cases, after what is missing
     for c in rec.cases:
-        params = " ".join(f"{k}={v}" for k, v in c.params.items())
         flagged = c.conditions.reasons() if c.conditions and not c.error else []
         if flagged:
             marks.append(f"{DISTURBED_MARK} {case_label(c)}: {'; '.join(flagged)}")
         row = [_cell(f"{c.variant} {DISTURBED_MARK}", cls="disturbed") if flagged
-               else _cell(c.variant), _cell(c.build_label), _cell(params)]
+               else _cell(c.variant), _cell(c.build_label)]
+        if "params" in lead:
+            row.append(_cell(" ".join(f"{k}={v}" for k, v in c.params.items())))
         if c.error:
             row.append(_cell("failed: " + c.error.splitlines()[0], cls="failed"))
             row += [_cell("")] * (len(cols) - 1)
@@ -108,9 +113,8 @@ def _cases_table(rec: RunRecord, wanted: tuple[str, ...] | None) -> dict:
                 else:
                     row.append(_cell(columns[m][1].metric(metric), metric.median))
         rows.append(row)
-    return {"columns": ["variant", "build", "params", *[f"{m} {columns[m][0]}"
-                                                         for m in cols]],
-            "numeric_from": 3, "rows": rows, "notes": [*notes, *marks]}
+    return {"columns": [*lead, *[f"{m} {columns[m][0]}" for m in cols]],
+            "numeric_from": len(lead), "rows": rows, "notes": [*notes, *marks]}
 
 
 def _figures(rec: RunRecord, pres: Presentation, metric: str | None) -> tuple[list, list]:
@@ -234,7 +238,8 @@ def view(inp: ReportInput) -> dict:
         first = runs[0][1]
         sections.append({
             "name": name, "anchor": _anchor(f"exp-{name}"), "seed_row": first.seed_row,
-            "title": first.title, "seed_tables": first.seed_tables, "metric": metric,
+            "has_seed": first.has_seed, "title": first.title, "seed_tables": first.seed_tables,
+            "metric": metric,
             "runs": [_run_view(label, rec, pres, metric) for label, rec in runs],
             "verdicts": _verdict_grid(runs), "comparisons": _comparisons(runs, metric),
             "history": _history_view(inp.histories[name]) if name in inp.histories else None,
@@ -253,6 +258,22 @@ def _row_order(seed_row: str) -> int:
     return int(digits) if digits else 999
 
 
+# Markdown's inline code, the one markup that claims, evidence and seed tables use
+# (`div`, `count > SIZE_MAX / size`); an unpaired backtick stays as it is.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: object) -> Markup:
+    """`text` escaped for HTML, with each `code` span as <code>code</code>."""
+    text = str(text)
+    parts, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        parts += [escape(text[last:m.start()]), Markup("<code>%s</code>") % m[1]]
+        last = m.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
+
+
 def _asset(name: str) -> str:
     return resources.files("cpulab.report").joinpath("assets", name).read_text()
 
@@ -263,6 +284,7 @@ def render_html(inp: ReportInput) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("cpulab.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
+    env.filters["code"] = code_spans
     scripts = "\n".join(_asset(n) for n in ("tablesort.min.js", "tablesort.number.min.js"))
     if "</script" in scripts.lower():  # it would end the embedding <script> early
         raise RuntimeError("an embedded script contains </script")

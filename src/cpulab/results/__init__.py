@@ -9,9 +9,10 @@ from cpulab.results.case import Case
 from cpulab.results.conditions import CaseConditions, RunConditions
 from cpulab.results.evidence import Evidence
 from cpulab.results.plot_spec import PlotSpec
-from cpulab.results.record import SCHEMA, RunRecord
+from cpulab.results.record import OWN_SEED_ROW, SCHEMA, RunRecord
 from cpulab.results.tables import EvidenceTable, SeedTable
 from cpulab.results.verdict import VERDICTS, Verdict, VerdictKind
 
-__all__ = ["SCHEMA", "VERDICTS", "Case", "CaseConditions", "Evidence", "EvidenceTable",
-           "PlotSpec", "RunConditions", "RunRecord", "SeedTable", "Verdict", "VerdictKind"]
+__all__ = ["OWN_SEED_ROW", "SCHEMA", "VERDICTS", "Case", "CaseConditions", "Evidence",
+           "EvidenceTable", "PlotSpec", "RunConditions", "RunRecord", "SeedTable", "Verdict",
+           "VerdictKind"]

@@ -19,6 +19,9 @@ from cpulab.results.tables import SeedTable
 from cpulab.results.verdict import Verdict
 
 SCHEMA = 1
+# The seed_row of an experiment of one's own (described, or whole commands): it has no
+# seed article, so there are no seed figures to show beside its verdicts.
+OWN_SEED_ROW = "own"
 
 
 @dataclass
@@ -48,6 +51,10 @@ class RunRecord:
     origin: str | None = None
     # The machine while the run measured (None: stored before it was recorded).
     conditions: RunConditions | None = None
+
+    @property
+    def has_seed(self) -> bool:
+        return self.seed_row != OWN_SEED_ROW
 
     def as_dict(self) -> dict:
         return {
