@@ -9,7 +9,7 @@ import pytest
 
 from cpulab import cli
 from cpulab.measure.metrics import Metric
-from cpulab.measure.stats import Ratio
+from cpulab.measure.stats import Ratio, geomean
 from cpulab.report.export import (
     SERIALIZERS,
     CommandSummary,
@@ -72,7 +72,10 @@ def test_each_command_against_the_fastest_with_its_parameters():
     rows = command_summaries(rec)
     assert [(r.command, r.params["n"]) for r in rows] == \
         [("a {n}", 1), ("b {n}", 1), ("a {n}", 2), ("b {n}", 2)]  # no row for c: failed
-    assert [r.relative.value for r in rows] == [3.0, 1.0, 1.0, pytest.approx(22 / 6)]
+    # each timed run is a process: the ratio of the runs' geometric means
+    b2_over_a2 = geomean([20.0, 22.0, 24.0]) / geomean([5.0, 6.0, 7.0])
+    assert [r.relative.value for r in rows] == pytest.approx([
+        geomean([30.0, 33.0, 36.0]) / geomean([10.0, 11.0, 12.0]), 1.0, 1.0, b2_over_a2])
     assert rows[1].relative == Ratio(1.0, 1.0, 1.0, 3, 3)  # the fastest: exactly 1
     a1 = rows[0]
     assert (a1.mean_ns, a1.stddev_ns, a1.median_ns, a1.min_ns, a1.max_ns) == \
@@ -82,7 +85,7 @@ def test_each_command_against_the_fastest_with_its_parameters():
 def test_one_command_swept_is_compared_across_its_parameters():
     rows = command_summaries(_record(_case("sleep {n}", 1, [10.0, 10.0]),
                                      _case("sleep {n}", 2, [20.0, 20.0])))
-    assert [r.relative.value for r in rows] == [1.0, 2.0]
+    assert [r.relative.value for r in rows] == pytest.approx([1.0, 2.0])
 
 
 def test_an_export_is_written_whole_into_a_folder_that_exists(tmp_path):

@@ -71,18 +71,22 @@ def test_without_a_terminal_each_phase_is_one_line():
 def test_measuring_and_counting_phases_say_their_totals(monkeypatch):
     import cpulab.context as context
 
-    def fake_interleaved(programs, runner, rounds, timeout, progress):
-        for _ in range(len(programs) * rounds):
+    def fake_interleaved(programs, runner, rounds, timeout, progress, until=None):
+        most = until.max_rounds if until else rounds
+        for _ in range(len(programs) * most):  # as run_interleaved: up to the most rounds
             progress()
         return {}
 
     monkeypatch.setattr(context, "run_interleaved", fake_interleaved)
     rec = Recorder()
-    ctx = Context(PROFILES["quick"], [], reporter=rec)
+    quick = PROFILES["quick"]
+    ctx = Context(quick, [], reporter=rec)
     ctx.measure([Program("a", ["a"]), Program("b", ["b"])], rounds=3)
     ctx.measure([Program("c", ["c"])])
-    assert rec.counted() == [("measuring 2 programs, 3 rounds", 6, 6),
-                             ("measuring 1 program, 2 rounds", 2, 2)]
+    assert rec.counted() == [
+        ("measuring 2 programs, 3 rounds", 6, 6),
+        (f"measuring 1 program, {quick.rounds}-{quick.max_rounds} rounds",
+         quick.max_rounds, quick.max_rounds)]
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ process, interleaved with the others, with warm-up runs first (measure.process_t
 The cases carry the lab's statistics per run: wall time (clock), CPU time, page faults,
 context switches (sw, the kernel's rusage), and cycles, instructions and
 branch misses (pmu) where the machine has them, else unavailable with the reason. The
-evidence is each command against the fastest of its parameter set, a ratio of medians
+evidence is each command against the fastest of its parameter set, a ratio (each run a process)
 with its 95% interval, so that the fastest peer is always the one named.
 
 Around each command, untimed and with the same `{k}` put in, hyperfine's setup (once

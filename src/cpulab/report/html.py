@@ -178,7 +178,7 @@ def _comparisons(runs: list[tuple[str, RunRecord]], metric: str | None) -> list[
                  _cell(r.change, cls=r.change)] for r in c.rows]
         out.append({"old": base_label, "new": label, "metric": metric,
                     "better": "higher" if c.higher_is_better else "lower",
-                    "differences": c.differences, "forced": c.forced, "counts": c.counts(),
+                    "differences": c.differences, "forced": c.forced, "counts": c.counts(), "noise": f"{c.noise:.0%}",
                     "geomeans": [(v, format_ratio(g), ch) for v, (g, ch) in c.geomeans.items()],
                     "table": {"columns": ["variant", "build", "params", base_label, label,
                                           "new/old", "U test p", "change"],
