@@ -110,4 +110,4 @@ def test_comparison_colours_a_change_by_the_metric_direction():
     assert "\x1b[31m0.500x [0.400, 0.600]" in text  # red
     assert "compared: machine: A vs B" in text and "0.002" in text
     assert "WARNING, forced: different profiles" in text
-    assert "1 faster, 1 slower, 0 the same beyond noise" in text
+    assert "1 faster, 1 slower, 0 the same (q: Welch" in text

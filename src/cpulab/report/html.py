@@ -174,14 +174,15 @@ def _comparisons(runs: list[tuple[str, RunRecord]], metric: str | None) -> list[
         rows = [[_cell(r.variant), _cell(r.build), _cell(r.params),
                  _cell(fmt.figure(r.old), r.old), _cell(fmt.figure(r.new), r.new),
                  _cell(format_ratio(r.ratio), r.ratio.value, r.change),
-                 _cell("-" if r.p is None else f"{r.p:.3f}", r.p),
+                 _cell("-" if r.q is None else f"{r.q:.3f}", r.q),
                  _cell(r.change, cls=r.change)] for r in c.rows]
         out.append({"old": base_label, "new": label, "metric": metric,
                     "better": "higher" if c.higher_is_better else "lower",
-                    "differences": c.differences, "forced": c.forced, "counts": c.counts(), "noise": f"{c.noise:.0%}",
+                    "differences": c.differences, "forced": c.forced, "counts": c.counts(),
+                    "noise": f"{c.noise:.0%}",
                     "geomeans": [(v, format_ratio(g), ch) for v, (g, ch) in c.geomeans.items()],
                     "table": {"columns": ["variant", "build", "params", base_label, label,
-                                          "new/old", "U test p", "change"],
+                                          "new/old", "q (corrected p)", "change"],
                               "numeric_from": 3, "rows": rows, "notes": []}})
     return out
 

@@ -175,17 +175,18 @@ def render_runs(rows: list[dict], console: Console) -> None:
 def render_comparison(old: str, new: str, experiment: str, comparison: Comparison,
                       console: Console) -> None:
     """One comparison: what is compared, any forced reason, the cases with their ratio,
-    interval, U test and change (green faster, red slower), and the geomean per variant."""
+    interval, corrected p-value and change (green faster, red slower), and the geomean
+    per variant."""
     c = comparison
     better = "higher" if c.higher_is_better else "lower"
-    _heading(console, f"{experiment}: {new} against {old}, {c.metric} (ratio new/old of "
-                      f"medians, 95% interval; {better} is faster)")
+    _heading(console, f"{experiment}: {new} against {old}, {c.metric} (ratio new/old, 95% "
+                      f"interval over processes; {better} is faster)")
     for d in c.differences:
         console.print(Text(f"compared: {d}", style="cyan"))
     for f in c.forced:
         console.print(Text(f"WARNING, forced: {f}", style="bold red"))
     t = Table(header_style="bold")
-    for col in ("variant", "build", "params", old, new, "new/old", "U test p", "change"):
+    for col in ("variant", "build", "params", old, new, "new/old", "q", "change"):
         t.add_column(col, justify="left" if col in ("variant", "build", "params", "change")
                      else "right")
     fmt = column_format(v for r in c.rows for v in (r.old, r.new))  # one metric, both sides
@@ -193,7 +194,7 @@ def render_comparison(old: str, new: str, experiment: str, comparison: Compariso
         style = _CHANGE_STYLE[r.change]
         t.add_row(r.variant, r.build, r.params, fmt.figure(r.old), fmt.figure(r.new),
                   Text(format_ratio(r.ratio), style=style),
-                  "-" if r.p is None else f"{r.p:.3f}", Text(r.change, style=style))
+                  "-" if r.q is None else f"{r.q:.3f}", Text(r.change, style=style))
     console.print(t)
     if c.geomeans:
         g = Table(header_style="bold", title_justify="left")
@@ -206,7 +207,8 @@ def render_comparison(old: str, new: str, experiment: str, comparison: Compariso
         console.print(g)
     n = c.counts()
     console.print(Text(f"{n['faster']} faster, {n['slower']} slower, {n['same']} the same "
-                       "beyond noise"))
+                       f"(q: Welch's p corrected over the cases, Benjamini-Hochberg; a change "
+                       f"needs q < 0.05 and more than {c.noise:.0%})"))
 
 
 def render_history(h: History, console: Console, cases: bool = False) -> None:
