@@ -104,8 +104,8 @@ def test_comparison_colours_a_change_by_the_metric_direction():
     con = Console(record=True, width=160, color_system="standard", force_terminal=True)
     render_comparison(f"#{rec.id}", "#10", rec.experiment, comparison, con)
     text = con.export_text(styles=True)
-    assert "threading: #10 against #9, throughput (ratio new/old of medians, 95% interval; " \
-           "higher is faster)" in text
+    assert "threading: #10 against #9, throughput (ratio new/old, 95% interval over " \
+           "processes; higher is faster)" in text
     assert "\x1b[32m1.500x [1.400, 1.600]" in text  # green: more throughput
     assert "\x1b[31m0.500x [0.400, 0.600]" in text  # red
     assert "compared: machine: A vs B" in text and "0.002" in text
