@@ -97,7 +97,7 @@ def test_runs_table_counts_verdicts():
 def test_comparison_colours_a_change_by_the_metric_direction():
     rec = _record()
     rows = [Row("direct", "gcc-12 -O1", "", 2.0, 3.0, Ratio(1.5, 1.4, 1.6, 6, 6), "faster",
-                0.002),
+                0.001, 0.002),
             Row("switch", "gcc-12 -O1", "", 2.0, 1.0, Ratio(0.5, 0.4, 0.6, 3, 3), "slower")]
     comparison = Comparison("throughput", True, rows, {"direct": (rows[0].ratio, "faster")},
                             ["machine: A vs B"], ["different profiles (quick vs default)"])
