@@ -39,9 +39,9 @@ def cmd_check_aa(args) -> int:
         raise UsageError("--runs: at least 2, to have a pair to compare")
     exp = experiments.get(args.experiment)
     profile = "quick" if args.quick else "default"
-    # One compiler and level: the A/A test is of the statistics, not of the matrix.
-    sel = Selection(args.cc or exp.compilers[:1] or None, (exp.opts[0],) if exp.opts else None,
-                    pgo=False)
+    # The experiment's own matrix, as `cpulab run` measures it: the A/A test is of what a
+    # user compares; --cc narrows it.
+    sel = Selection(args.cc or None)
     plan = [False] * args.runs + ([True] * args.runs if args.slower else [])
     records = []
     for i, slowed in enumerate(plan):
@@ -65,7 +65,7 @@ def cmd_check_aa(args) -> int:
     pairs = judge(records, metric, slowed, args.noise_threshold / 100)
     aa = [p for p in pairs if not p.slowed]
     ab = [p for p in pairs if p.slowed]
-    conditions = [getattr(r, "conditions", None) for r in records]
+    conditions = [r.conditions.as_dict() if r.conditions else None for r in records]
     if args.json:
         dump({"experiment": exp.name, "profile": profile, "metric": metric,
               "noise_threshold": args.noise_threshold, "slower_pct": args.slower,
@@ -124,6 +124,10 @@ def _render(name, profile, metric, pairs, records, plan, nominal) -> None:
             out.print(f"[red]runs {p.old + 1} and {p.new + 1}: {f}[/]", soft_wrap=True)
     durations = ", ".join(f"{r.duration_s:.0f} s" for r in records)
     out.print(f"runs took {durations}")
+    for i, r in enumerate(records):
+        if r.conditions and r.conditions.disturbed:
+            out.print(f"[yellow]run {i + 1} measured on a disturbed machine: "
+                      f"{'; '.join(r.conditions.disturbed)}[/]", soft_wrap=True)
     out.print(f"A/A passes when at most {nominal:.0%} of cases are called different and no "
               "verdict turns between confirmed and refuted; A/B when at least 90% of cases "
               "are called slower.")
@@ -150,7 +154,7 @@ def add_parser(sub) -> None:
                     help="also N runs with every harness kernel PCT percent slower, each "
                          "compared against each unchanged run")
     aa.add_argument("--cc", type=lambda s: [w for w in s.split(",") if w], metavar="LIST",
-                    help="compiler (default: the experiment's first)")
+                    help="compilers, comma-separated (default: the experiment's)")
     aa.add_argument("--metric", help="metric to compare (default: the experiment's "
                                      "leading figure)")
     add_noise_argument(aa)
