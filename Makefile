@@ -32,4 +32,4 @@ test: setup
 	@uv run --frozen pytest -q $(PYTEST_ARGS)
 
 lint: setup
-	@uv run --frozen ruff check src tests
+	@uv run --frozen ruff check src tests scripts

@@ -1,8 +1,8 @@
-"""The fleet's inventories, without running the lab: the localhost inventory that the
-README shows parses as Ansible reads it, and every host that fleet/lab.yml runs on gets
-the system Python (with pyenv on PATH, Ansible's discovery took a `python3.13` shim that
-failed every task), unless its inventory names another. Seconds, where tests/test_fleet.py
-sets up whole copies of the lab."""
+"""The fleet's inventories, without running the lab: the localhost inventory that
+docs/results.md shows parses as Ansible reads it, and every host that fleet/lab.yml runs
+on gets the system Python (with pyenv on PATH, Ansible's discovery took a `python3.13`
+shim that failed every task), unless its inventory names another. Seconds, where
+tests/test_fleet.py sets up whole copies of the lab."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def _tool(name: str) -> str:
         pytest.skip(str(e))
 
 
-def _readme_inventory(folder: Path) -> Path:
-    text = (ROOT / "README.md").read_text()
+def _docs_inventory(folder: Path) -> Path:
+    text = (ROOT / "docs" / "results.md").read_text()
     fleets = text[text.index("**Fleets.**"):]
     ini = re.search(r"^```ini\n(.*?)^```$", fleets, flags=re.S | re.M)
     assert ini, "the Fleets section shows no ```ini inventory"
@@ -54,8 +54,8 @@ def _host_vars(inventory: Path, host: str) -> dict:
     return json.loads(p.stdout)
 
 
-def test_the_readme_s_localhost_inventory_parses(tmp_path):
-    inventory = _readme_inventory(tmp_path)
+def test_the_documented_localhost_inventory_parses(tmp_path):
+    inventory = _docs_inventory(tmp_path)
     p = _ansible("ansible-inventory", "-i", str(inventory), "--list")
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr.lower(), p.stderr  # a bad line is only a warning
@@ -65,9 +65,9 @@ def test_the_readme_s_localhost_inventory_parses(tmp_path):
     assert _host_vars(inventory, host)["ansible_python_interpreter"] == SYSTEM_PYTHON
 
 
-def test_the_readme_s_host_runs_a_module_with_the_system_python(tmp_path):
+def test_the_documented_host_runs_a_module_with_the_system_python(tmp_path):
     # What failed under pyenv: the first module the playbook runs on a host.
-    inventory = _readme_inventory(tmp_path)
+    inventory = _docs_inventory(tmp_path)
     p = _ansible("ansible", "-i", str(inventory), "--playbook-dir", str(PLAYBOOK.parent),
                  "lab", "-m", "ansible.builtin.command", "-a", "true")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -35,7 +35,7 @@ class ComparisonError(ValueError):
 
 
 # A change smaller than this is not called one, however significant: whole runs on a
-# shared VM drift by a few percent (README, "Benchmarks of the lab itself").
+# shared VM drift by a few percent (docs/lab-benchmarks.md).
 NOISE = 0.03
 # The false discovery rate over a comparison's cases (Benjamini-Hochberg).
 ALPHA = 0.05

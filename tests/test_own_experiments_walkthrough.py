@@ -1,6 +1,6 @@
-"""The README's "Your own experiments" walk-through, run step by step as a user would:
-every ```sh block in order, in an empty folder outside the repository, with its own
-results database. A step that fails fails the test with its output."""
+"""The "Your own experiments" walk-through (docs/own-experiments.md), run step by step as
+a user would: every ```sh block in order, in an empty folder outside the repository, with
+its own results database. A step that fails fails the test with its output."""
 
 from __future__ import annotations
 
@@ -13,18 +13,14 @@ from pathlib import Path
 
 from cpulab.paths import ROOT
 
-SECTION = "## Your own experiments"
+PAGE = ROOT / "docs" / "own-experiments.md"
 
 
 def walkthrough_steps() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    start = text.index(SECTION + "\n")
-    end = text.find("\n## ", start + len(SECTION))
-    section = text[start:end if end >= 0 else None]
-    return re.findall(r"^```sh\n(.*?)^```$", section, flags=re.S | re.M)
+    return re.findall(r"^```sh\n(.*?)^```$", PAGE.read_text(), flags=re.S | re.M)
 
 
-def test_the_section_has_the_steps_it_promises():
+def test_the_page_has_the_steps_it_promises():
     steps = walkthrough_steps()
     commands = " ".join(steps)
     for promised in ("cpulab new", "cpulab run select", "cpulab asm", "cpulab compare",
