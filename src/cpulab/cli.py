@@ -13,13 +13,15 @@ from pathlib import Path
 from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers
+from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers, env, list_experiments
 from cpulab.commands.common import (
     CommandError,
     UsageError,
     add_db_argument,
     err,
+    list_arg,
     open_store,
+    opt_arg,
     out,
 )
 from cpulab.commands.common import dump as _dump
@@ -32,57 +34,6 @@ from cpulab.lab import LabError, Selection, run_experiment
 from cpulab.report.export import ExportError, check_folder
 from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError
-
-
-def _list_arg(text: str) -> list[str]:
-    return [w.strip() for w in text.split(",") if w.strip()]
-
-
-def _opt_arg(text: str) -> list[str]:
-    opts = [w.removeprefix("-") for w in _list_arg(text)]
-    bad = [o for o in opts if o not in ("O0", "O1", "O2", "O3", "Os", "Oz", "Og", "Ofast")]
-    if bad:
-        raise argparse.ArgumentTypeError(f"not an optimisation level: {', '.join(bad)} "
-                                         "(use O1,O2,O3,...)")
-    return opts
-
-
-# ---- env --------------------------------------------------------------------------------
-
-def cmd_env(args) -> int:
-    from cpulab.machine import fingerprint, fingerprint_key
-    from cpulab.report.machine import render_fingerprint
-
-    fp = fingerprint()
-    if args.json:
-        _dump({"key": fingerprint_key(fp), **fp})
-    else:
-        render_fingerprint(fp, fingerprint_key(fp), out)
-    return 0
-
-
-# ---- list -------------------------------------------------------------------------------
-
-def cmd_list(args) -> int:
-    rows = [{"name": e.name, "seed_row": e.seed_row, "title": e.title, "summary": e.summary,
-             "compilers": list(e.compilers), "opts": list(e.opts), "pgo": list(e.pgo_opts),
-             "variants": e.variants()} for e in experiments.all_experiments()]
-    if args.json:
-        _dump(rows)
-        return 0
-    from rich.table import Table
-
-    t = Table(header_style="bold")
-    for c in ("experiment", "seed", "what it measures", "variants", "default builds"):
-        t.add_column(c)
-    for r in rows:
-        builds = f"{'/'.join(r['compilers'])} x {'/'.join('-' + o for o in r['opts'])}"
-        if r["pgo"]:
-            builds += f", +pgo at {'/'.join('-' + o for o in r['pgo'])}"
-        t.add_row(r["name"], r["seed_row"], r["title"], ", ".join(r["variants"]), builds)
-    out.print(t)
-    return 0
-
 
 # ---- run --------------------------------------------------------------------------------
 
@@ -135,7 +86,7 @@ def _commands_experiment(args):
     params: dict[str, list[str]] = {}
     for text in args.param or ():
         key, sep, values = text.partition("=")
-        if not sep or not key or not _list_arg(values):
+        if not sep or not key or not list_arg(values):
             raise UsageError(f"--param {text!r}: expected KEY=V1,V2,...")
         if key in params:
             raise UsageError(f"--param {key}: given twice")
@@ -143,7 +94,7 @@ def _commands_experiment(args):
         if not any("{" + key + "}" in c for c in (*args.commands, *around) if c):
             raise UsageError(f"--param {key}: no --cmd (or --setup, --prepare, --cleanup) "
                              f"uses {{{key}}}")
-        params[key] = _list_arg(values)
+        params[key] = list_arg(values)
     if len(set(args.commands)) != len(args.commands):
         raise UsageError("--cmd: the same command twice")
     clash = builtin_name_clash(args.name)
@@ -371,14 +322,8 @@ def parser() -> argparse.ArgumentParser:
                     "measured side by side on this machine.")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    e = sub.add_parser("env", help="this machine's fingerprint: CPU, caches, TSC, PMU, "
-                       "compilers")
-    e.add_argument("--json", action="store_true", help="print JSON")
-    e.set_defaults(func=cmd_env)
-
-    li = sub.add_parser("list", help="the experiments, their seed rows and variants")
-    li.add_argument("--json", action="store_true", help="print JSON")
-    li.set_defaults(func=cmd_list)
+    env.add_parser(sub)
+    list_experiments.add_parser(sub)
 
     r = sub.add_parser(
         "run", help="build, measure and judge experiments; store the results",
@@ -393,10 +338,10 @@ def parser() -> argparse.ArgumentParser:
                    help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
                         f"{PROFILES['quick'].reps} reps x {PROFILES['quick'].target_ms} ms); "
                         "for tests and a first look")
-    r.add_argument("--cc", type=_list_arg, metavar="LIST",
+    r.add_argument("--cc", type=list_arg, metavar="LIST",
                    help="compilers, comma-separated: gcc, clang, clang-19, a path "
                         "(default: the experiment's)")
-    r.add_argument("--opt", type=_opt_arg, metavar="LIST",
+    r.add_argument("--opt", type=opt_arg, metavar="LIST",
                    help="optimisation levels, comma-separated: O1,O2,O3 (default: the "
                         "experiment's)")
     r.add_argument("--no-pgo", action="store_true", help="skip profile-guided builds")
@@ -459,7 +404,7 @@ def parser() -> argparse.ArgumentParser:
                    help="a built-in experiment, or a described one's folder or .toml file")
     a.add_argument("variant", metavar="VARIANT")
     a.add_argument("--cc", default="gcc", help="compiler (default gcc)")
-    a.add_argument("--opt", default="O2", type=lambda s: _opt_arg(s)[0],
+    a.add_argument("--opt", default="O2", type=lambda s: opt_arg(s)[0],
                    help="optimisation level (default O2)")
     a.add_argument("--pgo", action="store_true", help="the profile-guided build")
     a.add_argument("--symbol", action="append", metavar="GLOB",
