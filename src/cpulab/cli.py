@@ -13,19 +13,28 @@ from pathlib import Path
 from cpulab import experiments
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
-from cpulab.commands import TRAVEL_ERRORS, add_travel_parsers, env, list_experiments
+from cpulab.commands import (
+    TRAVEL_ERRORS,
+    add_travel_parsers,
+    env,
+    list_experiments,
+    plot,
+    runs,
+    show,
+)
 from cpulab.commands.common import (
     CommandError,
     UsageError,
     add_db_argument,
     err,
     list_arg,
-    open_store,
     opt_arg,
     out,
 )
 from cpulab.commands.common import dump as _dump
+from cpulab.commands.experiment_names import experiment
 from cpulab.commands.progress import ProgressBar
+from cpulab.commands.record import render_record
 from cpulab.commands.regression import REGRESSION_STATUS, add_fail_on_regression
 from cpulab.comparison import ComparisonError
 from cpulab.context import PROFILES
@@ -36,29 +45,6 @@ from cpulab.report.plot import PlotError
 from cpulab.store import Store, StoreError
 
 # ---- run --------------------------------------------------------------------------------
-
-def _experiment(word: str):
-    """A built-in experiment by name, or the one a folder or .toml file describes."""
-    from cpulab import described
-
-    if word in experiments.names():
-        return experiments.get(word)
-    if described.looks_like_path(word) or Path(word).exists():
-        return described.load_experiment(word)
-    raise UsageError(f"unknown experiment {word}; known: {', '.join(experiments.names())}, "
-                     "or the path of a folder or .toml file that describes one "
-                     "(`cpulab new NAME` writes one)")
-
-
-def _experiment_of(rec):
-    """The experiment a stored run came from, where this cpulab (or its description
-    file) still has it; None for a run of an experiment known only by its record."""
-    from cpulab import described
-
-    if rec.experiment in experiments.names():
-        return experiments.get(rec.experiment)
-    return described.from_record(rec)
-
 
 def _discovered():
     """The repository's own experiments (cpulab/*.toml) when `run` is given no name."""
@@ -151,7 +137,7 @@ def cmd_run(args) -> int:
         exps = experiments.all_experiments()
     elif args.experiments:
         # Every description is read and checked before the first build starts.
-        exps = [_experiment(w) for w in args.experiments]
+        exps = [experiment(w) for w in args.experiments]
     else:
         exps = _discovered()
     profile = "quick" if args.quick else "default"
@@ -226,61 +212,12 @@ def _figures(rec, exp, out_dir: Path) -> list[Path]:
         return []
 
 
-def render_record(rec, exp, where: str | None) -> None:
-    from cpulab.report import render_record as render
-
-    render(rec, out, table_metrics=exp.table_metrics if exp else None, where=where)
-
-
-# ---- runs / show ------------------------------------------------------------------------
-
-def cmd_runs(args) -> int:
-    from cpulab.report import render_runs
-
-    with open_store(args.db) as store:
-        rows = list(store.runs(args.experiment, args.limit))
-        if args.json:
-            _dump({"db": str(store.path), "runs": rows})
-        elif not rows:
-            out.print(f"no runs stored in {store.path} yet: `cpulab run --all` makes some")
-        else:
-            render_runs(rows, out)
-            out.print(f"[dim]{store.path}; `cpulab show ID` prints one run[/]")
-    return 0
-
-
-def cmd_show(args) -> int:
-    with open_store(args.db) as store:
-        rec = store.get(args.id)
-    if args.json:
-        _dump(rec.as_dict())
-    else:
-        render_record(rec, _experiment_of(rec), None)
-    return 0
-
-
-def cmd_plot(args) -> int:
-    from cpulab.report.plot import plot_run
-    from cpulab.results.primary_metric import primary_metric
-
-    with open_store(args.db) as store:
-        rec = store.get(args.id)
-        out_dir = args.out or store.path.parent / "plots"
-    exp = _experiment_of(rec)
-    if exp is None:
-        raise UsageError(f"run #{rec.id} is of {rec.experiment}, which this cpulab lacks")
-    for path in plot_run(rec, exp.plots, Path(out_dir),
-                         bars_metric=primary_metric([rec], exp.table_metrics)):
-        out.print(str(path))
-    return 0
-
-
 # ---- asm --------------------------------------------------------------------------------
 
 def cmd_asm(args) -> int:
     from cpulab.report.asm import render_listing, render_mix
 
-    exp = _experiment(args.experiment)
+    exp = experiment(args.experiment)
     targets = exp.targets()
     if args.variant not in targets:
         raise UsageError(f"{exp.name} has no variant {args.variant!r}; variants: "
@@ -377,27 +314,9 @@ def parser() -> argparse.ArgumentParser:
                         "one to compare runs across machines")
     r.set_defaults(func=cmd_run)
 
-    rs = sub.add_parser("runs", help="the runs stored in the results database")
-    rs.add_argument("--experiment", metavar="NAME", help="only this experiment's runs")
-    rs.add_argument("--limit", type=int, default=50, help="newest N runs (default 50)")
-    add_db_argument(rs)
-    rs.add_argument("--json", action="store_true", help="print JSON")
-    rs.set_defaults(func=cmd_runs)
-
-    s = sub.add_parser("show", help="print one stored run again")
-    s.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
-    add_db_argument(s)
-    s.add_argument("--json", action="store_true", help="print the run's record as JSON")
-    s.set_defaults(func=cmd_show)
-
-    pl = sub.add_parser("plot", help="draw a stored run's figures (PNG): its leading metric "
-                        "per case with 95%% intervals, a metric against a swept size (log "
-                        "axes, fitted growth)")
-    pl.add_argument("id", type=int, metavar="ID", help="run id (see `cpulab runs`)")
-    pl.add_argument("--out", type=Path, metavar="DIR",
-                    help="folder for the PNG files (default: plots/ beside the database)")
-    add_db_argument(pl)
-    pl.set_defaults(func=cmd_plot)
+    runs.add_parser(sub)
+    show.add_parser(sub)
+    plot.add_parser(sub)
 
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
     a.add_argument("experiment", metavar="EXPERIMENT",

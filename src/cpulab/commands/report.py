@@ -12,6 +12,7 @@ from cpulab.commands.common import (
     err,
     out,
 )
+from cpulab.commands.experiment_names import experiment_of
 from cpulab.commands.history import machine_label, runs_on_one_machine
 from cpulab.commands.refs import RunRef, database_for, resolve
 from cpulab.history import history
@@ -22,12 +23,7 @@ DEFAULT_OUTPUT = Path("cpulab-report.html")
 
 
 def _presentation(rec) -> Presentation:
-    from cpulab import described
-
-    if rec.experiment in experiments.names():
-        exp = experiments.get(rec.experiment)
-    else:  # a described experiment's, read from its file; else tables only
-        exp = described.from_record(rec)
+    exp = experiment_of(rec)
     if exp is None:
         return Presentation()  # a run of an experiment this cpulab lacks: tables only
     return Presentation(exp.plots, exp.table_metrics)
