@@ -1,5 +1,13 @@
-"""`cpulab`: the command line. Parses, calls the layers below, prints; errors from every
-layer are turned into one line and an exit status here, in one place."""
+"""`cpulab`: the command line. The parser is built from the subcommands' own modules
+(commands/, and opprof/cli.py), each declaring its flags; errors from every layer are
+turned into one line, `cpulab COMMAND: why`, and an exit status here, in one place:
+
+  0    done
+  1    a command could not do what was asked: a build, the database, a comparison...
+  2    the command line (or an experiment's description) is at fault
+  3    --fail-on-regression found one, or `check aa` failed (returned by the command)
+  130  interrupted: Ctrl-C or SIGTERM
+"""
 
 from __future__ import annotations
 
@@ -13,28 +21,29 @@ from cpulab import experiments
 from cpulab.asm import DisasmError
 from cpulab.build import BuildError
 from cpulab.commands import (
-    TRAVEL_ERRORS,
-    add_travel_parsers,
     asm,
+    bundle,
+    check,
+    compare,
     env,
+    fleet,
+    history,
     list_experiments,
+    new,
     plot,
+    report,
     run,
     runs,
     show,
 )
-from cpulab.commands.common import (
-    CommandError,
-    UsageError,
-    err,
-)
+from cpulab.commands.common import CommandError, UsageError, err
 from cpulab.comparison import ComparisonError
 from cpulab.described import DescriptionError
 from cpulab.lab import LabError
+from cpulab.opprof.cli import add_parser as add_opprof_parser
 from cpulab.report.plot import PlotError
-from cpulab.store import StoreError
+from cpulab.store import BundleError, StoreError
 
-# ---- the parser -------------------------------------------------------------------------
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -43,20 +52,23 @@ def parser() -> argparse.ArgumentParser:
                     "measured side by side on this machine.")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
+    # The order `cpulab --help` lists them in: measure, read back, explain, then the
+    # results that travel between machines and the checks of the lab itself.
     env.add_parser(sub)
     list_experiments.add_parser(sub)
-
     run.add_parser(sub)
     runs.add_parser(sub)
     show.add_parser(sub)
     plot.add_parser(sub)
-
     asm.add_parser(sub)
-
-    from cpulab.opprof.cli import add_parser as add_opprof
-
-    add_opprof(sub)
-    add_travel_parsers(sub)
+    add_opprof_parser(sub)
+    new.add_parser(sub)
+    report.add_parser(sub)
+    compare.add_parser(sub)
+    bundle.add_parsers(sub)
+    history.add_parser(sub)
+    fleet.add_parser(sub)
+    check.add_parser(sub)
     return p
 
 
@@ -80,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 2
     except (LabError, StoreError, BuildError, DisasmError, ComparisonError, PlotError,
-            CommandError, *TRAVEL_ERRORS) as e:
+            BundleError, CommandError) as e:
         print(f"cpulab {args.cmd}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
