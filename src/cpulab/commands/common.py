@@ -77,9 +77,11 @@ def dump(obj) -> None:
 
 
 def open_store(path, *, create: bool = False):
-    """The results database, saying on stderr when opening it migrated an older layout.
-    Only the commands that store runs (run, import) create it: a command that reads
-    refuses a missing one, leaving no empty database (or folder) behind."""
+    """The results database, saying on stderr when opening it migrated an older layout
+    (every command opens it here: the migration rewrites the file in place, and the
+    user hears of it from whichever command came first). Only the commands that store
+    runs (run, import, check aa --store) create it: a command that reads refuses a
+    missing one, leaving no empty database (or folder) behind."""
     from cpulab.store import NoDatabase, Store
 
     try:

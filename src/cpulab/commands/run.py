@@ -16,6 +16,7 @@ from cpulab.commands.common import (
     dump,
     err,
     list_arg,
+    open_store,
     opt_arg,
     out,
 )
@@ -126,7 +127,7 @@ def cmd_run(args) -> int:
     profile = "quick" if args.quick else "default"
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
     records, regressed, errors = [], [], []
-    with Store(args.db) as store:
+    with open_store(args.db, create=True) as store:
         for at, exp in enumerate(exps):
             rec = None
             try:
