@@ -1,8 +1,12 @@
-"""`cpulab report`: stored runs (or bundles) as one self-contained HTML file."""
+"""`cpulab report`: stored runs (or bundles) as one self-contained HTML file. The HTML
+renderer (Jinja2, the template, the embedded scripts) is imported when a report is
+written, not when the parser is built: `cpulab run` builds the same parser and never
+renders HTML."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cpulab import experiments
 from cpulab.commands.common import (
@@ -16,13 +20,17 @@ from cpulab.commands.experiment_names import experiment_of
 from cpulab.commands.history import machine_label, runs_on_one_machine
 from cpulab.commands.refs import RunRef, database_for, resolve
 from cpulab.history import history
-from cpulab.report.html import Listing, Presentation, ReportInput, write_report
 from cpulab.store import Store
+
+if TYPE_CHECKING:
+    from cpulab.report.html import Listing, Presentation
 
 DEFAULT_OUTPUT = Path("cpulab-report.html")
 
 
 def _presentation(rec) -> Presentation:
+    from cpulab.report.html import Presentation
+
     exp = experiment_of(rec)
     if exp is None:
         return Presentation()  # a run of an experiment this cpulab lacks: tables only
@@ -49,6 +57,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
     from cpulab import described
     from cpulab.asm import disassemble, find_functions
     from cpulab.build import BuildConfig, build_one, find_toolchain
+    from cpulab.report.html import Listing
 
     name, _, variant = text.rpartition(":")
     if name in experiments.names() and variant:
@@ -80,6 +89,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
 
 
 def cmd_report(args) -> int:
+    from cpulab.report.html import ReportInput, write_report
     from cpulab.results.primary_metric import primary_metric
 
     with database_for(args.runs, args.db) as store:
