@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.commands.common import UsageError, dump, opt_arg, out
+from cpulab.commands.common import UsageError, add_db_argument, dump, opt_arg, out
 from cpulab.commands.experiment_names import experiment
 
 
 def cmd_asm(args) -> int:
     from cpulab.report.asm import render_listing, render_mix
 
-    exp = experiment(args.experiment)
+    exp = experiment(args.experiment, args.db)
     targets = exp.targets()
     if args.variant not in targets:
         raise UsageError(f"{exp.name} has no variant {args.variant!r}; variants: "
@@ -49,7 +49,8 @@ def cmd_asm(args) -> int:
 def add_parser(sub) -> None:
     a = sub.add_parser("asm", help="instruction mix (and listing) of a variant's hot code")
     a.add_argument("experiment", metavar="EXPERIMENT",
-                   help="a built-in experiment, or a described one's folder or .toml file")
+                   help="a built-in experiment, or a described one's folder, .toml file "
+                        "or name")
     a.add_argument("variant", metavar="VARIANT")
     a.add_argument("--cc", default="gcc", help="compiler (default gcc)")
     a.add_argument("--opt", default="O2", type=lambda s: opt_arg(s)[0],
@@ -58,5 +59,6 @@ def add_parser(sub) -> None:
     a.add_argument("--symbol", action="append", metavar="GLOB",
                    help="functions to show instead of the experiment's hot ones (repeatable)")
     a.add_argument("--listing", action="store_true", help="print the disassembly too")
+    add_db_argument(a)
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=cmd_asm)

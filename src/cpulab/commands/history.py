@@ -11,6 +11,7 @@ from cpulab.commands.common import (
     open_store,
     out,
 )
+from cpulab.commands.experiment_names import name_of
 from cpulab.comparison import NOISE
 from cpulab.history import History, history
 from cpulab.results import RunRecord
@@ -59,6 +60,7 @@ def load(store: Store, experiment: str, metric: str | None, machine: str | None,
 def cmd_history(args) -> int:
     from cpulab.report.terminal import render_history
 
+    args.experiment = name_of(args.experiment)
     with open_store(args.db) as store:
         h = load(store, args.experiment, args.metric, args.machine,
                  args.noise_threshold / 100)
@@ -90,7 +92,8 @@ def add_parser(sub) -> None:
                     "significant after the Benjamini-Hochberg correction over the run's "
                     "cases (Welch's t over processes) and beyond the noise threshold. "
                     "--case shows the figure of the matching cases in every run.")
-    h.add_argument("experiment", metavar="EXPERIMENT")
+    h.add_argument("experiment", metavar="EXPERIMENT",
+                   help="an experiment's name, or a described one's folder or .toml file")
     h.add_argument("--metric", help="metric to follow (default: the experiment's leading "
                                     "figure, e.g. time or throughput)")
     h.add_argument("--machine", metavar="KEY|ORIGIN",

@@ -121,7 +121,7 @@ def cmd_run(args) -> int:
         exps = experiments.all_experiments()
     elif args.experiments:
         # Every description is read and checked before the first build starts.
-        exps = [experiment(w) for w in args.experiments]
+        exps = [experiment(w, args.db) for w in args.experiments]
     else:
         exps = _discovered()
     profile = "quick" if args.quick else "default"
@@ -202,7 +202,7 @@ def add_parser(sub) -> None:
                     "store the run.")
     r.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
                    help="a built-in experiment, or a folder or .toml file describing one "
-                        "(`cpulab new`); none: the repository's cpulab/*.toml")
+                        "(`cpulab new`), or its name; none: the repository's cpulab/*.toml")
     r.add_argument("--all", action="store_true", help="every experiment")
     r.add_argument("--quick", action="store_true",
                    help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
