@@ -60,15 +60,13 @@ def load(store: Store, experiment: str, metric: str | None, machine: str | None,
 def cmd_history(args) -> int:
     from cpulab.report.terminal import render_history
 
-    args.experiment = name_of(args.experiment)
+    name = name_of(args.experiment)  # a described one's path: its runs' name
     with open_store(args.db) as store:
-        h = load(store, args.experiment, args.metric, args.machine,
-                 args.noise_threshold / 100)
+        h = load(store, name, args.metric, args.machine, args.noise_threshold / 100)
         if not any(s.points for s in h.series):
-            have = metrics_of([r for r in runs_on_one_machine(store, args.experiment,
-                                                              args.machine)
+            have = metrics_of([r for r in runs_on_one_machine(store, name, args.machine)
                                if r.profile == h.profile and r.status == "complete"])
-            raise UsageError(f"no run of {args.experiment} has the metric `{h.metric}`; "
+            raise UsageError(f"no run of {name} has the metric `{h.metric}`; "
                              f"give --metric with one they have: {', '.join(have) or 'none'}")
     if args.case:
         h.series = [s for s in h.series if args.case in s.label]
