@@ -23,7 +23,8 @@ def _imported(code: str, prefix: str) -> list[str]:
 
 @pytest.mark.parametrize("module", ["cpulab.results", "cpulab.store", "cpulab.report",
                                     "cpulab.report.plot", "cpulab.report.html",
-                                    "cpulab.comparison", "cpulab.history"])
+                                    "cpulab.comparison", "cpulab.history",
+                                    "cpulab.commands.compare", "cpulab.commands.history"])
 def test_readers_of_a_run_do_not_import_the_experiments(module):
     assert _imported(f"import {module}", "cpulab.experiments") == []
 

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cpulab import experiments
 from cpulab.commands.common import UsageError, open_store
+
+# The registry of built-in experiments (cpulab.experiments) is imported inside the
+# functions that need it: refs.py, compare and history import this module to read
+# stored runs, and reading a run imports no experiment (tests/test_layers.py).
 
 
 def experiment(word: str, db=None):
     """A built-in experiment by name, the one a folder or .toml file describes, or one of
     the user's own by its name (`db`: the results database to look the name up in)."""
+    from cpulab import experiments
+
     exp = find(word, db)
     if exp is None:
         raise UsageError(f"unknown experiment {word}; known: "
@@ -30,7 +35,7 @@ def experiment(word: str, db=None):
 
 def find(word: str, db=None):
     """As `experiment`, None for a word that names none."""
-    from cpulab import described
+    from cpulab import described, experiments
 
     if word in experiments.names():
         return experiments.get(word)
@@ -54,7 +59,7 @@ def name_of(word: str) -> str:
     """The name an experiment's runs are stored under: a description's path stands for
     the name it gives (read alone, so a description whose sources have moved still
     names its runs); any other word is a name already."""
-    from cpulab import described
+    from cpulab import described, experiments
 
     if not is_description_path(word) or word in experiments.names():
         return word  # a built-in's name comes first, as `run` reads it
@@ -64,7 +69,7 @@ def name_of(word: str) -> str:
 def experiment_of(rec):
     """The experiment a stored run came from, where this cpulab (or its description
     file) still has it; None for a run of an experiment known only by its record."""
-    from cpulab import described
+    from cpulab import described, experiments
 
     if rec.experiment in experiments.names():
         return experiments.get(rec.experiment)
