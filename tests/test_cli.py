@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -105,6 +107,25 @@ def test_reading_commands_refuse_a_missing_database_and_create_nothing(capsys, t
     assert rc != 0
     assert f"no results database at {db} (run `cpulab run ...` first)" in err
     assert list(tmp_path.iterdir()) == []
+
+
+LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--cmd", "true", "--quick"], ["runs"], ["show", "1"],
+    ["plot", "1", "--out", "{tmp}/plots"],
+], ids=lambda argv: argv[0])
+def test_every_command_that_opens_an_older_database_says_it_migrated(capsys, tmp_path, argv):
+    # Opening migrates the file in place, so a user must hear of it from whichever
+    # command opened it first: run, runs, show and plot once said nothing.
+    db = tmp_path / "old.db"
+    shutil.copy(LAYOUT1_DB, db)
+    rc, _, err = _run(capsys, *(a.format(tmp=tmp_path) for a in argv), "--db", str(db))
+    assert rc == 0, err
+    assert f"{db}: migrated, layout 1 -> 2" in err
+    rc, _, err = _run(capsys, "runs", "--db", str(db))
+    assert rc == 0 and "migrated" not in err  # once
 
 
 def test_asm_shows_the_shared_and_the_replicated_dispatch(capsys):

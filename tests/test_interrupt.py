@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from cpulab import cli
+from cpulab.commands import run as run_command
 from cpulab.results import RunRecord
 from cpulab.store import Store
 
@@ -52,7 +53,7 @@ def _interrupt(*args, **kw):
 
 
 def _run(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "_figures", lambda *a: [])
+    monkeypatch.setattr(run_command, "_figures", lambda *a: [])
     rc = cli.main(["run", "threading", "alloc", "divide", "--db", str(tmp_path / "r.db")])
     return rc, capsys.readouterr().err
 
@@ -61,8 +62,8 @@ def test_ctrl_c_after_a_run_was_stored_names_it_and_what_was_not_run(tmp_path, c
                                                                      monkeypatch):
     # The Ctrl-C lands while threading's report is printed: its run is stored already.
     # It used to say only "interrupted".
-    monkeypatch.setattr(cli, "run_experiment", _measured)
-    monkeypatch.setattr(cli, "render_record", _interrupt)
+    monkeypatch.setattr(run_command, "run_experiment", _measured)
+    monkeypatch.setattr(run_command, "render_record", _interrupt)
     rc, err = _run(capsys, tmp_path, monkeypatch)
     assert rc == 130
     assert "interrupted after run #1 of threading was stored (`cpulab show 1`" in err
@@ -72,9 +73,9 @@ def test_ctrl_c_after_a_run_was_stored_names_it_and_what_was_not_run(tmp_path, c
 
 
 def test_ctrl_c_while_measuring_names_the_runs_stored_before(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "run_experiment", lambda exp, *a, **kw: _interrupt()
+    monkeypatch.setattr(run_command, "run_experiment", lambda exp, *a, **kw: _interrupt()
                         if exp.name == "alloc" else _measured(exp, *a, **kw))
-    monkeypatch.setattr(cli, "render_record", lambda *a: None)
+    monkeypatch.setattr(run_command, "render_record", lambda *a: None)
     rc, err = _run(capsys, tmp_path, monkeypatch)
     assert rc == 130
     assert "interrupted during alloc: it was not stored; stored before it: #1 threading; " \

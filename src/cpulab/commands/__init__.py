@@ -1,21 +1,10 @@
-"""Subcommands that live in their own modules, each with `add_parser(sub)`: results that
-travel (compare, export, import, report, history, fleet), and `new`. `cli.py` registers them and
-turns their errors (TRAVEL_ERRORS) into one line and exit status 1."""
+"""The subcommands of `cpulab`, one module each with its `cmd_*` function and an
+`add_parser(sub)` that declares its flags (bundle.py holds the pair export and import,
+which share the bundle format). Helpers shared by several commands have modules of their
+own: common.py (consoles, usage errors, argument types, opening the database),
+experiment_names.py (an experiment by name or path), refs.py (runs by id, experiment,
+machine or bundle), record.py (one run in the terminal), regression.py
+(--fail-on-regression) and progress.py (run's progress bar).
 
-from __future__ import annotations
-
-from cpulab.store import BundleError
-
-TRAVEL_ERRORS: tuple[type[Exception], ...] = (BundleError,)
-
-
-def add_travel_parsers(sub) -> None:
-    from cpulab.commands import bundle, check, compare, fleet, history, new, report
-
-    new.add_parser(sub)
-    report.add_parser(sub)
-    compare.add_parser(sub)
-    bundle.add_parsers(sub)
-    history.add_parser(sub)
-    fleet.add_parser(sub)
-    check.add_parser(sub)
+`cpulab.cli` builds the parser from these modules and is the one place where their
+errors become a line and an exit status."""

@@ -15,6 +15,7 @@ from cpulab.commands.common import (
     add_noise_argument,
     dump,
     err,
+    open_store,
     out,
     percentage,
 )
@@ -55,9 +56,7 @@ def cmd_check_aa(args) -> int:
             return 1
         records.append(rec)
     if args.store:
-        from cpulab.store import Store
-
-        with Store(args.db) as store:
+        with open_store(args.db, create=True) as store:
             for rec in records:
                 store.add(rec)
     metric = args.metric or primary_metric(records, exp.table_metrics) or "time"

@@ -1,4 +1,5 @@
-"""What every subcommand shares: the consoles, the usage error and JSON output."""
+"""What every subcommand shares: the consoles, the usage error, argument types and JSON
+output."""
 
 from __future__ import annotations
 
@@ -27,6 +28,23 @@ def add_db_argument(parser) -> None:
 
     parser.add_argument("--db", metavar="PATH",
                         help=f"results database (default {default_path()})")
+
+
+def list_arg(text: str) -> list[str]:
+    """An argparse type: `gcc,clang` -> ["gcc", "clang"], blanks dropped."""
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def opt_arg(text: str) -> list[str]:
+    """An argparse type: optimisation levels, comma-separated, with or without the dash."""
+    import argparse
+
+    opts = [w.removeprefix("-") for w in list_arg(text)]
+    bad = [o for o in opts if o not in ("O0", "O1", "O2", "O3", "Os", "Oz", "Og", "Ofast")]
+    if bad:
+        raise argparse.ArgumentTypeError(f"not an optimisation level: {', '.join(bad)} "
+                                         "(use O1,O2,O3,...)")
+    return opts
 
 
 def percentage(text: str) -> float:
@@ -59,9 +77,11 @@ def dump(obj) -> None:
 
 
 def open_store(path, *, create: bool = False):
-    """The results database, saying on stderr when opening it migrated an older layout.
-    Only the commands that store runs (run, import) create it: a command that reads
-    refuses a missing one, leaving no empty database (or folder) behind."""
+    """The results database, saying on stderr when opening it migrated an older layout
+    (every command opens it here: the migration rewrites the file in place, and the
+    user hears of it from whichever command came first). Only the commands that store
+    runs (run, import, check aa --store) create it: a command that reads refuses a
+    missing one, leaving no empty database (or folder) behind."""
     from cpulab.store import NoDatabase, Store
 
     try:

@@ -96,7 +96,8 @@ def add_parser(sub) -> None:
                     "significant after the Benjamini-Hochberg correction over the cases "
                     "and beyond the noise threshold. A run is named by id, "
                     "EXPERIMENT, EXPERIMENT@MACHINE, @MACHINE (every experiment), or a "
-                    "bundle file; REF:COMPILER keeps one compiler's builds (12:gcc 12:clang "
+                    "bundle file (a described experiment's folder or .toml file stands for "
+                    "its name); REF:COMPILER keeps one compiler's builds (12:gcc 12:clang "
                     "compares one run's two compilers). Runs measured differently (profile, "
                     "parameters, repetitions) are refused unless --force.",
         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -11,6 +11,7 @@ from cpulab.commands.common import (
     open_store,
     out,
 )
+from cpulab.commands.experiment_names import name_of
 from cpulab.comparison import NOISE
 from cpulab.history import History, history
 from cpulab.results import RunRecord
@@ -59,14 +60,13 @@ def load(store: Store, experiment: str, metric: str | None, machine: str | None,
 def cmd_history(args) -> int:
     from cpulab.report.terminal import render_history
 
+    name = name_of(args.experiment)  # a described one's path: its runs' name
     with open_store(args.db) as store:
-        h = load(store, args.experiment, args.metric, args.machine,
-                 args.noise_threshold / 100)
+        h = load(store, name, args.metric, args.machine, args.noise_threshold / 100)
         if not any(s.points for s in h.series):
-            have = metrics_of([r for r in runs_on_one_machine(store, args.experiment,
-                                                              args.machine)
+            have = metrics_of([r for r in runs_on_one_machine(store, name, args.machine)
                                if r.profile == h.profile and r.status == "complete"])
-            raise UsageError(f"no run of {args.experiment} has the metric `{h.metric}`; "
+            raise UsageError(f"no run of {name} has the metric `{h.metric}`; "
                              f"give --metric with one they have: {', '.join(have) or 'none'}")
     if args.case:
         h.series = [s for s in h.series if args.case in s.label]
@@ -90,7 +90,8 @@ def add_parser(sub) -> None:
                     "significant after the Benjamini-Hochberg correction over the run's "
                     "cases (Welch's t over processes) and beyond the noise threshold. "
                     "--case shows the figure of the matching cases in every run.")
-    h.add_argument("experiment", metavar="EXPERIMENT")
+    h.add_argument("experiment", metavar="EXPERIMENT",
+                   help="an experiment's name, or a described one's folder or .toml file")
     h.add_argument("--metric", help="metric to follow (default: the experiment's leading "
                                     "figure, e.g. time or throughput)")
     h.add_argument("--machine", metavar="KEY|ORIGIN",

@@ -5,6 +5,7 @@
   threading@host   the newest run of threading on a machine: a fingerprint key prefix
                    (`cpulab runs`) or an origin (a fleet host's name)
   @host            the newest run of every experiment on that machine
+  PATH[@host]      a described experiment's folder or .toml file: as its name
   FILE             every run of a bundle (`cpulab export`)
   REF:COMPILER     only the cases built by that compiler (a prefix: gcc, clang-19), so
                    that one run's gcc builds compare with its clang builds
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.commands.common import UsageError, open_store
+from cpulab.commands.experiment_names import is_description_path, name_of
 from cpulab.results import RunRecord
 from cpulab.store import Store, read_bundle
 
@@ -46,10 +48,15 @@ def _split_compiler(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+def _is_bundle(text: str) -> bool:
+    """A file that is not a description: every other file a run is named by is a bundle."""
+    return Path(text).is_file() and not is_description_path(text)
+
+
 def database_for(texts: list[str], db) -> AbstractContextManager[Store | None]:
     """The results database that `texts` need, opened for reading; none at all (so none
     need exist) when every one of them is a bundle file."""
-    if texts and all(Path(_split_compiler(t)[0]).is_file() for t in texts):
+    if texts and all(_is_bundle(_split_compiler(t)[0]) for t in texts):
         return nullcontext()
     return open_store(db)
 
@@ -59,7 +66,7 @@ def resolve(text: str, store: Store | None) -> list[RunRef]:
     None when `text` is a bundle file."""
     text, compiler = _split_compiler(text)
     path = Path(text)
-    if path.is_file():
+    if _is_bundle(text):
         recs = read_bundle(path)
         if not recs:
             raise UsageError(f"{text}: the bundle holds no run")
@@ -68,7 +75,11 @@ def resolve(text: str, store: Store | None) -> list[RunRef]:
     if text.isdigit():
         rec = store.get(int(text))
         return [RunRef(_label(f"#{rec.id}", rec, compiler), rec, compiler)]
-    experiment, _, machine = text.partition("@")
+    if is_description_path(text):  # whole first: a path may hold an @
+        experiment, machine = name_of(text), ""
+    else:
+        experiment, _, machine = text.partition("@")
+        experiment = name_of(experiment) if experiment else experiment
     if not experiment and not machine:
         raise UsageError(f"{text!r} names no run: give an id, EXPERIMENT[@MACHINE], "
                          "@MACHINE or a bundle file")

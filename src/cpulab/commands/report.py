@@ -1,8 +1,12 @@
-"""`cpulab report`: stored runs (or bundles) as one self-contained HTML file."""
+"""`cpulab report`: stored runs (or bundles) as one self-contained HTML file. The HTML
+renderer (Jinja2, the template, the embedded scripts) is imported when a report is
+written, not when the parser is built: `cpulab run` builds the same parser and never
+renders HTML."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cpulab import experiments
 from cpulab.commands.common import (
@@ -12,22 +16,22 @@ from cpulab.commands.common import (
     err,
     out,
 )
+from cpulab.commands.experiment_names import experiment_of, find
 from cpulab.commands.history import machine_label, runs_on_one_machine
 from cpulab.commands.refs import RunRef, database_for, resolve
 from cpulab.history import history
-from cpulab.report.html import Listing, Presentation, ReportInput, write_report
 from cpulab.store import Store
+
+if TYPE_CHECKING:
+    from cpulab.report.html import Listing, Presentation
 
 DEFAULT_OUTPUT = Path("cpulab-report.html")
 
 
 def _presentation(rec) -> Presentation:
-    from cpulab import described
+    from cpulab.report.html import Presentation
 
-    if rec.experiment in experiments.names():
-        exp = experiments.get(rec.experiment)
-    else:  # a described experiment's, read from its file; else tables only
-        exp = described.from_record(rec)
+    exp = experiment_of(rec)
     if exp is None:
         return Presentation()  # a run of an experiment this cpulab lacks: tables only
     return Presentation(exp.plots, exp.table_metrics)
@@ -49,20 +53,17 @@ def _histories(store: Store, refs: list[RunRef], metric_of) -> dict:
     return out
 
 
-def _listing(text: str, cc: str, opt: str) -> Listing:
-    from cpulab import described
+def _listing(text: str, cc: str, opt: str, db) -> Listing:
     from cpulab.asm import disassemble, find_functions
     from cpulab.build import BuildConfig, build_one, find_toolchain
+    from cpulab.report.html import Listing
 
     name, _, variant = text.rpartition(":")
-    if name in experiments.names() and variant:
-        exp = experiments.get(name)
-    elif variant and described.looks_like_path(name):
-        exp = described.load_experiment(name)  # a described one's folder or .toml file
-    else:
+    exp = find(name, db) if name and variant else None
+    if exp is None:
         raise UsageError(f"--listing {text!r}: give EXPERIMENT:VARIANT of a known experiment "
-                         f"({', '.join(experiments.names())}) or PATH:VARIANT of a "
-                         "described one")
+                         f"({', '.join(experiments.names())}) or PATH:VARIANT (or "
+                         "NAME:VARIANT) of a described one")
     targets = exp.targets()
     if variant not in targets:
         raise UsageError(f"--listing {text!r}: {name} has no variant {variant!r}; variants: "
@@ -84,6 +85,7 @@ def _listing(text: str, cc: str, opt: str) -> Listing:
 
 
 def cmd_report(args) -> int:
+    from cpulab.report.html import ReportInput, write_report
     from cpulab.results.primary_metric import primary_metric
 
     with database_for(args.runs, args.db) as store:
@@ -101,7 +103,7 @@ def cmd_report(args) -> int:
         pres = {r.record.experiment: _presentation(r.record) for r in refs}
         histories = {} if args.no_history else _histories(
             store, refs, lambda e, runs: primary_metric(runs, pres[e].table_metrics))
-    listings = [_listing(t, args.cc, args.opt) for t in args.listing or ()]
+    listings = [_listing(t, args.cc, args.opt, args.db) for t in args.listing or ()]
     err.print(f"[dim]rendering {len(refs)} run(s) of {len(pres)} experiment(s)...[/]")
     inp = ReportInput([(r.label, r.record) for r in refs], pres, histories, listings, source)
     try:
@@ -131,8 +133,8 @@ def add_parser(sub) -> None:
                    help=f"the HTML file to write (default {DEFAULT_OUTPUT})")
     r.add_argument("--listing", action="append", metavar="EXPERIMENT:VARIANT",
                    help="add the disassembly of a variant's hot functions (built now with "
-                        "--cc and --opt); EXPERIMENT may be a described one's folder; "
-                        "repeatable")
+                        "--cc and --opt); EXPERIMENT may be a described one's folder or "
+                        "name; repeatable")
     r.add_argument("--cc", default="gcc", help="compiler of --listing (default gcc)")
     r.add_argument("--opt", default="O2", help="optimisation level of --listing (default O2)")
     r.add_argument("--no-history", action="store_true",

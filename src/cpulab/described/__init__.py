@@ -15,6 +15,7 @@ from cpulab.described.description import (
     DescriptionError,
     find_description,
     load,
+    read_name,
 )
 from cpulab.described.experiment import DESCRIPTION_FACT, DescribedExperiment
 
@@ -43,4 +44,5 @@ def from_record(rec) -> DescribedExperiment | None:
 
 
 __all__ = ["DESCRIPTION_FILE", "Description", "DescribedExperiment", "DescriptionError",
-           "find_description", "from_record", "load", "load_experiment", "looks_like_path"]
+           "find_description", "from_record", "load", "load_experiment", "looks_like_path",
+           "read_name"]

@@ -116,13 +116,24 @@ def find_description(path: Path) -> Path:
 def load(path: Path) -> Description:
     """Read and check a description; raises DescriptionError naming the field at fault."""
     path = find_description(Path(path)).resolve()
+    return _Reader(path, _parse(path)).description()
+
+
+def read_name(path: Path) -> str:
+    """The name a description gives its experiment, checked alone: the name its runs
+    are stored under, which commands that read runs need even when the rest of the
+    description no longer builds (a source moved, a claim gone stale)."""
+    path = find_description(Path(path)).resolve()
+    return _Reader(path, _parse(path)).name()
+
+
+def _parse(path: Path) -> dict:
     try:
-        doc = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise DescriptionError(f"{path}: not valid TOML: {e}") from e
     except (OSError, UnicodeDecodeError) as e:
         raise DescriptionError(f"{path}: cannot read it: {e}") from e
-    return _Reader(path, doc).description()
 
 
 class _Reader:
@@ -169,11 +180,7 @@ class _Reader:
         d = self.doc
         self.known_keys(d, "", ("name", "title", "summary", "build", "params",
                                 "quick", "table", "variants", "claims"))
-        name = self.get(d, "name", "name", str, "a name of letters, digits, '-', '_' or '.'",
-                        required=True)
-        if not _NAME.match(name):
-            raise self.fail("name", "a name of letters, digits, '-', '_' or '.' starting "
-                            "with a letter", name)
+        name = self.name()
         clash = builtin_name_clash(name)
         if clash:
             raise DescriptionError(f"{self.path}: name: {clash}")
@@ -203,6 +210,14 @@ class _Reader:
                                 c.variant)
         return Description(self.path, name, title, summary, variants, params, quick,
                            compilers, opts, pgo, table, claims)
+
+    def name(self) -> str:
+        name = self.get(self.doc, "name", "name", str,
+                        "a name of letters, digits, '-', '_' or '.'", required=True)
+        if not _NAME.match(name):
+            raise self.fail("name", "a name of letters, digits, '-', '_' or '.' starting "
+                            "with a letter", name)
+        return name
 
     def variants(self) -> tuple[VariantSpec, ...]:
         raw = self.get(self.doc, "variants", "variants", list,

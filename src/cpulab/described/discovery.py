@@ -2,7 +2,8 @@
 `cpulab/` folder at the top of the repository holding the current folder (or the folder
 that its `.cpulab.toml` names under `experiments`), each `*.toml` in it a description, each
 subfolder with an experiment.toml one too. A repository keeps its performance claims
-next to its code this way, and CI runs them with `cpulab run --fail-on-regression`."""
+next to its code this way, and CI runs them with `cpulab run --fail-on-regression`.
+A command given a name (`cpulab run pick`) finds the description of that name there."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from cpulab.described.description import DESCRIPTION_FILE, DescriptionError
+from cpulab.described.description import DESCRIPTION_FILE, DescriptionError, read_name
 
 DEFAULT_FOLDER = "cpulab"
 CONFIG_FILE = ".cpulab.toml"  # at the repository's top: experiments = "perf/claims"
@@ -50,3 +51,19 @@ def discover(start: Path) -> tuple[Path, list[Path]]:
     found = [p for p in folder.glob("*.toml")]
     found += [p for p in folder.glob(f"*/{DESCRIPTION_FILE}")]
     return folder, sorted(found)
+
+
+def find_named(start: Path, name: str) -> Path | None:
+    """The description of the experiment `name` among those `discover` finds; None when
+    none is named so (or the folder cannot be read: `cpulab run` alone says why)."""
+    try:
+        _, found = discover(start)
+    except DescriptionError:
+        return None
+    for path in found:
+        try:
+            if read_name(path) == name:
+                return path
+        except DescriptionError:  # a description without a valid name names nothing
+            continue
+    return None
