@@ -60,10 +60,6 @@ class Metric:
         (n = 1, no figures kept) stands alone."""
         return Sample(self.values or (self.median,), self.processes)
 
-    @property
-    def process_count(self) -> int:
-        return len(set(self.processes)) if self.processes else len(self.values or (1,))
-
     @classmethod
     def exact(cls, value: float, unit: str, source: str) -> Metric:
         """A deterministic figure (instruction counts, static code properties)."""
