@@ -37,3 +37,8 @@ def test_run_and_its_regression_check_do_not_import_the_html_report(code):
     # The leading metric lives in results/primary_metric.py; the HTML renderer (Jinja2,
     # its template) is for `cpulab report` alone, though `run` builds the same parser.
     assert _imported(code, "cpulab.report.html") == []
+
+
+def test_the_parser_does_not_import_the_bundle_validator():
+    # jsonschema takes ~130 ms to import: it is for reading bundles, not for every command.
+    assert _imported("import cpulab.cli; cpulab.cli.parser()", "jsonschema") == []
