@@ -14,6 +14,7 @@ from cpulab import cli
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, RunRecord, Verdict
 from cpulab.store import BUNDLE_SCHEMA, BundleError, Store, read_bundle, write_bundle
+from cpulab.store.bundle import _digest
 
 B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
 LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
@@ -147,8 +148,7 @@ def _corruptions(tmp_path) -> list[tuple[str, Path]]:
     edited["runs"][1]["cases"][0]["metrics"]["tsc"]["median"] = 0.5  # checksum breaks
     missing = json.loads(plain)
     del missing["runs"][1]["machine_key"]
-    missing["sha256"] = __import__("cpulab.store.bundle", fromlist=["x"])._digest(
-        missing["runs"])
+    missing["sha256"] = _digest(missing["runs"])
     out = [("truncated gzip", tmp_path / "t1.json.gz"), ("truncated JSON", tmp_path / "t2.json"),
            ("edited figure", tmp_path / "e.json"), ("record missing a field", tmp_path / "m.json"),
            ("not a bundle", tmp_path / "n.json"), ("garbage", tmp_path / "g.bin")]
@@ -185,3 +185,145 @@ def test_a_migrated_database_exports_and_reimports_as_the_same_runs(tmp_path, ca
     assert cli.main(["import", str(bundle), "--db", str(db), "--json"]) == 0
     (b,) = json.loads(capsys.readouterr().out)["bundles"]
     assert b["added"] == [] and sorted(b["present"]) == [1, 2]
+
+
+# The checks of a bundle's content, after its checksum: a bundle can be whole and still
+# not hold records that show and compare can read.
+
+def _resummed(tmp_path, name: str, edit) -> Path:
+    """A bundle of two runs, edited by `edit` and summed again, as a tool that writes
+    bundles wrongly would leave it: the checksum holds, the content does not."""
+    d = _bundle_dict(tmp_path)
+    edit(d)
+    d["sha256"] = _digest(d["runs"])
+    return _write_raw(tmp_path / name, d)
+
+
+def _refused_and_nothing_imported(tmp_path, capsys, path: Path, message: str) -> None:
+    """`message` from the reader and from `cpulab import`, which stores nothing of it
+    nor of a good bundle named with it."""
+    with pytest.raises(BundleError) as e:
+        read_bundle(path)
+    assert str(e.value).startswith(f"{path}: ") and "\n" not in str(e.value)
+    assert message in str(e.value)
+    db = tmp_path / "r.db"
+    with Store(db) as s:
+        s.add(_rec("threading", 9))
+    before = _db_state(db)
+    good = write_bundle(tmp_path / "good.json", [_rec("alloc", 3)])
+    assert cli.main(["import", str(good), str(path), "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"cpulab import: {path}: ") and message in err
+    assert _db_state(db) == before
+
+
+def test_a_figure_that_is_not_a_number_is_refused_with_its_path(tmp_path, capsys):
+    # It was imported, and show and compare then failed with a traceback.
+    path = _resummed(tmp_path, "fast.json", lambda d: d["runs"][1]["cases"][0]["metrics"][
+        "tsc"].__setitem__("median", "fast"))
+    _refused_and_nothing_imported(
+        tmp_path, capsys, path, "runs[1].cases[0].metrics.tsc.median: 'fast' is not of type "
+        "'number'; nothing was imported")
+    # compare and report, given the file, read it the same way and say the same
+    for argv in (["compare", str(path), str(path)],
+                 ["report", str(path), "-o", str(tmp_path / "r.html")]):
+        assert cli.main([*argv, "--db", str(tmp_path / "none.db")]) == 1
+        assert "runs[1].cases[0].metrics.tsc.median" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("found, message", [
+    (0, "bundle schema 0: this cpulab reads 1"),
+    (-1, "bundle schema -1: this cpulab reads 1"),
+    (True, "bundle_schema True is not a number"),
+])
+def test_a_bundle_schema_older_than_any_cpulab_wrote_is_refused(tmp_path, capsys, found,
+                                                                message):
+    d = _bundle_dict(tmp_path)
+    d["bundle_schema"] = found
+    _refused_and_nothing_imported(tmp_path, capsys, _write_raw(tmp_path / "old.json", d),
+                                  message)
+
+
+def test_a_bundle_without_its_schema_or_record_schema_0_is_refused(tmp_path, capsys):
+    d = _bundle_dict(tmp_path)
+    del d["bundle_schema"]
+    _refused_and_nothing_imported(tmp_path, capsys, _write_raw(tmp_path / "none.json", d),
+                                  "no bundle_schema field")
+    d = _bundle_dict(tmp_path)
+    d["record_schema"] = 0
+    _refused_and_nothing_imported(tmp_path, capsys, _write_raw(tmp_path / "r0.json", d),
+                                  "record schema 0: this cpulab reads 1")
+
+
+def test_a_bundle_without_sha256_is_not_called_a_mismatch(tmp_path, capsys):
+    d = _bundle_dict(tmp_path)
+    del d["sha256"]
+    path = _write_raw(tmp_path / "cut.json", d)
+    _refused_and_nothing_imported(tmp_path, capsys, path,
+                                  "no sha256 field: not a cpulab bundle, or cut short")
+    with pytest.raises(BundleError) as e:
+        read_bundle(path)
+    assert "do not match" not in str(e.value)
+
+
+def test_the_checks_go_in_order_from_the_file_to_its_figures(tmp_path):
+    # Each fault is reported by the first check that can see it, whatever follows.
+    def bad_figure(d):
+        d["runs"][0]["cases"][0]["metrics"]["tsc"]["median"] = "fast"
+
+    d = _bundle_dict(tmp_path)
+    bad_figure(d)  # the checksum no longer holds either
+    with pytest.raises(BundleError, match="do not match the bundle's sha256"):
+        read_bundle(_write_raw(tmp_path / "a.json", d))
+    del d["sha256"]
+    with pytest.raises(BundleError, match="no sha256 field"):
+        read_bundle(_write_raw(tmp_path / "b.json", d))
+    d["bundle_schema"] = 0
+    with pytest.raises(BundleError, match="bundle schema 0"):
+        read_bundle(_write_raw(tmp_path / "c.json", d))
+
+
+def _tags(d, tags, values: bool = True):
+    """Tag the first case's figures with `tags` (and take the figures away, if not
+    `values`)."""
+    m = d["runs"][0]["cases"][0]["metrics"]["tsc"]
+    m["processes"] = tags
+    if not values:
+        del m["values"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["runs"][0]["verdicts"][0].__setitem__("verdict", "probably"),
+     "runs[0].verdicts[0].verdict: 'probably' is not one of ['confirmed', 'refuted', "
+     "'inconclusive', 'unmeasurable']"),
+    (lambda d: d["runs"][1]["cases"][0]["metrics"]["tsc"].__setitem__("n", -3),
+     "runs[1].cases[0].metrics.tsc.n: -3 is less than the minimum of 1"),
+    (lambda d: d["runs"][0]["cases"][0]["metrics"]["tsc"].__setitem__("mad", -0.1),
+     "runs[0].cases[0].metrics.tsc.mad: -0.1 is less than the minimum of 0"),
+    (lambda d: _tags(d, [0, 1]),
+     "runs[0].cases[0].metrics.tsc.processes: 2 process tags for 3 values (one per figure)"),
+    (lambda d: _tags(d, [0, 1, -2]),
+     "runs[0].cases[0].metrics.tsc.processes[2]: -2 is less than the minimum of 0"),
+    (lambda d: _tags(d, [0, 1, 2], values=False),
+     "runs[0].cases[0].metrics.tsc: 'values' is a dependency of 'processes'"),
+    (lambda d: d["runs"][0]["cases"][0]["metrics"]["tsc"].pop("unit"),
+     "runs[0].cases[0].metrics.tsc: 'unit' is a required property"),
+    (lambda d: d["runs"][0]["cases"][0]["metrics"]["tsc"].__setitem__("median_ns", 1.0),
+     "runs[0].cases[0].metrics.tsc: Additional properties are not allowed ('median_ns'"),
+    (lambda d: d["runs"][1].pop("cases"), "runs[1]: 'cases' is a required property"),
+    (lambda d: d["runs"][0]["cases"][0].__setitem__("build", "gcc-12 -O2"),
+     "runs[0].cases[0].build: 'gcc-12 -O2' is not of type 'object', 'null'"),
+    (lambda d: d["runs"][0].__setitem__("status", "partial"),
+     "runs[0].status: 'partial' is not one of ['complete', 'failed']"),
+    (lambda d: d["runs"][0].__setitem__("duration_s", -1.0),
+     "runs[0].duration_s: -1.0 is less than the minimum of 0"),
+    (lambda d: d["runs"].__setitem__(1, ["not", "a", "record", "at", "all"]),
+     "runs[1]: ['not', 'a', 'record', 'at', ...] is not of type 'object'"),
+], ids=["verdict kind", "negative count", "negative spread", "untagged figures",
+        "negative process", "tags without figures", "no unit", "unknown metric field",
+        "no cases", "build as text", "status", "negative duration", "run as a list"])
+def test_a_record_the_schema_refuses_is_named_by_its_path(tmp_path, edit, message):
+    with pytest.raises(BundleError) as e:
+        read_bundle(_resummed(tmp_path, "bad.json", edit))
+    assert message in str(e.value)

@@ -5,7 +5,10 @@ A bundle holds whole records (the machine fingerprint, lab revision, compilers a
 per-repetition figure) and a SHA-256 of them, and is read all or nothing: a truncated,
 corrupt or edited file, or one record that does not parse, rejects the whole bundle
 before anything is stored. A bundle of a newer schema is refused with the versions, as
-pyperf and google/benchmark refuse result files they do not know. Format history:
+pyperf and google/benchmark refuse result files they do not know. The checks go from
+the file to its figures, each saying what the one before could not: the JSON parses;
+its bundle_schema is one this cpulab reads; it has a sha256, and the runs match it; the
+whole bundle follows its JSON Schema (`bundle_schema.py`). Format history:
   1: {"format": "cpulab-bundle", "bundle_schema": 1, "record_schema": 1, "created",
      "cpulab", "runs": [RECORD...], "sha256": of the runs as canonical JSON}.
 """
@@ -22,6 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from cpulab.results import SCHEMA, RunRecord
+from cpulab.store.bundle_schema import bundle_fault
 
 BUNDLE_SCHEMA = 1
 FORMAT = "cpulab-bundle"
@@ -90,20 +94,23 @@ def read_bundle(path: Path) -> list[RunRecord]:
                           "truncated or not a cpulab bundle; nothing was imported") from e
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
         raise BundleError(f"{path}: not a cpulab bundle (no \"format\": \"{FORMAT}\")")
-    found, records_found = bundle.get("bundle_schema"), bundle.get("record_schema", SCHEMA)
-    if not isinstance(found, int) or not isinstance(records_found, int):
-        raise BundleError(f"{path}: bundle_schema or record_schema is missing or not a number")
-    if found > BUNDLE_SCHEMA or records_found > SCHEMA:
-        raise BundleError(
-            f"{path}: bundle schema {found} (records {bundle.get('record_schema')}) was "
-            f"written by a newer cpulab ({bundle.get('cpulab', '?')}); this one reads "
-            f"bundle schema {BUNDLE_SCHEMA}, records {SCHEMA}: upgrade cpulab to import it")
+    _check_versions(path, bundle)
+    # A bundle cut short before its last field, or made by another tool, has no sha256:
+    # said as such, not as a mismatch, which would blame an edit that was never made.
+    if "sha256" not in bundle:
+        raise BundleError(f"{path}: no sha256 field: not a cpulab bundle, or cut short; "
+                          "nothing was imported")
     runs = bundle.get("runs")
     if not isinstance(runs, list):
         raise BundleError(f"{path}: \"runs\" is missing or not a list")
-    if bundle.get("sha256") != _digest(runs):
+    if bundle["sha256"] != _digest(runs):
         raise BundleError(f"{path}: the runs do not match the bundle's sha256: the file "
                           "was changed or damaged after it was written; nothing was imported")
+    # The checksum holds: the file is as it was written. Whether what was written is a
+    # record that show and compare can read is the schema's to say.
+    fault = bundle_fault(bundle)
+    if fault:
+        raise BundleError(f"{path}: {fault}; nothing was imported")
     records = []
     for i, d in enumerate(runs):
         try:
@@ -114,3 +121,26 @@ def read_bundle(path: Path) -> list[RunRecord]:
             raise BundleError(f"{path}: run {i + 1} of {len(runs)} is not a valid record "
                               f"({what}); nothing was imported") from e
     return records
+
+
+def _check_versions(path: Path, bundle: dict) -> None:
+    """Refuse a bundle whose schema this cpulab does not read: a newer one with the
+    versions (upgrade to read it), and one older than any cpulab wrote (0, -1: made by
+    hand or by another tool) as such."""
+    found, records = bundle.get("bundle_schema"), bundle.get("record_schema", SCHEMA)
+    if found is None:
+        raise BundleError(f"{path}: no bundle_schema field: not a cpulab bundle")
+    for name, value in (("bundle_schema", found), ("record_schema", records)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise BundleError(f"{path}: {name} {value!r} is not a number")
+    if found > BUNDLE_SCHEMA or records > SCHEMA:
+        raise BundleError(
+            f"{path}: bundle schema {found} (records {records}) was written by a newer "
+            f"cpulab ({bundle.get('cpulab', '?')}); this one reads bundle schema "
+            f"{BUNDLE_SCHEMA}, records {SCHEMA}: upgrade cpulab to import it")
+    if found != BUNDLE_SCHEMA:
+        raise BundleError(f"{path}: bundle schema {found}: this cpulab reads {BUNDLE_SCHEMA}; "
+                          "nothing was imported")
+    if records != SCHEMA:
+        raise BundleError(f"{path}: record schema {records}: this cpulab reads {SCHEMA}; "
+                          "nothing was imported")
