@@ -3,21 +3,38 @@ and corrupt or truncated files rejected whole with the database unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from cpulab import cli
 from cpulab.measure.metrics import Metric
-from cpulab.results import Case, RunRecord, Verdict
+from cpulab.results import (
+    SCHEMA,
+    VERDICTS,
+    Case,
+    CaseConditions,
+    Evidence,
+    EvidenceTable,
+    RunConditions,
+    RunRecord,
+    SeedTable,
+    Verdict,
+)
 from cpulab.store import BUNDLE_SCHEMA, BundleError, Store, read_bundle, write_bundle
 from cpulab.store.bundle import _digest
+from cpulab.store.bundle_schema import bundle_fault, bundle_schema
 
 B = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
-LAYOUT1_DB = Path(__file__).parent / "data" / "store" / "results-layout1.db"
+DATA = Path(__file__).parent / "data"
+LAYOUT1_DB = DATA / "store" / "results-layout1.db"
+# Bundles written by earlier versions of schema 1, kept as they were written.
+OLD_BUNDLES = sorted((DATA / "bundles").glob("*.json*"))
 
 
 def _rec(experiment: str, t: float) -> RunRecord:
@@ -327,3 +344,109 @@ def test_a_record_the_schema_refuses_is_named_by_its_path(tmp_path, edit, messag
     with pytest.raises(BundleError) as e:
         read_bundle(_resummed(tmp_path, "bad.json", edit))
     assert message in str(e.value)
+
+
+def test_of_several_faults_the_line_names_one_and_counts_the_others(tmp_path):
+    def three(d):
+        d["runs"][0]["verdicts"][0]["verdict"] = "probably"
+        d["runs"][1]["cases"][0]["metrics"]["tsc"]["n"] = -3
+        d["runs"][1]["title"] = 7
+
+    with pytest.raises(BundleError) as e:
+        read_bundle(_resummed(tmp_path, "three.json", three))
+    # the shallowest first: a field of the run before a figure of one of its cases
+    assert "runs[1].title: 7 is not of type 'string' (and 2 more)" in str(e.value)
+
+
+def _every_field() -> RunRecord:
+    """A run with every optional field of record schema 1 present, in each of its forms:
+    figures tagged by process and exact ones, a failed case built by nothing, a Go
+    build, conditions of the run and of a case, every verdict kind, tables and facts."""
+    go = {"compiler": "go", "compiler_version": "go1.22.2", "flags": "", "pgo": False}
+    tagged = Metric.of([2.0, 2.2, 1.9, 2.1, 2.0, 2.4], "ns/op", "clock", [0, 0, 1, 1, 2, 2])
+    cases = [
+        Case("direct", B, {"n": 64, "mode": "lat", "ratio": 0.5, "warm": True},
+             {"time": tagged, "throughput": tagged.derive(lambda v: 1 / v, "GB/s"),
+              "instructions (callgrind)": Metric.exact(4.0, "instructions/op", "callgrind")},
+             {"cycles": {"source": "pmu", "reason": "no PMU in this VM"}},
+             conditions=CaseConditions(3, 0.25, -0.4, 0.0, 0.03, 0.31, -0.002, None)),
+        Case("gorep", go, {}, {"time": Metric.of([5.0, 5.5], "ns/op", "clock")}),
+        Case("ripgrep", None, {"n": 64}, error="not installed: rg"),
+    ]
+    return RunRecord(
+        experiment="threading", seed_row="own", title="every field", profile="default",
+        started="2026-11-27T09:00:00+00:00", duration_s=12.5,
+        machine={"cpu": {"model_name": "X", "flags": ["adx"]}}, machine_key="k2",
+        lab_revision="r2", builds=[B, go], cases=cases,
+        verdicts=[Verdict(f"claim {k}", k, "why", seed="the seed's figure" if i else None)
+                  for i, k in enumerate(VERDICTS)],
+        seed_tables=[SeedTable("seed", ["a", "b"], [["1", "2"]])],
+        evidence=Evidence([EvidenceTable("mix", ["fn", "div"], [["f", "0"]])],
+                          {"exponent": 1.48, "handlers": {"gcc": ["op_add"]}}),
+        notes=["experiment raised: boom"], status="failed", origin="host-b",
+        conditions=RunConditions(0.4, 1.3, cases=1, others_cores=0.03, others_cores_max=0.31,
+                                 steal_share=None, disturbed=[]))
+
+
+def test_a_run_with_every_field_round_trips_through_export_and_import(tmp_path, capsys):
+    src, dst = tmp_path / "src.db", tmp_path / "dst.db"
+    with Store(src) as s:
+        rid = s.add(_every_field())
+    bundle = tmp_path / "all.json.gz"
+    assert cli.main(["export", str(rid), "-o", str(bundle), "--db", str(src)]) == 0
+    assert "exported 1 run(s)" in capsys.readouterr().out
+    (back,) = read_bundle(bundle)
+    assert back.as_dict() == {**_every_field().as_dict(), "id": rid}
+    assert back.cases[0].metrics["time"].processes == (0, 0, 1, 1, 2, 2)
+    assert cli.main(["import", str(bundle), "--db", str(dst), "--json"]) == 0
+    (added,) = json.loads(capsys.readouterr().out)["bundles"][0]["added"]
+    with Store(dst) as d:
+        assert {**d.get(added).as_dict(), "id": None} == {**back.as_dict(), "id": None}
+
+
+def _layout1_bundle(tmp_path) -> Path:
+    db = tmp_path / "old.db"
+    shutil.copy(LAYOUT1_DB, db)
+    with Store(db) as s:  # migrated to this layout; the records are as they were stored
+        return write_bundle(tmp_path / "layout1.json", [s.get(i) for i in s.ids()])
+
+
+def test_every_record_in_tests_data_follows_the_schema(tmp_path):
+    # Records of a store written before bundles existed, and bundles of earlier versions
+    # of schema 1: the schema must not refuse what cpulab once wrote.
+    assert OLD_BUNDLES, "tests/data/bundles holds no bundle"
+    for path in [_layout1_bundle(tmp_path), *OLD_BUNDLES]:
+        data = path.read_bytes()
+        bundle = json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
+        assert bundle_fault(bundle) is None, path.name
+        assert read_bundle(path), path.name
+    layout1 = json.loads(_layout1_bundle(tmp_path).read_text())["runs"]
+    assert {r["experiment"] for r in layout1} == {"alloc", "overflow"}
+    assert not any("conditions" in r or "origin" in r for r in layout1)  # older shapes
+
+
+def test_the_schema_file_is_a_valid_draft_2020_12_schema():
+    Draft202012Validator.check_schema(bundle_schema())
+    assert bundle_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def _fields(cls) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def test_the_schema_says_what_the_code_writes():
+    # The schema is written by hand: a field or verdict kind added to the result model
+    # without it would be refused in every bundle that carries it.
+    s, defs = bundle_schema(), bundle_schema()["$defs"]
+    assert s["properties"]["bundle_schema"] == {"const": BUNDLE_SCHEMA}
+    assert s["properties"]["record_schema"] == {"const": SCHEMA}
+    assert defs["record"]["properties"]["schema"] == {"const": SCHEMA}
+    assert defs["verdict"]["properties"]["verdict"]["enum"] == list(VERDICTS)
+    assert set(defs["record"]["properties"]) == set(_every_field().as_dict())
+    assert set(defs["case"]["properties"]) == set(_every_field().cases[0].as_dict()) | {
+        "error"}
+    assert set(defs["metric"]["properties"]) == _fields(Metric)
+    assert set(defs["verdict"]["properties"]) == _fields(Verdict)
+    assert set(defs["case_conditions"]["properties"]) == _fields(CaseConditions)
+    assert set(defs["run_conditions"]["properties"]) == _fields(RunConditions)
+    assert set(defs["table"]["properties"]) == _fields(SeedTable)
