@@ -94,9 +94,10 @@ def add_parsers(sub) -> None:
 
     i = sub.add_parser(
         "import", help="bundles into the results database (a run already there is kept once)",
-        description="Read each bundle whole (a truncated, corrupt or newer-schema bundle is "
-                    "refused and nothing is stored) and add its runs in one transaction; "
-                    "runs already in the database are not added again.")
+        description="Read each bundle whole and check it against its JSON Schema (a "
+                    "truncated, corrupt, edited or newer-schema bundle, or one whose records "
+                    "the schema refuses, is refused and nothing is stored) and add its runs "
+                    "in one transaction; runs already in the database are not added again.")
     i.add_argument("bundles", nargs="+", metavar="BUNDLE")
     i.add_argument("--origin", metavar="NAME",
                    help="name the machine of runs that carry no origin of their own")

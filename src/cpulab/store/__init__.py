@@ -1,5 +1,6 @@
 """Results storage: a SQLite database of run records (`database.py`, its layout and
-migrations in `layout.py`), and versioned JSON bundles of runs in and out (`bundle.py`)."""
+migrations in `layout.py`), and versioned JSON bundles of runs in and out (`bundle.py`),
+checked against their JSON Schema (`bundle_schema.py`, `schema/bundle.schema.json`)."""
 
 from cpulab.store.bundle import BUNDLE_SCHEMA, BundleError, read_bundle, write_bundle
 from cpulab.store.database import Imported, NoDatabase, Store, StoreError, default_path
