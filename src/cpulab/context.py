@@ -27,7 +27,11 @@ class Profile:
     case's 95% interval is wider than `precision` (a fraction of its figure), up to
     `max_rounds` and for at most `budget_s` per measurement. The process is the unit
     of the statistics (measure/stats.py), so rounds buy precision and repetitions
-    inside a process mostly do not: a few suffice to take a median."""
+    inside a process mostly do not: a few suffice to take a median.
+
+    A profile also says how far each experiment sweeps: experiments look its name up
+    (`SIZES[ctx.profile.name]`), quick the least, full the longest sweeps (1 GiB files,
+    10,000-object builds)."""
 
     name: str
     rounds: int  # processes per program at least, interleaved across programs
@@ -42,6 +46,10 @@ class Profile:
     def quick(self) -> bool:
         return self.name == "quick"
 
+    @property
+    def full(self) -> bool:
+        return self.name == "full"
+
     def harness_args(self) -> list[str]:
         return ["--reps", str(self.reps), "--target-ms", str(self.target_ms)]
 
@@ -55,6 +63,9 @@ PROFILES = {
                      max_rounds=5, precision=0.03, budget_s=20),
     "default": Profile("default", rounds=6, reps=3, target_ms=20, timeout_s=300,
                        max_rounds=20, precision=0.01, budget_s=90),
+    # full: the default's statistics over the long sweeps.
+    "full": Profile("full", rounds=6, reps=3, target_ms=20, timeout_s=300,
+                    max_rounds=20, precision=0.01, budget_s=90),
 }
 
 
