@@ -30,6 +30,9 @@ class Experiment(ABC):
     table_metrics: tuple[str, ...] | None = None
     # Figures `cpulab plot` draws from a stored run (sweeps over a size or a count).
     plots: tuple[PlotSpec, ...] = ()
+    # Seconds its measurements may add rounds for, in a profile that bounds each
+    # experiment (the default), where the profile's bound is too few; None: the profile's.
+    budget_s: float | None = None
 
     def seed_tables(self) -> list[SeedTable]:
         return []
