@@ -25,8 +25,9 @@ setup: .stamps/system .venv/.synced
 	@uv sync --frozen --quiet
 	@touch $@
 
+# PROFILE: quick, default (every experiment in ~25 minutes on 2 cores) or full (the long sweeps)
 lab: setup
-	@uv run --frozen cpulab run --all $(if $(filter quick,$(PROFILE)),--quick)
+	@uv run --frozen cpulab run --all --profile $(PROFILE)
 
 test: setup
 	@uv run --frozen pytest -q $(PYTEST_ARGS)

@@ -14,7 +14,13 @@ from cpulab import cli
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
 from cpulab.experiments.bigdec.cpython import kernel_number
-from cpulab.experiments.bigdec.experiment import digits_max, growth_fits
+from cpulab.experiments.bigdec.experiment import (
+    CPYTHON_MAX_BITS,
+    FIT_FROM_BITS,
+    SWEEP_BITS,
+    digits_max,
+    growth_fits,
+)
 from cpulab.experiments.bigdec.gmp import gmp_libdirs
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
@@ -83,6 +89,15 @@ def test_large_size_against_gmp_and_the_quick_profile():
     v = _verdicts(quick)["(c)"]
     assert v.verdict == "unmeasurable" and "78,914 digits" in v.evidence
     assert "1.500x" in v.evidence
+
+
+def test_cpython_s_largest_size_is_the_full_profile_s_and_10_6_digits_every_profile_s():
+    assert set(CPYTHON_MAX_BITS) == set(PROFILES)
+    assert CPYTHON_MAX_BITS["default"] < CPYTHON_MAX_BITS["full"] <= max(SWEEP_BITS)
+    # the claims at 10^6 digits are bigdec's and GMP's: their sweep is not cut
+    assert digits_max(max(SWEEP_BITS)) == 1_000_000
+    # CPython's growth is still fitted in the default profile
+    assert len([b for b in SWEEP_BITS if FIT_FROM_BITS <= b <= CPYTHON_MAX_BITS["default"]]) >= 3
 
 
 def test_growth_exponent_fit():

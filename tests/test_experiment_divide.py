@@ -11,8 +11,9 @@ import pytest
 from cpulab import cli
 from cpulab.asm import find_functions
 from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.context import PROFILES
 from cpulab.experiments import get
-from cpulab.experiments.divide import divisor_kind
+from cpulab.experiments.divide import DIVISORS, PROFILE_DIVISORS, QUO_DIVISOR, divisor_kind
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence, EvidenceTable
 
@@ -83,6 +84,15 @@ def test_the_batch_is_judged_against_the_vectorised_constant():
     ok = _verdicts(_types({**vec, "const_vec": 0.55}))["(e)"]
     assert ok.verdict == "confirmed"
     assert _verdicts(_types(BASE))["(e)"].verdict == "unmeasurable"  # no const_vec
+
+
+def test_every_kind_of_divisor_is_the_full_profile_s_and_the_seed_s_the_default_s():
+    assert PROFILE_DIVISORS["full"] == DIVISORS and set(PROFILE_DIVISORS) == set(PROFILES)
+    kinds = {name: {divisor_kind(d, t) for d in PROFILE_DIVISORS[name]
+                    for t in ("u32", "u64", "s32", "s64")} for name in PROFILES}
+    assert kinds["full"] == {"add", "plain", "pow2", "even"}
+    assert QUO_DIVISOR in PROFILE_DIVISORS["default"] and "add" in kinds["default"]
+    assert set(PROFILE_DIVISORS["quick"]) < set(PROFILE_DIVISORS["default"]) < set(DIVISORS)
 
 
 def test_divisor_kinds_follow_the_magic_number_test():

@@ -289,25 +289,35 @@ def test_small_files_without_a_folder_is_a_usage_error(small_exe):
 
 def test_quick_profile_keeps_its_rounds_and_reps():
     quick = PROFILES["quick"]
-    for size in experiment.QUICK_SIZES:
+    for size in experiment.READING["quick"].sizes:
         for cache in strategies.CACHES:
             s = experiment.schedule(size, cache, quick)
             assert (s.rounds, s.reps) == (quick.rounds, quick.reps)
 
 
-@pytest.mark.parametrize("size", experiment.SIZES)
-def test_default_schedule_stays_within_the_budget(size):
-    default = PROFILES["default"]
-    for cache, budget, extra in (("cold", experiment.COLD_BUDGET, 1),
-                                 ("warm", experiment.WARM_BUDGET, 2)):
-        s = experiment.schedule(size, cache, default)
-        # never fewer processes than an interval needs, even past the budget
-        assert s.rounds >= MIN_PROCESSES and s.reps >= 1
-        assert (s.rounds * (s.reps + extra) * size <= budget
-                or (s.rounds, s.reps) == (MIN_PROCESSES, 1))
-    assert experiment.schedule(MiB, "cold", default) == experiment.Schedule(
-        default.rounds, default.reps)
-    assert experiment.schedule(GiB, "cold", default) == experiment.Schedule(MIN_PROCESSES, 1)
+def test_the_seed_s_1_gib_file_is_read_by_the_full_profile_only():
+    sizes = {name: experiment.READING[name].sizes for name in PROFILES}
+    assert max(sizes["full"]) == GiB
+    assert max(sizes["default"]) == 256 * MiB and max(sizes["quick"]) == 16 * MiB
+    # each profile reads what the shorter one does, and more
+    assert set(sizes["quick"]) < set(sizes["default"]) < set(sizes["full"])
+
+
+@pytest.mark.parametrize("name", ["default", "full"])
+def test_a_schedule_stays_within_its_profile_s_budget(name):
+    profile, reading = PROFILES[name], experiment.READING[name]
+    for size in reading.sizes:
+        for cache, budget, extra in (("cold", reading.cold_budget, 1),
+                                     ("warm", reading.warm_budget, 2)):
+            s = experiment.schedule(size, cache, profile)
+            # never fewer processes than an interval needs, even past the budget
+            assert s.rounds >= MIN_PROCESSES and s.reps >= 1
+            assert (s.rounds * (s.reps + extra) * size <= budget
+                    or (s.rounds, s.reps) == (MIN_PROCESSES, 1))
+    assert experiment.schedule(MiB, "cold", profile) == experiment.Schedule(
+        profile.rounds, profile.reps)
+    assert experiment.schedule(max(reading.sizes), "cold", profile) == experiment.Schedule(
+        MIN_PROCESSES, 1)
 
 
 META = {"type": "meta", "schema": 1, "counters": {
@@ -551,9 +561,9 @@ def test_quick_run_end_to_end(tmp_path, capsys):
     got = {(c["variant"], f"{c['build']['compiler']} {c['build']['flags']}",
             c["params"]["size"], c["params"]["cache"]) for c in rec["cases"]}
     one = {(v, b, s, cache) for v in strategies.VARIANTS for b in c_builds
-           for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+           for s in experiment.READING["quick"].sizes for cache in strategies.CACHES}
     go = {(v, b, s, cache) for v in strategies.GO_VARIANTS for b in go_builds
-          for s in experiment.QUICK_SIZES for cache in strategies.CACHES}
+          for s in experiment.READING["quick"].sizes for cache in strategies.CACHES}
     many = {(v, b, s, cache) for v in strategies.FILE_STRATEGIES for b in c_builds
             for s in smallfiles.SIZES for cache in strategies.CACHES}
     assert got == one | go | many

@@ -12,7 +12,9 @@ from cpulab.experiments import get
 from cpulab.experiments.gzwrap.experiment import (
     INFLATE,
     RECOMPRESS,
+    RECOMPRESS_MAX,
     REWRAP,
+    SIZES,
     VARIANTS,
     schedule,
 )
@@ -92,6 +94,17 @@ def test_schedule_keeps_large_sizes_within_budget():
     # never fewer processes than an interval needs: past the budget only at that floor
     assert rounds >= MIN_PROCESSES and reps >= 2
     assert rounds * (reps + 2) * GiB <= 8 * GiB or (rounds, reps) == (MIN_PROCESSES, 2)
+
+
+def test_the_1_gib_data_are_re_wrapped_by_the_full_profile_only():
+    def most(name: str) -> int:
+        return max(max(sizes) for sizes in SIZES[name].values())
+
+    assert most("full") == GiB and most("default") < GiB and most("quick") < most("default")
+    for kind, sizes in SIZES["default"].items():
+        assert set(sizes) <= set(SIZES["full"][kind])
+    for name in PROFILES:  # every claim keeps its cases: recompression stops at 4 MiB
+        assert all(min(sizes) <= RECOMPRESS_MAX for sizes in SIZES[name].values())
 
 
 def test_end_to_end_quick(tmp_path, capsys):

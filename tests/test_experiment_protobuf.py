@@ -13,7 +13,7 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.context import PROFILES, Context
-from cpulab.experiments.protobuf import payloads, upb_native
+from cpulab.experiments.protobuf import experiment, payloads, upb_native
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     TAIL_CALL_OPT,
@@ -196,8 +196,15 @@ class UpbPeerRunner:
         return RunResult(tuple(argv), 0, f"{self.prefix}\n", "")
 
 
-@pytest.mark.parametrize("profile", ["quick", "default"])
-def test_only_the_default_profile_builds_upb(profile, tmp_path):
+def test_the_generic_fallback_is_decoded_by_the_full_profile_only():
+    decoders = {name: set(experiment.DECODERS[name].split(",")) for name in PROFILES}
+    assert decoders["full"] == {"fast", "switch", "generic"}
+    # the claims read the tail-call and switch decoders: every profile has both
+    assert decoders["default"] == decoders["quick"] == {"fast", "switch"}
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "full"])
+def test_every_profile_but_quick_builds_upb(profile, tmp_path):
     (tmp_path / ".done").write_text("upb generic from PyPI protobuf 7.36.2: clang-19 -O2\n")
     runner = UpbPeerRunner(tmp_path)
     ctx = Context(PROFILES[profile], [], runner)

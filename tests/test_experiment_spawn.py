@@ -298,6 +298,14 @@ def test_verdicts_when_ninja_is_slower_or_counts_are_missing():
     assert "perf refused" in v[("make", "b")].evidence
 
 
+def test_the_10000_object_project_and_native_tests_are_built_by_the_full_profile_only():
+    assert spawn.TARGETS["full"] == (1_000, 10_000)
+    assert max(spawn.TARGETS["default"]) < 10_000 and max(spawn.TARGETS["quick"]) < 1_000
+    assert projects.NATIVE_TESTS == {"quick": False, "default": False, "full": True}
+    # every make-based tool keeps a generated project to be judged on
+    assert spawn.TARGETS["default"]
+
+
 def test_verdicts_without_cases_are_unmeasurable():
     assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
@@ -317,7 +325,8 @@ def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
     got = {(c["variant"], json.dumps(c["params"], sort_keys=True)) for c in rec["cases"]}
     want = {(v, json.dumps({"child": "static"} if v in spawn.NEEDS_CHILD else {}))
             for v in spawn.SPAWNS}
-    want |= {(t, json.dumps({"targets": n})) for t in spawn.TOOLS for n in spawn.QUICK_TARGETS}
+    want |= {(t, json.dumps({"targets": n})) for t in spawn.TOOLS
+             for n in spawn.TARGETS["quick"]}
     want |= {(t, json.dumps({"project": "native"})) for t in projects.NATIVE_TOOLS}
     assert got == want
     for c in rec["cases"]:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 
 from cpulab.build import BuildConfig, find_toolchain, matrix
+from cpulab.context import PROFILES
 from cpulab.experiments import fanin
 from cpulab.experiments.fileread.verdicts import go_slower
 from cpulab.experiments.goalloc import experiment as goalloc
 from cpulab.experiments.goalloc import listing
 from cpulab.experiments.gorep import commands, corpus
+from cpulab.experiments.gorep import experiment as gorep
 from cpulab.experiments.gorep import verdicts as gorep_verdicts
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutputError
@@ -103,6 +105,12 @@ def test_fanin_claims_tally_every_group():
     assert b.verdict == "refuted" and a.seed == fanin.SEED
 
 
+def test_fanin_sweeps_past_128_producers_in_the_full_profile_only():
+    assert fanin.NS["full"] == tuple(2**k for k in range(1, 11))
+    assert max(fanin.NS["default"]) == 128 and set(fanin.NS["default"]) < set(fanin.NS["full"])
+    assert len(fanin.NS["default"]) >= 3  # a growth to see, and groups for both verdicts
+
+
 def test_gorep_verdicts():
     cases = []
     for pat in ("p1", "p2"):
@@ -114,6 +122,16 @@ def test_gorep_verdicts():
     assert c.verdict == "confirmed" and "gorep/rg" in c.evidence
     assert d.verdict == "unmeasurable"
     assert gorep_verdicts.slow_patterns(cases) == []
+
+
+def test_gorep_searches_the_1_gib_file_with_every_pattern_in_the_full_profile_only():
+    searches = {name: gorep.SEARCHES[name] for name in PROFILES}
+    assert searches["full"] == gorep.Searches(gorep.PATTERNS, (1, 2), 1 << 30)
+    default = searches["default"]
+    assert default.large < 1 << 30 and set(default.patterns) < set(gorep.PATTERNS)
+    assert searches["quick"].large < default.large
+    # every verdict stays measurable: a pattern to compare the tools on, in each corpus
+    assert default.patterns and default.threads
 
 
 def test_outputs_compare_as_sorted_relative_lines(tmp_path):

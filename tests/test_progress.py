@@ -71,9 +71,8 @@ def test_without_a_terminal_each_phase_is_one_line():
 def test_measuring_and_counting_phases_say_their_totals(monkeypatch):
     import cpulab.context as context
 
-    def fake_interleaved(programs, runner, rounds, timeout, progress, until=None):
-        most = until.max_rounds if until else rounds
-        for _ in range(len(programs) * most):  # as run_interleaved: up to the most rounds
+    def fake_interleaved(programs, runner, rounds, timeout, progress, until, clock):
+        for _ in range(len(programs) * (until.max_rounds if until else rounds)):
             progress()
         return {}
 
@@ -83,10 +82,28 @@ def test_measuring_and_counting_phases_say_their_totals(monkeypatch):
     ctx = Context(quick, [], reporter=rec)
     ctx.measure([Program("a", ["a"]), Program("b", ["b"])], rounds=3)
     ctx.measure([Program("c", ["c"])])
-    assert rec.counted() == [
-        ("measuring 2 programs, 3 rounds", 6, 6),
-        (f"measuring 1 program, {quick.rounds}-{quick.max_rounds} rounds",
-         quick.max_rounds, quick.max_rounds)]
+    assert rec.counted() == [("measuring 2 programs, 3 rounds", 6, 6),
+                             ("measuring 1 program, 3-5 rounds", 5, 5)]
+
+
+def test_a_budgeted_measurement_says_the_time_left(monkeypatch):
+    """The bar's estimate assumes every round that may be added; the label says how
+    long rounds may still be added, and when none will be."""
+    import cpulab.context as context
+
+    monkeypatch.setattr(context, "run_interleaved", lambda *a, **k: {})
+    now = [0.0]
+    rec = Recorder()
+    ctx = Context(PROFILES["default"], [], reporter=rec, budget_s=150, clock=lambda: now[0])
+    ctx.measure([Program("a", ["a"])])
+    now[0] = 100.0
+    ctx.measure([Program("a", ["a"])], rounds=3)  # fixed rounds: no budget to speak of
+    now[0] = 151.0
+    ctx.measure([Program("a", ["a"])])
+    assert [label for label, *_ in rec.counted()] == [
+        "measuring 1 program, 6-20 rounds (time budget: 2:30 left)",
+        "measuring 1 program, 3 rounds",
+        "measuring 1 program, 6 rounds (time budget spent: no rounds added)"]
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ experiment module stays a declaration of what to build, run and conclude.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,7 +28,12 @@ class Profile:
     case's 95% interval is wider than `precision` (a fraction of its figure), up to
     `max_rounds` and for at most `budget_s` per measurement. The process is the unit
     of the statistics (measure/stats.py), so rounds buy precision and repetitions
-    inside a process mostly do not: a few suffice to take a median."""
+    inside a process mostly do not: a few suffice to take a median.
+
+    A profile also says how far each experiment sweeps: experiments look its name up
+    (`SIZES[ctx.profile.name]`), quick the least, full the longest sweeps (1 GiB files,
+    10,000-object builds). `experiment_budget_s` bounds the rounds an experiment adds
+    in all its measurements together; its minimum rounds are run regardless."""
 
     name: str
     rounds: int  # processes per program at least, interleaved across programs
@@ -37,24 +43,40 @@ class Profile:
     max_rounds: int  # processes per program at most
     precision: float  # wanted half-width of each case's interval, relative
     budget_s: float  # one measurement adds no round after this long
+    # an experiment's measurements add no round after this long in all (None: no bound)
+    experiment_budget_s: float | None = None
 
     @property
     def quick(self) -> bool:
         return self.name == "quick"
 
+    @property
+    def full(self) -> bool:
+        return self.name == "full"
+
     def harness_args(self) -> list[str]:
         return ["--reps", str(self.reps), "--target-ms", str(self.target_ms)]
 
-    def until(self) -> Adaptive:
-        return Adaptive(self.max_rounds, self.precision, self.budget_s)
+    def until(self, left_s: float | None = None) -> Adaptive:
+        """Adding rounds for at most `budget_s`, or `left_s` where that is less."""
+        budget = self.budget_s if left_s is None else min(self.budget_s, left_s)
+        return Adaptive(self.max_rounds, self.precision, budget)
 
 
 PROFILES = {
     # quick: for tests and a first look; three processes are the least an interval needs.
     "quick": Profile("quick", rounds=3, reps=2, target_ms=5, timeout_s=60,
                      max_rounds=5, precision=0.03, budget_s=20),
+    # default: `make lab`, every experiment within minutes on 2 cores. A loaded machine
+    # rarely reaches 1%, so rounds go on until a budget: 60 s from each experiment's
+    # start. The 16 experiments then took ~22 minutes one by one here (2 cores, others'
+    # load 2-3); those whose builds and least rounds take longer (protobuf 160 s, spawn
+    # 130 s) add none.
     "default": Profile("default", rounds=6, reps=3, target_ms=20, timeout_s=300,
-                       max_rounds=20, precision=0.01, budget_s=90),
+                       max_rounds=20, precision=0.01, budget_s=90, experiment_budget_s=60),
+    # full: the default's statistics over the long sweeps, without a bound per experiment.
+    "full": Profile("full", rounds=6, reps=3, target_ms=20, timeout_s=300,
+                    max_rounds=20, precision=0.01, budget_s=90),
 }
 
 
@@ -76,6 +98,20 @@ class Context:
     runner: Runner = field(default_factory=ProcessRunner)
     reporter: Reporter = field(default_factory=Reporter)
     notes: list[str] = field(default_factory=list)
+    # seconds the experiment's measurements may add rounds for, from `started` (None:
+    # no bound); `clock` is seconds, a fake one in tests
+    budget_s: float | None = None
+    clock: Callable[[], float] = time.monotonic
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def budget_left(self) -> float | None:
+        """Seconds of the experiment's budget left (0 once spent); None: no budget."""
+        if self.budget_s is None:
+            return None
+        return max(0.0, self.budget_s - (self.clock() - self.started))
 
     def note(self, text: str) -> None:
         """Something the reader must know: a skipped tool, a refused kernel feature."""
@@ -106,18 +142,22 @@ class Context:
 
     def measure(self, programs: Sequence[Program], rounds: int | None = None) -> dict[str, Outcome]:
         """Each program in interleaved rounds: the profile's, adding rounds until its
-        precision is reached; exactly `rounds` when an experiment fixes them (a pass
-        over a 1 GiB file is too long to repeat at will). The progress total counts
-        the most rounds there can be; rounds that prove unneeded are counted done."""
-        until = None if rounds else self.profile.until()
+        precision is reached or the experiment's budget is spent; exactly `rounds` when
+        an experiment fixes them (a pass over a 1 GiB file is too long to repeat at
+        will). The progress total counts the most rounds there can be; rounds that
+        prove unneeded are counted done."""
+        left = None if rounds else self.budget_left()
+        until = None if rounds or left == 0 else self.profile.until(left)
         rounds = rounds or self.profile.rounds
         most = max(rounds, until.max_rounds) if until else rounds
-        self.reporter.phase(f"measuring {_n(len(programs), 'program', 'programs')}, "
-                            + (f"{rounds}-{most} rounds" if most > rounds
-                               else _n(rounds, 'round', 'rounds')),
-                            total=len(programs) * most)
+        label = (f"measuring {_n(len(programs), 'program', 'programs')}, "
+                 + (f"{rounds}-{most} rounds" if most > rounds else _n(rounds, 'round', 'rounds')))
+        if left is not None:  # the rounds it may add, which the bar's estimate cannot know
+            label += (f" (time budget: {_clock(left)} left)" if left
+                      else " (time budget spent: no rounds added)")
+        self.reporter.phase(label, total=len(programs) * most)
         return run_interleaved(programs, self.runner, rounds, self.profile.timeout_s,
-                               progress=self.reporter.advance, until=until)
+                               progress=self.reporter.advance, until=until, clock=self.clock)
 
     def callgrind(
         self, jobs: dict[str, Callable[[int], Sequence[str]]], iters: tuple[int, int],
@@ -154,6 +194,12 @@ class Context:
 
 def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
+
+
+def _clock(seconds: float) -> str:
+    """`1:05`, the way the progress bar writes its times (to the second)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
 
 
 def first_error(text: str) -> str:

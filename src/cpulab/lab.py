@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cpulab.build import BuildConfig, find_toolchain, matrix
-from cpulab.context import PROFILES, Context, Reporter
+from cpulab.context import PROFILES, Context, Profile, Reporter
 from cpulab.experiments import Experiment
 from cpulab.machine import fingerprint, fingerprint_key
 from cpulab.measure.process_stats import load_1m
@@ -53,12 +53,22 @@ def configs_for(exp: Experiment, sel: Selection, note: Callable[[str], None]) ->
     return matrix(tcs, opts, pgo)
 
 
+def experiment_budget(exp: Experiment, profile: Profile) -> float | None:
+    """The seconds `exp`'s measurements may add rounds for: its own where it sets one,
+    else the profile's; none in a profile that bounds no experiment (quick, full)."""
+    if profile.experiment_budget_s is None:
+        return None
+    return exp.budget_s if exp.budget_s is not None else profile.experiment_budget_s
+
+
 def run_experiment(
     exp: Experiment, profile: str, sel: Selection = Selection(),
     runner: Runner | None = None, reporter: Reporter | None = None,
 ) -> RunRecord:
     """Run one experiment; returns its record (status `failed` if it raised)."""
-    ctx = Context(PROFILES[profile], [], runner or ProcessRunner(), reporter or Reporter())
+    prof = PROFILES[profile]
+    ctx = Context(prof, [], runner or ProcessRunner(), reporter or Reporter(),
+                  budget_s=experiment_budget(exp, prof))
     ctx.configs = configs_for(exp, sel, ctx.note)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()

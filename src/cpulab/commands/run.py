@@ -124,7 +124,7 @@ def cmd_run(args) -> int:
         exps = [experiment(w, args.db) for w in args.experiments]
     else:
         exps = _discovered()
-    profile = "quick" if args.quick else "default"
+    profile = args.profile
     sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
     records, regressed, errors = [], [], []
     with open_store(args.db, create=True) as store:
@@ -204,10 +204,16 @@ def add_parser(sub) -> None:
                    help="a built-in experiment, or a folder or .toml file describing one "
                         "(`cpulab new`), or its name; none: the repository's cpulab/*.toml")
     r.add_argument("--all", action="store_true", help="every experiment")
-    r.add_argument("--quick", action="store_true",
-                   help=f"few repetitions ({PROFILES['quick'].rounds} processes x "
-                        f"{PROFILES['quick'].reps} reps x {PROFILES['quick'].target_ms} ms); "
-                        "for tests and a first look")
+    how_much = r.add_mutually_exclusive_group()
+    how_much.add_argument(
+        "--profile", choices=list(PROFILES), default="default",
+        help="how much to measure: quick (tests and a first look), default (every "
+             "experiment within minutes; `make lab`), full (the long sweeps: 1 GiB files, "
+             "10,000-object builds, every pattern and thread count)")
+    how_much.add_argument("--quick", action="store_const", dest="profile", const="quick",
+                          help=f"--profile quick: {PROFILES['quick'].rounds} processes x "
+                               f"{PROFILES['quick'].reps} reps x "
+                               f"{PROFILES['quick'].target_ms} ms")
     r.add_argument("--cc", type=list_arg, metavar="LIST",
                    help="compilers, comma-separated: gcc, clang, clang-19, a path "
                         "(default: the experiment's)")

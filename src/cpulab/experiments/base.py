@@ -36,6 +36,9 @@ class Experiment(ABC):
     plots: tuple[PlotSpec, ...] = ()
     # The seed's claims, judged by `claims.judge` unless `verdicts()` is overridden.
     claims: tuple[ClaimSpec, ...] = ()
+    # Seconds its measurements may add rounds for, in a profile that bounds each
+    # experiment (the default), where the profile's bound is too few; None: the profile's.
+    budget_s: float | None = None
 
     def seed_tables(self) -> list[SeedTable]:
         return []

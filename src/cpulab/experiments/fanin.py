@@ -3,7 +3,8 @@ done, three ways (gorep/internal/fanin, the code gorep itself uses): a select lo
 a done channel, one forwarding goroutine per channel with a WaitGroup, and
 reflect.Select. gorep/bench/fanin times one whole fan-in per iteration, unbuffered
 channels, a fixed number of messages in all split among the producers; figure: ns per
-message (clock) and TSC ticks, for n = 2 .. 1024 producers under GOMAXPROCS 1 and 2.
+message (clock) and TSC ticks, for n = 2 .. 1024 producers (the full profile; the default
+takes every fourth power of two up to 128) under GOMAXPROCS 1 and 2.
 All three ways of one n and GOMAXPROCS run in one process, interleaved, in several
 processes (rounds).
 """
@@ -19,8 +20,11 @@ from cpulab.results import Case, PlotSpec, SeedTable
 
 PACKAGE = "bench/fanin"
 WAYS = ("select-done", "forward-waitgroup", "reflect-select")
-NS = tuple(2**k for k in range(1, 11))  # 2 .. 1024
-QUICK_NS = (2, 32, 1024)
+# Producers per profile. reflect.Select scans every channel per message, so a process
+# of n = 1024 took ~25 s and one of 128 ~4.4 s on this project's 2-core machines (all
+# three ways, 2^16 messages): the full profile's sweep, 2 .. 1024, needs ~15 minutes.
+NS = {"quick": (2, 32, 1024), "default": (2, 8, 32, 128),
+      "full": tuple(2**k for k in range(1, 11))}
 PROCS = (1, 2)
 MESSAGES = 1 << 16  # per fan-in, split among the producers
 QUICK_MESSAGES = 1 << 12
@@ -67,7 +71,7 @@ class FanIn(Experiment):
         return list(WAYS)
 
     def run(self, ctx: Context) -> list[Case]:
-        ns = QUICK_NS if ctx.profile.quick else NS
+        ns = NS[ctx.profile.name]
         total = QUICK_MESSAGES if ctx.profile.quick else MESSAGES
         cases: list[Case] = []
         for cfg in ctx.configs:

@@ -87,16 +87,17 @@ def run_interleaved(
     timeout: float,
     progress: Callable[[], None] | None = None,
     until: Adaptive | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> dict[str, Outcome]:
     """Each program runs `rounds` times, interleaved, and with `until` more rounds while
     it asks for them; a failing program stops being run. `progress` is called once per
     program and round up to the most rounds there could be, so a bar sized for them
-    fills even when the rounds stop early."""
+    fills even when the rounds stop early. `clock`: seconds, for `until`'s budget."""
     outcomes: dict[str, Outcome] = {p.key: Outcome() for p in programs}
     most = max(rounds, until.max_rounds) if until else rounds
-    t0 = time.monotonic()
+    t0 = clock()
     rnd = 0
-    while rnd < rounds or (until and until.more(outcomes, rnd, time.monotonic() - t0)):
+    while rnd < rounds or (until and until.more(outcomes, rnd, clock() - t0)):
         for p in programs:
             o = outcomes[p.key]
             if o.error is None:

@@ -1,6 +1,8 @@
 """Experiment `gorep` (seed row S9): gorep against ripgrep, GNU grep, git grep, ugrep and
 The Silver Searcher, on the Go toolchain's source tree and on one large generated text
-file (1 GiB; quick: 32 MiB), page cache warm, with 1 and 2 threads.
+file, page cache warm. How much is searched depends on the profile (`SEARCHES`): the
+full profile takes 8 patterns x 1 and 2 threads over a 1 GiB file, the default 4
+patterns x 2 threads over 128 MiB, the quick 2 patterns over 32 MiB.
 
 Every tool's output for every pattern is first checked to be gorep's (the same lines,
 sorted; commands.py makes them search the same files): a tool that differs is not
@@ -16,6 +18,7 @@ ripgrep, a CPU profile of gorep (go tool pprof -top) says where the time goes.
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build import BuildConfig, Target, go_build
@@ -31,9 +34,32 @@ from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
 PATTERNS = (("func main",), ("errors\\.New",), ("Mutex|RWMutex|WaitGroup",),
             ("^package [a-z]+$",), ("[A-Z][a-z]+Error",), ("0x[0-9a-fA-F]{8}",),
             ("-i", "unicode"), ("-w", "err"))
-QUICK_PATTERNS = (("func main",), ("[A-Z][a-z]+Error",))
-THREADS = (1, 2)
-LARGE, QUICK_LARGE = 1 << 30, 32 << 20
+
+
+@dataclass(frozen=True)
+class Searches:
+    """What one profile searches: every pattern x thread count x tool, on the Go tree and
+    on a text file of `large` bytes; each command run `reps` times per process (None:
+    the profile's reps). Every run is a fresh process of the tool, so the rounds, not
+    the runs inside one, are what the intervals rest on."""
+
+    patterns: tuple[tuple[str, ...], ...]
+    threads: tuple[int, ...]
+    large: int
+    reps: int | None = None
+
+
+# The full profile's 176 programs took over 55 minutes on this project's 2-core machines.
+# The default's 4 patterns (a literal, an alternation, a class, a case-insensitive word)
+# x 2 threads over a 256 MiB file took 330 s for their 6 least rounds (1.4 other cores
+# busy meanwhile), over half of it on the file: it searches 128 MiB, still 4x the
+# 32 MiB L3, and times one run per process after the harness's warm-up run, not three.
+SEARCHES = {
+    "quick": Searches((("func main",), ("[A-Z][a-z]+Error",)), (1, 2), 32 << 20),
+    "default": Searches((("func main",), ("Mutex|RWMutex|WaitGroup",),
+                         ("[A-Z][a-z]+Error",), ("-i", "unicode")), (2,), 128 << 20, reps=1),
+    "full": Searches(PATTERNS, (1, 2), 1 << 30),
+}
 NAMES_PATTERN = "gopher"
 NAMES_TOOLS = ("gorep-names", "find+grep", "rg-files+rg")
 
@@ -82,11 +108,12 @@ class Gorep(Experiment):
         tree = corpus.go_source(go_cfg.toolchain.cc)
         work = build_dir() / "gorep"
         git_dir = corpus.git_repository(tree, work / "gosrc.git")
-        size = QUICK_LARGE if ctx.profile.quick else LARGE
+        searches = SEARCHES[ctx.profile.name]
+        size = searches.large
         large_dir = work / f"text-{size}"
         corpus.large_file(tree, large_dir / "text.txt", size)
         corpora = {"go-tree": (tree, git_dir), f"text-{size >> 20}MiB": (large_dir, None)}
-        patterns = QUICK_PATTERNS if ctx.profile.quick else PATTERNS
+        patterns, reps = searches.patterns, searches.reps or ctx.profile.reps
         self._corpora, self._patterns = corpora, patterns
         programs, planned, cases = [], [], []
         argv_dir = work / "argv"
@@ -94,7 +121,7 @@ class Gorep(Experiment):
         ctx.reporter.phase("checking that every tool prints what gorep prints")
         for cname, (root, gdir) in corpora.items():
             for pat in patterns:
-                for threads in THREADS:
+                for threads in searches.threads:
                     params = {"corpus": cname, "pattern": pattern_label(pat), "threads": threads}
                     reference = None
                     for tool in commands.TOOLS:
@@ -115,11 +142,11 @@ class Gorep(Experiment):
                             cases.append(Case(tool, None, dict(params), error=why))
                             continue
                         key = f"{cname}|{pattern_label(pat)}|{threads}|{tool}"
-                        programs.append(_program(timer.path, argv_dir, key, argv, ctx))
+                        programs.append(_program(timer.path, argv_dir, key, argv, reps))
                         planned.append((key, tool, params))
         for tool, argv in _names_commands(exe, tree).items():
             key = f"names|{tool}"
-            programs.append(_program(timer.path, argv_dir, key, argv, ctx))
+            programs.append(_program(timer.path, argv_dir, key, argv, reps))
             planned.append((key, tool, {"corpus": "go-tree", "pattern": NAMES_PATTERN,
                                         "threads": 2}))
         outcomes = ctx.measure(programs)
@@ -180,13 +207,13 @@ def _env() -> dict:
     return dict(os.environ)
 
 
-def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], ctx: Context) -> Program:
+def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], reps: int) -> Program:
     f = argv_dir / (key.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
     f.write_text("\n".join(argv) + "\n")
     out = argv_dir / "output.txt"  # not /dev/null: GNU grep and ugrep stop at a first match
     return Program(key, [str(timer), "--case", "command", "--param", f"command={f}",
                          "--param", f"stdout={out}",
-                         "--iters", "1", "--reps", str(ctx.profile.reps), "--cpu", "-1"],
+                         "--iters", "1", "--reps", str(reps), "--cpu", "-1"],
                    env=dict(commands.ENV))
 
 

@@ -8,9 +8,9 @@ mixed magnitudes with negative int32, fixed-width, bools). Decoded side by side 
 
 - ours (native/lib/pb): the musttail build (clang), the portable trampoline build (gcc,
   and clang with -DPB_TAILCALL=0), each with its tail-call field functions (`fast`), the
-  plain `switch` loop over the same tables (the seed's "before"), and in the default
-  profile the generic fallback; strings copied or aliased into the input; a fresh arena
-  per message or one reused arena;
+  plain `switch` loop over the same tables (the seed's "before"), and in the full
+  profile the generic fallback (`DECODERS`); strings copied or aliased into the input; a
+  fresh arena per message or one reused arena;
 - upb compiled natively (upb_native.py): its generic decoder and its fasttable parsers,
   mini-tables built at run time from the same FileDescriptorSet, copy and alias modes,
   fresh and reused arenas;
@@ -62,6 +62,11 @@ VS_UPB = 2.5  # x native upb's generic decoder, every payload and mode
 VS_UPB_FAST = 2.0  # x upb's fasttable: S14's "twice the previous best"
 VS_SWITCH = 1.5  # x our own switch loop, every payload
 TAIL_CALL_OPT = "experimental_tail_call_table_mode=always"
+# pb's decoders per profile. Every case adds ~0.1 s to each kernel process (warm-up,
+# calibration and 3 reps of 20 ms): the default profile's 6 processes of ~370 cases took
+# 163 s here. No claim reads the generic fallback, a third of pb's cases: it is the
+# full profile's.
+DECODERS = {"quick": "fast,switch", "default": "fast,switch", "full": "fast,switch,generic"}
 LIBPROTOBUF = Path("/usr/lib/x86_64-linux-gnu/libprotobuf.so")
 # Fast-path functions of one field (the seed's "handful of instructions"): every singular
 # and oneof function except those that call out of line (sub-message, UTF-8 check).
@@ -196,7 +201,7 @@ class Protobuf(Experiment):
                  loaded: list[Impl], manifest: Path) -> list[Program]:
         """One kernel process per optimisation level (all compilers' builds side by
         side in it) and the Python process for upb."""
-        decoders = "fast,switch" if ctx.profile.quick else "fast,switch,generic"
+        decoders = DECODERS[ctx.profile.name]
         programs = []
         for opt in dict.fromkeys(i.config.opt for i in loaded):
             spec = ",".join(f"{i.label}={built[i].path}" for i in loaded if i.config.opt == opt)
