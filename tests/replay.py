@@ -55,8 +55,12 @@ class Names:
             self.binaries[str(a.path)] = f"{{bin:{a.target.name}@{a.config.label}}}"
         return arts
 
-    def key(self, argv: Sequence[str]) -> str:
-        return json.dumps([self.portable(a) for a in argv if not a.startswith(CALLGRIND_OUT)])
+    def key(self, argv: Sequence[str], env: dict | None = None) -> str:
+        """The run's argv and the environment it adds, named portably."""
+        words = [self.portable(a) for a in argv if not a.startswith(CALLGRIND_OUT)]
+        if env:
+            words.append({k: self.portable(v) for k, v in sorted(env.items())})
+        return json.dumps(words)
 
     def portable(self, text: str) -> str:
         for path, name in sorted(self.binaries.items(), key=lambda kv: -len(kv[0])):
@@ -109,7 +113,7 @@ class Recorder(ProcessRunner):
         res = super().run(argv, timeout, env, cwd)
         if live(argv):
             return res
-        kept = self.runs.setdefault(self.names.key(argv), [])
+        kept = self.runs.setdefault(self.names.key(argv, env), [])
         if len(kept) == KEPT_ROUNDS:
             return res
         out = _profile_out(argv)
@@ -140,7 +144,7 @@ class Replayer(FakeRunner):
         self.calls.append(tuple(argv))
         if live(argv):
             return self.real.run(argv, timeout, env, cwd)
-        key = self.names.key(argv)
+        key = self.names.key(argv, env)
         kept = self.recording.get(key)
         if not kept:
             self.missing.append(key)
