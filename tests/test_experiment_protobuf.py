@@ -324,7 +324,8 @@ def test_upb_timer_rejects_an_unknown_payload(manifest):
 # ---- one quick run, end to end --------------------------------------------------------------
 # Replayed from kernel output that `scripts/record-kernel-output protobuf` recorded
 # (tests/data/replay/protobuf.json.gz): payloads, builds and asm are this machine's, the
-# timings the recording's, and so are the upb peers it found. CPULAB_FULL=1 runs it for real.
+# timings the recording's. It was recorded without the native upb peers, so that every
+# checkout replays the same run; CPULAB_FULL=1 runs it for real, with the peers it finds.
 
 def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete", run["notes"]
