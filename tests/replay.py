@@ -1,14 +1,14 @@
 """Recorded kernel output, played back through the scripted runner: an experiment's whole
-`run()` (builds, case sets, metric sources, units, verdicts, storage) without the minutes
-of measuring that a real quick run spends.
+`run()` (builds, case sets, metric sources, units, evidence, verdicts) without the
+minutes of measuring that a real quick run spends.
 
 `record` runs an experiment's quick profile for real and keeps, per program run, what it
 printed (stdout, stderr, exit status; for a callgrind run, its profile's summary lines);
 `replay` runs the experiment again with a runner that answers each program from that
 recording. The recordings live in tests/data/replay/<experiment>.json.gz (gzip: the
-harness's JSON lines repeat themselves, 20-40 KiB a file instead of 200-400) and are made
-by scripts/record-kernel-output; a test whose recording lacks a program fails with the
-command that makes it again.
+harness's JSON lines repeat themselves, 4-60 KiB a file instead of 0.1-0.6 MiB) and are
+made by scripts/record-kernel-output; a test whose recording lacks a program fails with
+the command that makes it again.
 
 Program paths differ between checkouts and machines, so a run is keyed by its argv with
 paths named portably: a built binary by its target and build ({bin:dispatch-switch@clang-19
@@ -40,7 +40,7 @@ CALLGRIND_OUT = "--callgrind-out-file="
 # The lines of a callgrind profile that cpulab.measure.valgrind reads.
 PROFILE_LINES = ("events:", "summary:", "totals:")
 # Rounds kept per program: the quick profile's least (a replay asked for more repeats
-# them), which keeps a recording to ~10 KiB per program.
+# them); the adaptive rounds beyond would only make a recording larger.
 KEPT_ROUNDS = 3
 
 
@@ -91,9 +91,8 @@ def naming(names: Names) -> Iterator[None]:
 def live(argv: Sequence[str]) -> bool:
     """The runs a replay makes for real: a VM's dispatch trace (`--trace FILE`:
     deterministic, and read back from the file it writes). Peer scripts' lookups are
-    replayed like the rest: a replay measures the peers the recording had, and a peer
-    the experiment then builds against but this machine lacks is a note, as it is in a
-    real run."""
+    replayed like the rest, so a replay measures the peers its recording had whatever
+    this machine has built (protobuf's has none: it builds against them)."""
     return "--trace" in argv
 
 
