@@ -1,14 +1,17 @@
 """What the test modules share: the skips for missing tools, the long runs kept for
 CPULAB_FULL=1, and the fixtures of toolchains and scratch results databases.
 
-Two sets of tests (`make test`, then `CPULAB_FULL=1 make test` in CI):
+Two sets of tests (CI runs `make test`, then `CPULAB_FULL=1 make test PYTEST_ARGS="-m full"`):
 
   default     every experiment's logic, its kernels, the libraries against their peers,
-              one real `cpulab run alloc --quick` end to end; experiments' quick runs
-              replayed from recorded kernel output (tests/replay.py); ~5 minutes on 2 cores
+              one real `cpulab run alloc --quick` end to end; the other experiments' quick
+              runs replayed from recorded kernel output (tests/replay.py); ~3 minutes on
+              2 cores once the kernels and the peers are built
   full        `@pytest.mark.full` as well: each experiment's real quick run end to end,
-              fleets over ssh, builds of peers and interpreters from source, the long
-              differential counts; tens of minutes
+              fleets over ssh, the README walk-through, builds of peers and interpreters
+              from source (peer_support.py), the exhaustive checks; ~5 minutes more with
+              the peers built. CPULAB_FULL=1 also raises the counts of the differential
+              and fuzz tests that read it (pb's, rtdiv's, bigdec's, mulpre's)
 
 Markers (registered in pyproject.toml):
 
