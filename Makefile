@@ -29,8 +29,10 @@ setup: .stamps/system .venv/.synced
 lab: setup
 	@uv run --frozen cpulab run --all --profile $(PROFILE)
 
+# CPULAB_FULL=1 make test adds the long real runs (tests/conftest.py). pytest's status 5,
+# no test selected (PYTEST_ARGS="-m full" where no full test can run), is no failure.
 test: setup
-	@uv run --frozen pytest -q $(PYTEST_ARGS)
+	@uv run --frozen pytest -q $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: setup
 	@uv run --frozen ruff check src tests scripts

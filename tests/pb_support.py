@@ -15,7 +15,6 @@ import functools
 import math
 import random
 import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported t
 from cpulab.experiments.protobuf.upb_native import PEER_SCRIPT as UPB_PEER_SCRIPT
 from cpulab.experiments.protobuf.upb_native import UPB_PEERS, UpbPeer
 from cpulab.paths import KERNELS
+from peer_support import peer as built_peer
 
 PB = library("pb")
 PB_DIR = PB.root
@@ -548,13 +548,10 @@ def build_cpp_peer(label: str) -> Path:
 
 
 def build_upb_peer(name: str) -> Path:
-    """A native upb (build_upb_peer.sh, once, cached under build/peers/; about a minute
-    the first time, and a PyPI download) with its adapter, as the experiment builds it."""
+    """A native upb (build_upb_peer.sh, once per machine; about a minute the first time,
+    and a PyPI download: peer_support) with its adapter, as the experiment builds it."""
     args, _ = UPB_PEERS[name]
-    r = subprocess.run(["bash", str(UPB_PEER_SCRIPT), *args], capture_output=True, text=True,
-                       timeout=1800)
-    assert r.returncode == 0, f"{UPB_PEER_SCRIPT.name} {' '.join(args)}:\n{r.stderr[-3000:]}"
-    prefix = Path(r.stdout.strip().splitlines()[-1])
+    prefix = built_peer(UPB_PEER_SCRIPT, *args, timeout=1800)
     peer = UpbPeer(name, prefix, (prefix / ".done").read_text().strip())
     return build_one(peer.target(), BuildConfig(find_toolchain("clang"), "O2"))
 

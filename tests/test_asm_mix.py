@@ -7,7 +7,7 @@ import pytest
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
-from cpulab.build import BuildConfig, Target, build_one, find_toolchain
+from cpulab.build import BuildConfig, Target, build_one
 
 SOURCE = r"""
 #include <stdint.h>
@@ -21,10 +21,8 @@ int main(void) { return 0; }
 
 
 @pytest.fixture(scope="module")
-def exe(tmp_path_factory):
-    tc = find_toolchain("gcc")
-    if tc is None:
-        pytest.skip("gcc not installed")
+def exe(tmp_path_factory, gcc):
+    tc = gcc
     d = tmp_path_factory.mktemp("asm")
     src = d / "mix.c"
     src.write_text(SOURCE)

@@ -5,15 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cpulab.build import BuildConfig, BuildError, Target, build, build_one, find_toolchain
-
-
-@pytest.fixture
-def gcc():
-    tc = find_toolchain("gcc")
-    if tc is None:
-        pytest.skip("gcc not installed")
-    return tc
+from cpulab.build import BuildConfig, BuildError, Target, build, build_one
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Experiment `bigdec` (S5): verdicts and the growth fit from fake cases, the CPython
-peer program (its number is the kernel's, its output the harness's), and one real
-end-to-end `cpulab run bigdec --quick`."""
+peer program (its number is the kernel's, its output the harness's), and its quick run
+end to end, replayed from recorded kernel output (for real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
 from cpulab.results import Case, Evidence
+from replay import replay
 
 EXP = get("bigdec")
 
@@ -189,11 +190,13 @@ def test_cpython_peer_rejects_bad_input(bad):
     assert p.returncode == 2 and json.loads(p.stdout)["type"] == "error"
 
 
-def test_end_to_end_quick(tmp_path, capsys):
-    rc = cli.main(["run", "bigdec", "--quick", "--json", "--db", str(tmp_path / "r.db")])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output bigdec` recorded
+# (tests/data/replay/bigdec.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
+
+
+def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete"
     compilers = {b["compiler"] for b in run["builds"]}
     cases = [c for c in run["cases"] if not c.get("error")]
@@ -222,3 +225,17 @@ def test_end_to_end_quick(tmp_path, capsys):
     missing = {lbl for lbl in ("host", "fat")
                if any(n.startswith(f"bigdec: GMP {lbl} not measured") for n in run["notes"])}
     assert builds == {f"gmp@{lbl}" for lbl in ("host", "fat") if lbl not in missing}
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_end_to_end_quick(results_db, capsys):
+    rc = cli.main(["run", "bigdec", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)

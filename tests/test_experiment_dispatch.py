@@ -1,6 +1,7 @@
 """Experiment `dispatch` (S15, S1, S14): verdicts from fake cases, the geometric-mean
 ratio, the handlers' machine code (deterministic: no frame in the preserve_none tail-call
-handlers), and one real end-to-end `cpulab run dispatch --quick`."""
+handlers), and its quick run end to end, replayed from recorded kernel output (for real
+with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.results import VERDICTS, Case, Evidence
 from cpulab.results.ratios import geomean_ratio
 from cpulab.store import Store
+from replay import replay
 
 EXP = get("dispatch")
 CLANG = {"compiler": "clang-19", "compiler_version": "19.1", "flags": "-O2", "pgo": False}
@@ -198,14 +200,12 @@ def test_unknown_technique_is_a_clear_error():
 
 
 # ---- end to end ---------------------------------------------------------------------------
+# The quick run replays kernel output that `scripts/record-kernel-output dispatch` recorded
+# (tests/data/replay/dispatch.json): builds, asm facts and dispatch traces are this
+# machine's, the timings and callgrind counts the recording's. CPULAB_FULL=1 runs it for real.
 
 
-def test_run_dispatch_quick_json(tmp_path, capsys):
-    db = tmp_path / "results.db"
-    rc = cli.main(["run", "dispatch", "--quick", "--json", "--db", str(db)])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+def check_quick_run(run: dict) -> None:
     assert (run["experiment"], run["status"]) == ("dispatch", "complete")
     builds = {b["compiler"].split("-")[0] for b in run["builds"]}
     assert builds == {"gcc", "clang"}
@@ -237,5 +237,22 @@ def test_run_dispatch_quick_json(tmp_path, capsys):
     assert all(v["verdict"] != "unmeasurable" for v in verdicts)
     (table,) = run["evidence"]["tables"]
     assert len(table["rows"]) == len(TECHNIQUES) * 2 - 2
-    with Store(db) as s:
+
+
+def test_quick_run_replayed():
+    rec, runner = replay(EXP)
+    check_quick_run(rec.as_dict())
+    # the timed runs, callgrind's and the traces': every binary, every program
+    assert sum(c[0] == "valgrind" for c in runner.calls) == 2 * len(rec.cases)
+    assert sum("--trace" in c for c in runner.calls) == len(TECHNIQUES) * len(PROGRAMS)
+
+
+@pytest.mark.full
+def test_run_dispatch_quick_json(results_db, capsys):
+    rc = cli.main(["run", "dispatch", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)
+    with Store(results_db) as s:
         assert [r["id"] for r in s.runs()] == [run["id"]]

@@ -1,5 +1,6 @@
-"""Experiment `divide` (S4): verdicts from fake cases, and one real end-to-end
-`cpulab run divide --quick` (every method x type x op x loop, quo(), `div` counts)."""
+"""Experiment `divide` (S4): verdicts from fake cases, and its quick run end to end (every
+method x type x op x loop, quo(), `div` counts), replayed from recorded kernel output (for
+real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import pytest
 
 from cpulab import cli
 from cpulab.asm import find_functions
-from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one
 from cpulab.context import PROFILES
 from cpulab.experiments import get
 from cpulab.experiments.divide import DIVISORS, PROFILE_DIVISORS, QUO_DIVISOR, divisor_kind
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence, EvidenceTable
+from replay import replay
 
 EXP = get("divide")
 # The columns of the evidence table of machine code (source asm).
@@ -135,12 +137,9 @@ def test_quo_claim_is_decided_by_instruction_counts():
     assert _verdicts(_quo(12, 16, mod_divs=1))["(d)"].verdict == "refuted"
 
 
-def test_asm_variants_name_functions_their_builds_have():
+def test_asm_variants_name_functions_their_builds_have(gcc):
     """`cpulab asm divide V` reads the functions hot_symbols names: every variant's
     target must build a binary that has each of them."""
-    gcc = find_toolchain("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
     targets = EXP.targets()
     assert {"hw", "const", "rtdiv", "libdivide", "fastmod", "quo_mul", "quo_mod"} \
         <= set(targets)
@@ -151,11 +150,13 @@ def test_asm_variants_name_functions_their_builds_have():
             assert any(fnmatch(n, want) for n in found), (variant, want)
 
 
-def test_end_to_end_quick(tmp_path, capsys):
-    rc = cli.main(["run", "divide", "--quick", "--json", "--db", str(tmp_path / "r.db")])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output divide` recorded
+# (tests/data/replay/divide.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
+
+
+def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete"
     compilers = {b["compiler"] for b in run["builds"]}
     cases = [c for c in run["cases"] if not c.get("error")]
@@ -182,3 +183,17 @@ def test_end_to_end_quick(tmp_path, capsys):
             assert divs == 0, c
     assert [v["claim"][:3] for v in run["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
     assert all(v["verdict"] != "unmeasurable" for v in run["verdicts"])
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_end_to_end_quick(results_db, capsys):
+    rc = cli.main(["run", "divide", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from cpulab import cli
-from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one
 from cpulab.context import PROFILES
 from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
 from cpulab.measure.kernel_output import parse
@@ -32,8 +32,6 @@ from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import build_dir
 from cpulab.results import Case, Evidence
 
-GCC = find_toolchain("gcc")
-needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
 MiB, GiB = strategies.MiB, strategies.GiB
 
 
@@ -98,10 +96,8 @@ def test_scratch_dir_is_removed_on_error_and_stale_ones_first(tmp_path):
 # ---- the kernel ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def exe() -> Path:
-    if GCC is None:
-        pytest.skip("gcc not installed")
-    return build_one(experiment.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+def exe(gcc) -> Path:
+    return build_one(experiment.EXPERIMENT.target(), BuildConfig(gcc, "O2"))
 
 
 @pytest.fixture(scope="module")
@@ -201,10 +197,8 @@ SMALL_FILES, SMALL_SIZE = 64, 64 * 1024 + 8  # fread's last chunk is short, mmap
 
 
 @pytest.fixture(scope="module")
-def small_exe() -> Path:
-    if GCC is None:
-        pytest.skip("gcc not installed")
-    return build_one(smallfiles.target(), BuildConfig(GCC, "O2"))
+def small_exe(gcc) -> Path:
+    return build_one(smallfiles.target(), BuildConfig(gcc, "O2"))
 
 
 @pytest.fixture(scope="module")
@@ -550,9 +544,9 @@ def test_small_files_table_states_time_against_read():
 
 # ---- end to end --------------------------------------------------------------------------
 
-@needs_gcc
-def test_quick_run_end_to_end(tmp_path, capsys):
-    rc = cli.main(["run", "fileread", "--quick", "--json", "--db", str(tmp_path / "lab.db")])
+@pytest.mark.needs("gcc")
+def test_quick_run_end_to_end(results_db, capsys):
+    rc = cli.main(["run", "fileread", "--quick", "--json", "--db", str(results_db)])
     (rec,) = json.loads(capsys.readouterr().out)["runs"]
     assert rc == 0 and rec["status"] == "complete", rec["notes"]
     builds = {f"{b['compiler']} {b['flags']}" for b in rec["builds"]}

@@ -1,10 +1,12 @@
-"""Experiment `gzwrap` (S6): verdicts from fake cases, the schedule, and one real
-`cpulab run gzwrap --quick` (the kernel's cases and output checks, and the SQL claim on a
-private MariaDB where one can run)."""
+"""Experiment `gzwrap` (S6): verdicts from fake cases, the schedule, and its quick run end
+to end (the kernel's cases and output checks, and the SQL claim on a private MariaDB where
+one can run), replayed from recorded kernel output (for real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from cpulab import cli
 from cpulab.context import PROFILES
@@ -22,6 +24,7 @@ from cpulab.experiments.gzwrap.mariadb import missing
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.results import Case, Evidence
+from replay import replay
 
 EXP = get("gzwrap")
 MiB, GiB = 1 << 20, 1 << 30
@@ -107,11 +110,14 @@ def test_the_1_gib_data_are_re_wrapped_by_the_full_profile_only():
         assert all(min(sizes) <= RECOMPRESS_MAX for sizes in SIZES[name].values())
 
 
-def test_end_to_end_quick(tmp_path, capsys):
-    rc = cli.main(["run", "gzwrap", "--quick", "--json", "--db", str(tmp_path / "r.db")])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output gzwrap` recorded
+# (tests/data/replay/gzwrap.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
+
+
+def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete"
     cases = [c for c in run["cases"] if not c.get("error")]
     seen = {(c["variant"], c["params"]["kind"], c["params"]["size"]) for c in cases}
@@ -129,3 +135,17 @@ def test_end_to_end_quick(tmp_path, capsys):
     assert verdicts["(d)"] == "confirmed"
     assert verdicts["(a)"] == ("unmeasurable" if missing() else "confirmed")
     assert all(v != "unmeasurable" for k, v in verdicts.items() if k != "(a)")
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_end_to_end_quick(results_db, capsys):
+    rc = cli.main(["run", "gzwrap", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)

@@ -19,14 +19,12 @@ from pathlib import Path
 import pytest
 
 from cpulab import cli
-from cpulab.build import BuildConfig, build, build_one, find_toolchain
+from cpulab.build import BuildConfig, build, build_one
 from cpulab.experiments import alloc, pagefault
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio
 from cpulab.results import Case, CaseConditions, Evidence
-
-GCC = find_toolchain("gcc")
-needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
+from replay import replay
 
 
 def run(exe: Path, *args: str) -> tuple[int, list[dict]]:
@@ -47,10 +45,8 @@ def faults_per_unit(lines: list[dict]) -> dict[str, float]:
 # ---- pagefault kernel ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def pagefault_exe() -> Path:
-    if GCC is None:
-        pytest.skip("gcc not installed")
-    return build_one(pagefault.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+def pagefault_exe(gcc) -> Path:
+    return build_one(pagefault.EXPERIMENT.target(), BuildConfig(gcc, "O2"))
 
 
 @pytest.fixture(scope="module")
@@ -107,10 +103,8 @@ def test_thp_refused_reads_sysfs(tmp_path):
 # ---- alloc kernel ----------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def alloc_exe() -> Path:
-    if GCC is None:
-        pytest.skip("gcc not installed")
-    return build_one(alloc.EXPERIMENT.target(), BuildConfig(GCC, "O2"))
+def alloc_exe(gcc) -> Path:
+    return build_one(alloc.EXPERIMENT.target(), BuildConfig(gcc, "O2"))
 
 
 def test_fresh_mapping_faults_once_per_page(alloc_exe):
@@ -140,11 +134,10 @@ def test_alloc_rejects_bad_params(alloc_exe, param, message):
     assert message in lines[-1]["message"]
 
 
-@needs_gcc
-def test_seed_size_functions_initialise_in_line():
+def test_seed_size_functions_initialise_in_line(gcc):
     # At 64 bytes memset/memcpy are inlined (stores or rep stos/movs), never called:
     # the only calls left are malloc/calloc, free and the error path.
-    (art,) = build([(alloc.EXPERIMENT.target(), BuildConfig(GCC, "O2"))])
+    (art,) = build([(alloc.EXPERIMENT.target(), BuildConfig(gcc, "O2"))])
     assert art.ok, art.error
     zeroing = alloc.EXPERIMENT._zeroing(art)
     assert not isinstance(zeroing, str), zeroing
@@ -295,14 +288,13 @@ def test_alloc_verdicts():
 
 
 # ---- end to end ------------------------------------------------------------------------
+# alloc's quick run is the suite's one real end-to-end `cpulab run` by default (~10 s);
+# pagefault's is replayed from kernel output that `scripts/record-kernel-output pagefault`
+# recorded (tests/data/replay/pagefault.json.gz), and runs for real with CPULAB_FULL=1.
 
-@needs_gcc
-@pytest.mark.parametrize("exp", [pagefault.EXPERIMENT, alloc.EXPERIMENT], ids=lambda e: e.name)
-def test_quick_run_end_to_end(exp, tmp_path, capsys):
-    rc = cli.main(["run", exp.name, "--quick", "--json", "--cc", "gcc",
-                   "--db", str(tmp_path / "lab.db")])
-    (rec,) = json.loads(capsys.readouterr().out)["runs"]
-    assert rc == 0 and rec["status"] == "complete", rec["notes"]
+
+def check_quick_run(exp, rec: dict) -> None:
+    assert rec["status"] == "complete", rec["notes"]
     got = {(c["variant"], json.dumps(c["params"], sort_keys=True)) for c in rec["cases"]}
     if exp is pagefault.EXPERIMENT:
         want = {(v, "{}") for v in pagefault.CASES}
@@ -319,3 +311,28 @@ def test_quick_run_end_to_end(exp, tmp_path, capsys):
     assert len(rec["verdicts"]) == len(exp.verdicts([], Evidence()))
     assert all(v["verdict"] in ("confirmed", "refuted", "inconclusive") for v in
                rec["verdicts"]), rec["verdicts"]
+
+
+def quick_run(exp, results_db, capsys) -> dict:
+    rc = cli.main(["run", exp.name, "--quick", "--json", "--cc", "gcc",
+                   "--db", str(results_db)])
+    (rec,) = json.loads(capsys.readouterr().out)["runs"]
+    assert rc == 0
+    return rec
+
+
+@pytest.mark.needs("gcc")
+def test_alloc_quick_run_end_to_end(results_db, capsys):
+    check_quick_run(alloc.EXPERIMENT, quick_run(alloc.EXPERIMENT, results_db, capsys))
+
+
+@pytest.mark.needs("gcc")
+def test_pagefault_quick_run_replayed():
+    rec, _ = replay(pagefault.EXPERIMENT, compilers=["gcc"])
+    check_quick_run(pagefault.EXPERIMENT, rec.as_dict())
+
+
+@pytest.mark.full
+@pytest.mark.needs("gcc")
+def test_pagefault_quick_run_end_to_end(results_db, capsys):
+    check_quick_run(pagefault.EXPERIMENT, quick_run(pagefault.EXPERIMENT, results_db, capsys))

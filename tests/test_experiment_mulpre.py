@@ -1,5 +1,6 @@
 """Experiment `mulpre` (S11): verdicts and tables from fake cases, how the GMP peers are
-found (a scripted runner), and one real end-to-end `cpulab run mulpre --quick`."""
+found (a scripted runner), and its quick run end to end, replayed from recorded kernel
+output (for real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from cpulab.experiments.mulpre import mcl as mulpre_mcl
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
 from cpulab.results import VERDICTS, Case, Evidence
+from replay import replay
 
 EXP = get("mulpre")
 GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
@@ -329,15 +331,13 @@ def test_only_the_default_profile_builds_mcl(profile):
                              "does the default profile)"]
 
 
-# ---- end to end: the real kernels, quick profile --------------------------------------
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output mulpre` recorded
+# (tests/data/replay/mulpre.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
 
 
-def test_run_mulpre_quick_json(tmp_path, capsys):
-    db = tmp_path / "results.db"
-    rc = cli.main(["run", "mulpre", "--quick", "--json", "--db", str(db)])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+def check_quick_run(run: dict) -> None:
     assert (run["experiment"], run["seed_row"], run["status"]) == ("mulpre", "S11", "complete")
     labels = {f"{b['compiler']} {b['flags']}" for b in run["builds"]}
     has_mulx = mulpre._cpu_has_mulx()
@@ -382,3 +382,17 @@ def test_run_mulpre_quick_json(tmp_path, capsys):
     assert titles[0].startswith("ns per call") and titles[1].startswith("instructions")
     assert any(n.startswith("gmp_mul_n: GMP ") and "mpn_mul_basecase" in n
                for n in run["notes"])
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_run_mulpre_quick_json(results_db, capsys):
+    rc = cli.main(["run", "mulpre", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)

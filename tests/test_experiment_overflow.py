@@ -1,5 +1,6 @@
-"""Experiment `overflow` (S3): verdicts from fake cases, and one real end-to-end
-`cpulab run overflow --quick` (builds, every check x loop measured, the `div` counts)."""
+"""Experiment `overflow` (S3): verdicts from fake cases, and its quick run end to end
+(builds, every check x loop measured, the `div` counts), replayed from recorded kernel
+output (for real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import pytest
 
 from cpulab import cli
 from cpulab.asm import find_functions
-from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one
 from cpulab.experiments import get
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence, EvidenceTable
+from replay import replay
 
 EXP = get("overflow")
 # The columns of the evidence table of machine code (source asm).
@@ -91,12 +93,9 @@ def test_failed_cases_are_left_out():
     assert _verdicts(cases)["(c)"].verdict == "unmeasurable"
 
 
-def test_hot_symbols_name_functions_the_build_has():
+def test_hot_symbols_name_functions_the_build_has(gcc):
     """`cpulab asm overflow V` reads the functions hot_symbols names: each check's must
     be in the binary its target builds, and be that check's alone."""
-    gcc = find_toolchain("gcc")
-    if gcc is None:
-        pytest.skip("gcc not installed")
     targets = EXP.targets()
     assert set(targets) == set(CHECKS)
     for check in CHECKS:
@@ -106,11 +105,13 @@ def test_hot_symbols_name_functions_the_build_has():
         assert all(n.startswith(f"size_check_{check}") for n in names)
 
 
-def test_end_to_end_quick(tmp_path, capsys):
-    rc = cli.main(["run", "overflow", "--quick", "--json", "--db", str(tmp_path / "r.db")])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output overflow` recorded
+# (tests/data/replay/overflow.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
+
+
+def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete"
     builds = {(b["compiler"], b["flags"]) for b in run["builds"]}
     assert len(builds) == len({b for b, _ in builds}) >= 1
@@ -133,3 +134,17 @@ def test_end_to_end_quick(tmp_path, capsys):
     listing = run["evidence"]["tables"][0]["rows"]
     assert {r[1] for r in listing} == {"size_check_div", "size_check_div_forced",
                                        "size_check_mul_first"}
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_end_to_end_quick(results_db, capsys):
+    rc = cli.main(["run", "overflow", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)

@@ -31,6 +31,7 @@ from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
 from cpulab.results import VERDICTS, Case
+from replay import replay
 
 CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
 GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo": False}
@@ -266,10 +267,7 @@ def test_fast_path_frames_of_the_real_builds():
     assert set(tramp["ret"]) == set(tramp["single-field"])  # each returns to the loop
 
 
-def test_tailcall_target_refuses_a_compiler_without_musttail():
-    gcc = find_toolchain("gcc")
-    if gcc is None:
-        pytest.skip("needs gcc")
+def test_tailcall_target_refuses_a_compiler_without_musttail(gcc):
     with pytest.raises(BuildError, match="PB_TAILCALL=2"):
         build_one(EXPERIMENT.pb_target(True), BuildConfig(gcc, "O2"))
 
@@ -331,13 +329,12 @@ def test_upb_timer_rejects_an_unknown_payload(manifest):
 
 
 # ---- one quick run, end to end --------------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output protobuf` recorded
+# (tests/data/replay/protobuf.json.gz): payloads, builds and asm are this machine's, the
+# timings the recording's. It was recorded without the native upb peers, so that every
+# checkout replays the same run; CPULAB_FULL=1 runs it for real, with the peers it finds.
 
-def test_quick_run_end_to_end(tmp_path, capsys):
-    if find_toolchain("clang") is None or find_toolchain("gcc") is None:
-        pytest.skip("needs clang and gcc")
-    rc = cli.main(["run", "protobuf", "--quick", "--json", "--db", str(tmp_path / "r.db")])
-    assert rc == 0
-    (run,) = json.loads(capsys.readouterr().out)["runs"]
+def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete", run["notes"]
     errors = [(c["variant"], c.get("error")) for c in run["cases"] if c.get("error")]
     assert not errors
@@ -372,3 +369,18 @@ def test_quick_run_end_to_end(tmp_path, capsys):
     for i, u in ((2, "upb-generic"), (3, "upb-fasttable")):
         assert (run["verdicts"][i]["verdict"] == "unmeasurable") == (u not in upbs)
     assert any(k.startswith("tailcall clang") for k in run["evidence"]["fast-path frames"])
+
+
+@pytest.mark.needs("gcc", "clang")
+def test_quick_run_replayed():
+    rec, _ = replay(EXPERIMENT)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+@pytest.mark.needs("gcc", "clang")
+def test_quick_run_end_to_end(results_db, capsys):
+    rc = cli.main(["run", "protobuf", "--quick", "--json", "--db", str(results_db)])
+    assert rc == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    check_quick_run(run)

@@ -5,7 +5,8 @@ fails the run), the children's getrusage lines belong to the timed calls, and a 
 faults its pages in where the parent (vfork, posix_spawn) takes none. The generated
 project really is built, really is up to date afterwards, and really rebuilds when a
 header changes. Counting and verdicts are tested on fixed inputs; the experiment runs end
-to end in its quick profile.
+to end in its quick profile, its projects built and counted for real and its timed runs
+replayed from recorded kernel output (all for real with CPULAB_FULL=1).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from cpulab import cli
-from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.build import BuildConfig, build_one
 from cpulab.experiments.spawn import cmake_project, noop_build, projects
 from cpulab.experiments.spawn import experiment as spawn
 from cpulab.measure import syscalls
@@ -30,19 +31,12 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import FakeRunner
 from cpulab.measure.schedule import Program, run_interleaved
 from cpulab.results import VERDICTS, Case, Evidence
-
-GCC = find_toolchain("gcc")
-needs_gcc = pytest.mark.skipif(GCC is None, reason="gcc not installed")
-needs_tools = pytest.mark.skipif(
-    not all(shutil.which(t) for t in ("make", "ninja", "cmake")),
-    reason="make, ninja or cmake not installed")
+from replay import replay
 
 
 @pytest.fixture(scope="module")
-def exes() -> dict[str, Path]:
-    if GCC is None:
-        pytest.skip("gcc not installed")
-    cfg = BuildConfig(GCC, "O2")
+def exes(gcc) -> dict[str, Path]:
+    cfg = BuildConfig(gcc, "O2")
     return {"spawn": build_one(spawn.EXPERIMENT.target(), cfg),
             "static": build_one(spawn.EXPERIMENT.child_target(True), cfg),
             "dynamic": build_one(spawn.EXPERIMENT.child_target(False), cfg)}
@@ -123,9 +117,13 @@ def test_children_lines_pair_with_the_reps_of_their_own_round():
 
 # ---- the generated project -------------------------------------------------------------
 
-@needs_tools
-def test_generated_project_builds_and_its_noop_is_a_noop(tmp_path):
-    tree = noop_build.generate(tmp_path, 150)
+@pytest.mark.needs("make", "ninja", "cmake")
+def test_generated_project_builds_and_its_noop_is_a_noop(tmp_path, monkeypatch):
+    # Two directories, as small as they can be: what is proven holds at any size, and
+    # each file is built four times (~20 s at 100 files a directory on 2 cores).
+    monkeypatch.setattr(noop_build, "FILES_PER_DIR", 10)
+    targets = 15
+    tree = noop_build.generate(tmp_path, targets)
     assert len(tree.dirs) == 2
     jobs = os.cpu_count() or 2
     for tool in ("make", "ninja"):
@@ -140,7 +138,7 @@ def test_generated_project_builds_and_its_noop_is_a_noop(tmp_path):
     before = {tool: state[tool]() for tool in argv}
     for tool in noop_build.TOOLS:
         # objects, libraries, main.o, prog
-        assert len(before[tool]) == 150 + 2 + 2, (tool, sorted(before[tool]))
+        assert len(before[tool]) == targets + 2 + 2, (tool, sorted(before[tool]))
         subprocess.run(argv[tool], check=True, capture_output=True, env=noop_build.clean_env())
         assert state[tool]() == before[tool], tool
     for prog in (tree.root / "prog", tree.root / "cmake-make" / "prog"):
@@ -208,7 +206,7 @@ def test_strace_summary_parsing():
         syscalls.parse_strace_summary("nothing here")
 
 
-@needs_tools
+@pytest.mark.needs("make", "ninja", "cmake")
 def test_counts_see_the_processes_a_command_starts():
     try:
         c = syscalls.count(["/bin/sh", "-c", "/bin/true; /bin/true; /bin/true"])
@@ -310,18 +308,13 @@ def test_verdicts_without_cases_are_unmeasurable():
     assert {v.verdict for v in spawn.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
 
-# ---- end to end ------------------------------------------------------------------------
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output spawn` recorded
+# (tests/data/replay/spawn.json.gz): builds and machine code are this machine's, the
+# programs' output the recording's. CPULAB_FULL=1 runs it for real.
 
-@needs_gcc
-@needs_tools
-def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the project goes
-    rc = cli.main(["run", "spawn", "--quick", "--json", "--cc", "gcc",
-                   "--db", str(tmp_path / "lab.db")])
-    (rec,) = json.loads(capsys.readouterr().out)["runs"]
-    assert rc == 0 and rec["status"] == "complete", rec["notes"]
+def check_quick_run(rec: dict) -> None:
+    assert rec["status"] == "complete", rec["notes"]
     got = {(c["variant"], json.dumps(c["params"], sort_keys=True)) for c in rec["cases"]}
     want = {(v, json.dumps({"child": "static"} if v in spawn.NEEDS_CHILD else {}))
             for v in spawn.SPAWNS}
@@ -340,4 +333,38 @@ def test_quick_run_end_to_end(tmp_path, capsys, monkeypatch):
     assert len(rec["verdicts"]) == 2 * len(spawn.MAKES)
     # Timings decide these verdicts: any kind, as long as each says why.
     assert all(v["verdict"] in VERDICTS and v["evidence"] for v in rec["verdicts"])
+
+
+def prebuilt(tmp, sizes, quick, timeout, phase):
+    """projects.prepare without its ~40 s of builds: every (project, tool) of the quick
+    profile, built as far as the run can tell, its no-op rebuild a `true` that changes
+    no output. The real builds are test_generated_project_builds_and_its_noop_is_a_noop's
+    and, for native/ too, the real quick run's (CPULAB_FULL=1)."""
+    keys = [(str(n), t) for n in sizes for t in noop_build.TOOLS]
+    keys += [(projects.NATIVE_PROJECT, t) for t in projects.NATIVE_TOOLS]
+    return {k: projects.Rebuild([shutil.which("true")], dict) for k in keys}, {}
+
+
+@pytest.mark.needs("gcc")
+def test_quick_run_replayed(tmp_path, monkeypatch):
+    """The kernel's timed runs replayed, the projects stood in for (`prebuilt`); counting
+    the processes of each no-op rebuild runs for real."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the run's folder goes
+    monkeypatch.setattr(projects, "prepare", prebuilt)
+    rec, _ = replay(spawn.EXPERIMENT, compilers=["gcc"])
+    check_quick_run(rec.as_dict())
+    assert not list(tmp_path.iterdir())  # the run's folder is gone
+
+
+@pytest.mark.full
+@pytest.mark.needs("gcc", "make", "ninja", "cmake")
+def test_quick_run_end_to_end(tmp_path, results_db, capsys, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the project goes
+    rc = cli.main(["run", "spawn", "--quick", "--json", "--cc", "gcc",
+                   "--db", str(results_db)])
+    (rec,) = json.loads(capsys.readouterr().out)["runs"]
+    assert rc == 0
+    check_quick_run(rec)
     assert not list(scratch.iterdir())  # the generated project is gone

@@ -1,5 +1,6 @@
 """Experiment `threading` (S1): verdicts from fake cases, reliability under failing
-kernels (a scripted runner), and one real end-to-end `cpulab run threading --quick`."""
+kernels (a scripted runner), and its quick run end to end, replayed from recorded kernel
+output (for real with CPULAB_FULL=1)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
 from cpulab.results import Case, Evidence
 from cpulab.store import Store
+from replay import replay
 
 EXP = get("threading")
 TECHNIQUES = ["direct", "indirect", "switch", "repl-switch", "call", "subroutine"]
@@ -134,14 +136,13 @@ def test_failing_kernels_become_failed_cases_and_the_rest_is_kept(tmp_path):
         assert s.get(rid).cases[1].error == rec.cases[1].error
 
 
-# ---- end to end: the real kernels, quick profile --------------------------------------
+# ---- end to end, quick profile ---------------------------------------------------------
+# Replayed from kernel output that `scripts/record-kernel-output threading` recorded
+# (tests/data/replay/threading.json): the 48 builds (PGO included) and their asm are this
+# machine's, the timings and callgrind counts the recording's. CPULAB_FULL=1 runs it for real.
 
-def test_run_threading_quick_json(tmp_path, capsys):
-    db = tmp_path / "results.db"
-    rc = cli.main(["run", "threading", "--quick", "--json", "--db", str(db)])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    (run,) = out["runs"]
+
+def check_quick_run(run: dict) -> None:
     assert (run["experiment"], run["seed_row"], run["status"]) == ("threading", "S1", "complete")
     builds = {(b["compiler"].split("-")[0], b["flags"], b["pgo"]) for b in run["builds"]}
     assert builds == {(cc, f"-O{o}", False) for cc in ("gcc", "clang") for o in (1, 2, 3)} | {
@@ -163,5 +164,19 @@ def test_run_threading_quick_json(tmp_path, capsys):
     assert [r[:2] for r in model["rows"]][::2] == [["one shared jump", "last-target 4096x4"],
                                                   ["one jump per handler",
                                                    "last-target 4096x4"]]
-    with Store(db) as s:
+
+
+def test_quick_run_replayed():
+    rec, _ = replay(EXP)
+    check_quick_run(rec.as_dict())
+
+
+@pytest.mark.full
+def test_run_threading_quick_json(results_db, capsys):
+    rc = cli.main(["run", "threading", "--quick", "--json", "--db", str(results_db)])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    (run,) = out["runs"]
+    check_quick_run(run)
+    with Store(results_db) as s:
         assert [r["id"] for r in s.runs()] == [run["id"]]

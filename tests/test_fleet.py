@@ -3,7 +3,8 @@ Ansible's local connection, and against two hosts in network namespaces of their
 reached over ssh (when sshd can be started there): each host is set up as the README
 says, runs an experiment, and its bundle comes back, is imported under the host's name
 and reported; the controller then compares the hosts. The namespaces and sshd processes
-are removed afterwards."""
+are removed afterwards. Each runs the lab for real on its hosts (1-2 minutes): CPULAB_FULL=1
+runs them; tests/test_fleet_inventory.py checks the inventories by default."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import pytest
 from cpulab import cli
 from cpulab.lab import lab_revision
 from cpulab.store import Store, read_bundle
+
+pytestmark = pytest.mark.full
 
 # overflow: the quickest experiment with builds by both compilers (~15 s quick)
 EXPERIMENT = "overflow"

@@ -49,7 +49,7 @@ def test_a_failed_benchmark_is_an_error():
         parse_gobench("PASS\n")
 
 
-@pytest.mark.skipif(GO is None, reason="the Go toolchain is not installed")
+@pytest.mark.needs("go")
 def test_go_is_a_toolchain_with_one_build():
     assert GO.name.startswith("go-1.") and GO.version.count(".") >= 1
     cfgs = matrix([GO], ["O1", "O2"], ["O1"])

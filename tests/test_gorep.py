@@ -1,5 +1,6 @@
-"""gorep, the Go module in gorep/: its own tests (`go test ./...`, with the golden tests
-against ripgrep and find, peers required), that `go install` installs it, and that it
+"""gorep, the Go module in gorep/: its own tests (its packages' by default; with
+CPULAB_FULL=1 `go test ./...`, with the golden tests against ripgrep and find, peers
+required), that `go install` installs it, and that it
 colours its output in a real terminal (tmux) and never through a pipe.
 """
 
@@ -17,7 +18,7 @@ from cpulab.build import BuildConfig, find_toolchain, go_build
 from cpulab.paths import GO_MODULE
 
 GO = find_toolchain("go")
-needs_go = pytest.mark.skipif(GO is None, reason="the Go toolchain is not installed")
+needs_go = pytest.mark.needs("go")
 
 
 def _go(*args: str, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -27,6 +28,15 @@ def _go(*args: str, env: dict | None = None, timeout: int = 900) -> subprocess.C
 
 
 @needs_go
+def test_go_unit_tests_pass():
+    """The packages' own tests (~2 s); the golden tests against the peers are the full set's."""
+    p = _go("test", "./internal/...")
+    assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
+    assert "ok  \tcpulab/gorep/internal/match\t" in p.stdout
+
+
+@needs_go
+@pytest.mark.full
 def test_go_test_passes_with_the_peers_required():
     p = _go("test", "./...", env={"GOREP_REQUIRE_PEERS": "1"})
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]

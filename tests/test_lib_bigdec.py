@@ -88,8 +88,7 @@ def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
     assert 8 * limbs < held < per_limb * limbs, held
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not FULL, reason="set CPULAB_FULL=1 for sizes up to 10^5 limbs")
+@pytest.mark.full
 def test_random_against_gmp_huge():
     rc, lines, _ = run(_driver("gcc"), "random", "4", "20000", "100000", "12", timeout=3600)
     assert rc == 0 and lines[-1]["ok"] is True, lines[:5]

@@ -2,7 +2,7 @@
 
 - by Google's own conformance suite: protobuf's conformance_test_runner, built from
   Debian's `protobuf` source package (native/lib/pb/tests/build_conformance_runner.sh,
-  once, cached under build/peers/; about 1-3 minutes the first time), run with
+  once per machine; about 1-3 minutes the first time, by CPULAB_FULL=1), run with
   --enforce_recommended and no failure list against the musttail and the gcc trampoline
   builds, every decoder: every binary test must pass;
 - through the runner's stdin/stdout protocol by a runner written here with Google's
@@ -35,6 +35,7 @@ from pb_support import (
     google_parse,
     mutate,
 )
+from peer_support import peer
 from test_lib_pb_malformed import CASES
 
 PROTOBUF, JSON, TEXT = 1, 2, 4
@@ -134,11 +135,9 @@ TESTEE = re.compile(r"conformance_testee: (\d+) binary requests \((\d+) parsed, 
 
 @functools.cache
 def conformance_runner() -> Path:
-    """conformance_test_runner, built once from Debian's source package (cached)."""
-    r = subprocess.run(["bash", str(RUNNER_SCRIPT)], capture_output=True, text=True,
-                       timeout=1800)
-    assert r.returncode == 0, f"{RUNNER_SCRIPT.name} failed:\n{r.stderr[-3000:]}"
-    return Path(r.stdout.strip().splitlines()[-1])
+    """conformance_test_runner, built once per machine from Debian's source package
+    (peer_support: by CPULAB_FULL=1)."""
+    return peer(RUNNER_SCRIPT, timeout=1800)
 
 
 @pytest.mark.parametrize("decoder", list(DECODERS))

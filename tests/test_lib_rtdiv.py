@@ -110,8 +110,7 @@ def test_exhaustive_s32(fast):
     assert all(x["ok"] and x["checked"] == 2**32 for x in lines), lines
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not FULL, reason="set CPULAB_FULL=1 for the long exhaustive list")
+@pytest.mark.full
 @pytest.mark.parametrize("kind,divisors", [("u32", U32_FULL), ("s32", S32_FULL)])
 def test_exhaustive_full(fast, kind, divisors):
     rc, lines = run(fast, "exhaustive", kind, *divisors, timeout=3600)

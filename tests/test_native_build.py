@@ -27,7 +27,7 @@ import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
-from cpulab.build import find_toolchain, library, library_names
+from cpulab.build import library, library_names
 from cpulab.experiments.protobuf.payloads import SYSTEM_PROTO, descriptor_set
 from cpulab.paths import NATIVE, ROOT, build_dir
 
@@ -36,7 +36,7 @@ LIBRARIES = library_names()
 # The prefix of each library's API symbols, where it is not "<name>_".
 PREFIX = {"bpmodel": "bpm_"}
 
-pytestmark = pytest.mark.skipif(not shutil.which("cmake"), reason="cmake not installed")
+pytestmark = pytest.mark.needs("cmake")
 
 
 def run(*argv: str | Path, env: dict | None = None, timeout: int = 600) -> str:
@@ -86,10 +86,7 @@ def test_ctest_passes_and_covers_every_library(tree):
     assert f"100% tests passed, 0 tests failed out of {len(tests)}" in out
 
 
-def test_ctest_under_asan_and_ubsan():
-    clang = find_toolchain("clang")
-    if clang is None:
-        pytest.skip("clang not installed")
+def test_ctest_under_asan_and_ubsan(clang):
     tree = configure_and_build("asan", "-DCPULAB_SANITIZE=ON",
                                f"-DCMAKE_C_COMPILER={clang.cc}")
     flags = (tree / "CMakeCache.txt").read_text()

@@ -255,7 +255,7 @@ def test_lua_numeric_loop_hottest_instructions(lua):
 
 
 @needs_perf
-@pytest.mark.skipif(not FULL, reason="second Lua script: CPULAB_FULL=1")
+@pytest.mark.full  # a second Lua script
 def test_lua_table_loop_hottest_instructions(lua):
     p = _profile([str(lua), str(DATA / "tables.lua"), "30000000"])
     top4 = {r.name for r in p.result.instructions[:4]}

@@ -11,8 +11,6 @@ tests/data/opprof/float_loop.py, whose bytecode `dis` lists (as in test_opprof_c
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import pytest
 from cpulab.opprof import Options
 from cpulab.opprof.run import profile_command
 from cpulab.paths import KERNELS
+from peer_support import peer
 
 DATA = Path(__file__).parent / "data" / "opprof"
 BUILD_SCRIPT = KERNELS / "opprof" / "build_cpython_peer.sh"
@@ -28,18 +27,14 @@ ITERATIONS = "6000000"
 NEVER_MAX = 0.03  # of the VM's samples, for each opcode the script cannot execute
 
 pytestmark = [
-    pytest.mark.skipif(not os.environ.get("CPULAB_FULL"),
-                       reason="builds CPython from source (minutes): CPULAB_FULL=1"),
-    pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed"),
+    pytest.mark.full,
+    pytest.mark.needs("perf"),
 ]
 
 
 @pytest.fixture(scope="module")
 def python() -> Path:
-    r = subprocess.run(["bash", str(BUILD_SCRIPT)], capture_output=True, text=True,
-                       timeout=3600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return Path(r.stdout.strip().splitlines()[-1])
+    return peer(BUILD_SCRIPT)
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,6 @@ machine instructions: it takes samples, but ranks with the cheap ones (7th to 9t
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,24 +21,21 @@ import pytest
 from cpulab.opprof import Options
 from cpulab.opprof.run import profile_command
 from cpulab.paths import KERNELS
+from peer_support import peer
 
 DATA = Path(__file__).parent / "data" / "opprof"
 BUILD_SCRIPT = KERNELS / "opprof" / "build_cruby_peer.sh"
 SEED_HOT = ("opt_aref", "opt_minus", "opt_newarray_min")
 
 pytestmark = [
-    pytest.mark.skipif(not os.environ.get("CPULAB_FULL"),
-                       reason="builds CRuby from source (minutes): CPULAB_FULL=1"),
-    pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed"),
+    pytest.mark.full,
+    pytest.mark.needs("perf"),
 ]
 
 
 @pytest.fixture(scope="module")
 def miniruby() -> Path:
-    r = subprocess.run(["bash", str(BUILD_SCRIPT)], capture_output=True, text=True,
-                       timeout=3600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return Path(r.stdout.strip().splitlines()[-1])
+    return peer(BUILD_SCRIPT)
 
 
 def _profile(miniruby: Path, **opts):

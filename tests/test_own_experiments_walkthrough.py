@@ -1,6 +1,8 @@
 """The "Your own experiments" walk-through (docs/own-experiments.md), run step by step as
 a user would: every ```sh block in order, in an empty folder outside the repository, with
-its own results database. A step that fails fails the test with its output."""
+its own results database. A step that fails fails the test with its output. The
+walk-through runs the lab several times (~30 s): CPULAB_FULL=1 runs it; by default its
+steps are checked to be there."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from cpulab.paths import ROOT
 
@@ -28,6 +32,7 @@ def test_the_page_has_the_steps_it_promises():
         assert promised in commands
 
 
+@pytest.mark.full
 def test_the_walkthrough_runs_step_by_step(tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

@@ -86,6 +86,17 @@ def test_bars_give_the_median_inside_its_interval():
     assert exact[1:] == (3, 3, 3)
 
 
+def test_a_median_outside_its_interval_is_drawn(monkeypatch):
+    """`cpulab report` of a quick run failed with matplotlib's "'xerr' must not contain
+    negative values" when a case's median lay outside its processes' interval."""
+    from cpulab.report import plot
+
+    rec = _rec([_case("calloc", 64, 10.0), _case("calloc", 128, 20.0)])
+    monkeypatch.setattr(plot, "bars", lambda rec, metric: [("a", 10.0, 10.5, 11.0),
+                                                           ("b", 20.0, 18.0, 19.5)])
+    assert plot.to_svg(plot.bars_figure(rec, "time")).startswith("<svg")
+
+
 def test_svg_is_an_inline_element_as_wide_as_its_container():
     from cpulab.report.plot import bars_figure, sweep_figure, to_svg
 

@@ -742,7 +742,7 @@ def _indirect_jumps(code: list[str]) -> int:
     return sum(1 for i in code if re.match(r"jmpq?\s+\*", i))
 
 
-@pytest.mark.skipif(not shutil.which("objdump"), reason="objdump (binutils) not installed")
+@pytest.mark.needs("objdump")
 @pytest.mark.parametrize("cc", COMPILERS)
 def test_dispatch_sites_in_machine_code(cc):
     funcs = _functions(Path(vmlib(cc).lib._name))
@@ -791,7 +791,7 @@ def _callgrind_ir(argv: list[str]) -> int:
         return int(m.group(1))
 
 
-@pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind not installed")
+@pytest.mark.needs("valgrind")
 def test_callgrind_instructions_per_vm_instruction_deterministic():
     exe = vmrun("clang")
     fib = PROGRAMS / "fib.vmasm"

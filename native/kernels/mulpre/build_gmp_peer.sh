@@ -4,7 +4,7 @@
 # Debian's libgmp is a generic x86-64 build: its mpn_mul_basecase uses `mul`, never
 # mulx/adox/adcx. GMP 6.3.0's sources travel inside the crates.io crate gmp-mpfr-sys;
 # this script fetches that crate with cargo (no other download), copies the GMP tree
-# under build/peers/, and builds it either tuned for this host (default: config.guess
+# into the peer's folder, and builds it either tuned for this host (default: config.guess
 # names the CPU, e.g. zen4-pc-linux-gnu, and the build links that CPU's mpn/*.asm) or as
 # a fat build (--fat: every x86-64 variant, chosen at run time through __gmpn_cpuvec).
 #
@@ -16,9 +16,11 @@
 # same vendor that GMP knows (zen4, skylake), whose mpn_mul_basecase is the mulx/adox/adcx
 # code of x86_64/coreibwl; CODEPATH records that choice.
 #
-# Idempotent: a finished build leaves build/peers/gmp-<mode>/.done, holding the configure
-# arguments, and a second call with the same recipe only prints its path. Writes nothing
-# outside build/. About 1-6 minutes on 2 cores.
+# Idempotent: a finished build is kept in the peer cache (../peer_cache.sh), keyed by the
+# crate's version, the mode, these scripts and, for a host build, the CPU it is tuned for,
+# and linked as build/peers/gmp-<mode>; a second call, from any checkout, only prints its
+# path (also offline). Writes nothing outside the cache, build/peers/ and cargo's cache.
+# About 1-6 minutes on 2 cores.
 #
 # Usage: build_gmp_peer.sh [--fat] [--print-path]
 # Prints, as its last line, the path of the built libgmp.so.
@@ -38,30 +40,37 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=crate_source.sh
 . "$here/crate_source.sh"
-root=$(cd "$here/../../.." && pwd)
-build=${CPULAB_BUILD_DIR:-$root/build}
-peers=$build/peers
-prefix=$peers/gmp-$mode
-lib=$prefix/lib/libgmp.so
+# shellcheck source=../peer_cache.sh
+. "$here/../peer_cache.sh"
+crate_version=1.7.1
 
+# A host build is tuned for this CPU: the same cache on another CPU must not reuse it.
+cpu=
+if [[ $mode == host ]]; then
+    cpu=$(awk -F'\t*: ' '/^(vendor_id|cpu family|model|flags)\t/ && !seen[$1]++ { print $2 }' \
+        /proc/cpuinfo | tr '\n' ' ')
+fi
+peer_cache_open "gmp-$mode" "gmp-mpfr-sys $crate_version, $mode${cpu:+, for $cpu}" \
+    "$here/build_gmp_peer.sh" "$here/crate_source.sh" "$here/../peer_cache.sh"
+lib=$peer_link/lib/libgmp.so
+
+if peer_cache_ready lib/libgmp.so; then
+    echo "$lib"
+    exit 0
+fi
 if [[ $print_only == 1 ]]; then
-    if [[ -f $prefix/.done && -f $lib ]]; then
-        echo "$lib"
-        exit 0
-    fi
-    echo "build_gmp_peer.sh: no $mode build yet at $prefix" >&2
+    echo "build_gmp_peer.sh: no $mode build yet at $peer_link" >&2
     exit 1
 fi
 
-# The configure arguments for a GMP source tree ($1), in `conf`, and the recipe that
-# .done records: for a host build whose CPU config.guess does not know, the newest CPU of
-# the same vendor that GMP 6.3.0 knows, if this CPU has what that code needs.
-crate_version=1.7.1
+# The configure arguments for a GMP source tree ($1), in `conf`: for a host build whose
+# CPU config.guess does not know, the newest CPU of the same vendor that GMP 6.3.0 knows,
+# if this CPU has what that code needs.
 # config.guess's names for CPUs without ADX: on a CPU with ADX, a guess that did not know it.
 pre_adx="x86_64|k8|k10|bobcat|jaguar|bulldozer|piledriver|steamroller|excavator|core2"
 pre_adx+="|penryn|nehalem|westmere|sandybridge|ivybridge|haswell|atom|silvermont|goldmont"
 plan() {
-    conf=(--prefix="$prefix" --disable-static --enable-shared)
+    conf=(--disable-static --enable-shared)
     guess=$(sh "$1/config.guess")
     fallback=""
     if [[ $mode == fat ]]; then
@@ -75,18 +84,7 @@ plan() {
         esac
         [[ -n $fallback ]] && conf+=(--build="$fallback-pc-linux-gnu")
     fi
-    recipe="gmp-mpfr-sys $crate_version: ${conf[*]}"
 }
-
-# A finished build of the same recipe is reused without cargo (so, also offline).
-src=$peers/gmp-src-$mode
-if [[ -f $prefix/.done && -f $lib && -f $src/config.guess ]]; then
-    plan "$src"
-    if [[ $(cat "$prefix/.done") == "$recipe" ]]; then
-        echo "$lib"
-        exit 0
-    fi
-fi
 
 for tool in cargo m4 make cc; do
     command -v "$tool" >/dev/null || {
@@ -96,35 +94,34 @@ for tool in cargo m4 make cc; do
 done
 
 # 1. The crate, through cargo.
-crate=$(crate_dir gmp-mpfr-sys "$crate_version" "$peers/gmp-fetch") || exit 1
+peer_cache_stage
+prefix=$peer_stage
+crate=$(crate_dir gmp-mpfr-sys "$crate_version" "$prefix/fetch") || exit 1
 src_in_crate=$crate/gmp-6.3.0-c
 [[ -x $src_in_crate/configure ]] || {
     echo "build_gmp_peer.sh: no GMP source at $src_in_crate" >&2
     exit 1
 }
 
-# 2. The plan for this source, unless an identical build is already there.
+# 2. Copy the tree (timestamps kept, so configure never asks for autotools) and build.
+src=$prefix/src
 plan "$src_in_crate"
-if [[ -f $prefix/.done && -f $lib && $(cat "$prefix/.done") == "$recipe" ]]; then
-    echo "$lib"
-    exit 0
-fi
-
-# 3. Copy the tree (timestamps kept, so configure never asks for autotools) and build.
-rm -rf "$src" "$prefix"
 cp -a "$src_in_crate" "$src"
+rm -rf "$prefix/fetch"
 (
     cd "$src"
-    ./configure "${conf[@]}" > configure.log 2>&1 || { tail -30 configure.log >&2; exit 1; }
+    ./configure --prefix="$prefix" "${conf[@]}" > configure.log 2>&1 ||
+        { tail -30 configure.log >&2; exit 1; }
     make -j"$(nproc)" > make.log 2>&1 || { tail -30 make.log >&2; exit 1; }
     make install > install.log 2>&1 || { tail -30 install.log >&2; exit 1; }
 )
 
-# 4. Record which code path it carries: the configured CPU and, for a host build, the
+# 3. Record which code path it carries: the configured CPU and, for a host build, the
 #    source file behind mpn_mul_basecase (a symlink made by configure).
 {
     echo "mode: $mode"
     echo "gmp: 6.3.0 (crates.io gmp-mpfr-sys $crate_version)"
+    echo "configure: ${conf[*]}"
     echo "config.guess: $guess"
     if [[ -n $fallback ]]; then
         echo "configured as: $fallback (config.guess does not know this CPU; it has bmi2 and adx)"
@@ -140,5 +137,5 @@ cp -a "$src_in_crate" "$src"
         echo "$fn: $(readlink "$src/mpn/$fn.asm")${included:+ (includes $included)}"
     done
 } > "$prefix/CODEPATH"
-echo "$recipe" > "$prefix/.done"
+peer_cache_commit
 echo "$lib"

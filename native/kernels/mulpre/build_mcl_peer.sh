@@ -4,14 +4,15 @@
 #
 # mcl's sources travel inside the crates.io crate mcl_rust (1.2.0 carries the whole mcl
 # tree); this script fetches that crate with cargo (no other download), copies mcl's
-# x86-64 ELF assembly, src/asm/bint-x64-amd64.S, under build/peers/mcl-src and assembles it
+# x86-64 ELF assembly, src/asm/bint-x64-amd64.S, into build/peers/mcl/src and assembles it
 # alone into build/peers/mcl/lib/libmclbint.so. That file is self-contained (no external
 # symbol), and its mclb_mul_fast1..9(z, x, y) are the functions mcl's own dispatch calls
 # where the CPU has BMI2 and ADX. Nothing of mcl is committed to this repository.
 #
-# Idempotent: a finished build leaves build/peers/mcl/.done, holding the recipe, and a
-# second call with the same recipe only prints its path (also offline). Writes nothing
-# outside build/ and cargo's cache. A few seconds once the crate is fetched.
+# Idempotent: a finished build is kept in the peer cache (../peer_cache.sh), keyed by its
+# recipe and these scripts, and linked as build/peers/mcl; a second call with the same
+# recipe, from any checkout, only prints its path (also offline). Writes nothing outside
+# the cache, build/peers/ and cargo's cache. A few seconds once the crate is fetched.
 #
 # Usage: build_mcl_peer.sh [--print-path]
 # Prints, as its last line, the path of the built libmclbint.so.
@@ -29,22 +30,22 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=crate_source.sh
 . "$here/crate_source.sh"
-root=$(cd "$here/../../.." && pwd)
-build=${CPULAB_BUILD_DIR:-$root/build}
-peers=$build/peers
-prefix=$peers/mcl
-lib=$prefix/lib/libmclbint.so
+# shellcheck source=../peer_cache.sh
+. "$here/../peer_cache.sh"
 crate_version=1.2.0
 asm_in_tree=src/asm/bint-x64-amd64.S
 cc=${CC:-cc}
 recipe="mcl_rust $crate_version: $asm_in_tree, $cc -shared"
+peer_cache_open mcl "$recipe" "$here/build_mcl_peer.sh" "$here/crate_source.sh" \
+    "$here/../peer_cache.sh"
+lib=$peer_link/lib/libmclbint.so
 
-if [[ -f $prefix/.done && -f $lib && $(cat "$prefix/.done") == "$recipe" ]]; then
+if peer_cache_ready lib/libmclbint.so; then
     echo "$lib"
     exit 0
 fi
 if [[ $print_only == 1 ]]; then
-    echo "build_mcl_peer.sh: no mcl build yet at $prefix" >&2
+    echo "build_mcl_peer.sh: no mcl build yet at $peer_link" >&2
     exit 1
 fi
 if [[ $(uname -m) != x86_64 ]]; then
@@ -59,7 +60,9 @@ for tool in cargo "$cc"; do
 done
 
 # 1. The crate, through cargo.
-crate=$(crate_dir mcl_rust "$crate_version" "$peers/mcl-fetch") || exit 1
+peer_cache_stage
+prefix=$peer_stage
+crate=$(crate_dir mcl_rust "$crate_version" "$prefix/fetch") || exit 1
 mcl_tree=$crate/mcl
 [[ -f $mcl_tree/$asm_in_tree ]] || {
     echo "build_mcl_peer.sh: no mcl assembly at $mcl_tree/$asm_in_tree" >&2
@@ -67,16 +70,16 @@ mcl_tree=$crate/mcl
 }
 
 # 2. Copy the assembly (and mcl's licence beside it) and build the shared library.
-src=$peers/mcl-src
-rm -rf "$src" "$prefix"
+src=$prefix/src
 mkdir -p "$src" "$prefix/lib"
 cp "$mcl_tree/$asm_in_tree" "$src/"
 cp "$mcl_tree/COPYRIGHT" "$src/" 2>/dev/null || true
-"$cc" -shared -o "$lib" "$src/bint-x64-amd64.S"
-exported=$(nm -D --defined-only "$lib")
+rm -rf "$prefix/fetch"
+"$cc" -shared -o "$prefix/lib/libmclbint.so" "$src/bint-x64-amd64.S"
+exported=$(nm -D --defined-only "$prefix/lib/libmclbint.so")
 for n in 1 2 3 4 5 6 7 8 9; do
     grep -qw "mclb_mul_fast$n" <<<"$exported" || {
-        echo "build_mcl_peer.sh: $lib has no mclb_mul_fast$n" >&2
+        echo "build_mcl_peer.sh: the built libmclbint.so has no mclb_mul_fast$n" >&2
         exit 1
     }
 done
@@ -84,5 +87,5 @@ done
     echo "mcl: $asm_in_tree from crates.io mcl_rust $crate_version"
     echo "functions: mclb_mul_fast1..9 (mulx/adox/adcx; the rdx operand is x[i])"
 } > "$prefix/CODEPATH"
-echo "$recipe" > "$prefix/.done"
+peer_cache_commit
 echo "$lib"

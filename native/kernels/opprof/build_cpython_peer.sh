@@ -11,8 +11,9 @@
 # the optimised code carries DWARF, with the sources left in place.
 #
 # Needs root (apt-get), dpkg-source (dpkg-dev), gcc and make. About 2 minutes on 2 cores;
-# a second call only prints the path. Everything lands in build/peers/cpython-python3.11/
-# (CPULAB_BUILD_DIR moves build/).
+# a second call, from any checkout, only prints the path. Everything lands in the peer
+# cache (../peer_cache.sh), linked as build/peers/cpython-python3.11/ (CPULAB_BUILD_DIR
+# moves build/).
 #
 # Usage: build_cpython_peer.sh [--print-path]
 # Prints, as its last line, the path of the python executable.
@@ -21,14 +22,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=debian_source.sh
 . "$here/debian_source.sh"
 package=python3.11
-peer_dir=${CPULAB_BUILD_DIR:-$(cd "$here/../../.." && pwd)/build}/peers/cpython-$package
-peer_begin build_cpython_peer.sh "$peer_dir/src/python" \
+peer_begin build_cpython_peer.sh "cpython-$package" src/python \
     "$package (Debian source package): python, -O2 -g, computed gotos" "$@"
 
 fetch_debian_source "$package"
 cd "$peer_dir/src"
 echo "build_cpython_peer.sh: configuring and building python" >&2
 run_logged configure.log ./configure --with-computed-gotos --without-ensurepip \
-    --disable-test-modules OPT="-O2 -g -DNDEBUG"
+    --disable-test-modules OPT="-O2 -g -DNDEBUG $debug_map"
 run_logged make.log make -j2 python
 peer_done

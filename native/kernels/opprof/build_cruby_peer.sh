@@ -9,8 +9,8 @@
 # machine code carries DWARF, with the sources left in place for opprof's marker scan.
 #
 # Needs root (apt-get), dpkg-source (dpkg-dev), gcc and make. 2-10 minutes on 2 cores; a
-# second call only prints the path. Everything lands in build/peers/cruby-ruby3.1/
-# (CPULAB_BUILD_DIR moves build/).
+# second call, from any checkout, only prints the path. Everything lands in the peer cache
+# (../peer_cache.sh), linked as build/peers/cruby-ruby3.1/ (CPULAB_BUILD_DIR moves build/).
 #
 # Usage: build_cruby_peer.sh [--print-path]
 # Prints, as its last line, the path of miniruby.
@@ -19,8 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=debian_source.sh
 . "$here/debian_source.sh"
 package=ruby3.1
-peer_dir=${CPULAB_BUILD_DIR:-$(cd "$here/../../.." && pwd)/build}/peers/cruby-$package
-peer_begin build_cruby_peer.sh "$peer_dir/src/miniruby" \
+peer_begin build_cruby_peer.sh "cruby-$package" src/miniruby \
     "$package (Debian source package): miniruby, -O2 -g" "$@"
 
 fetch_debian_source "$package"
@@ -28,6 +27,6 @@ fetch_debian_source "$package"
 cd "$peer_dir/src"
 echo "build_cruby_peer.sh: configuring and building miniruby" >&2
 run_logged configure.log ./configure --disable-install-doc --disable-shared --without-gmp \
-    --disable-dtrace --disable-jit-support optflags=-O2 debugflags=-g
+    --disable-dtrace --disable-jit-support optflags=-O2 debugflags="-g $debug_map"
 run_logged make.log make -j2 miniruby
 peer_done

@@ -2,15 +2,17 @@
 # build_cpython_peer.sh), which differ only in their package and their configure and
 # make steps. Each calls, in order:
 #
-#   peer_begin NAME ARTIFACT RECIPE [ARGS...]
-#       parses --print-path; prints ARTIFACT and exits when a finished build with the
-#       same RECIPE is there (DIR/.done, DIR being ARTIFACT's peer folder, `$peer_dir`);
-#       with --print-path and no such build, says so and exits 1
+#   peer_begin NAME PEER ARTIFACT RECIPE [ARGS...]
+#       parses --print-path; prints build/peers/PEER/ARTIFACT and exits when the peer
+#       cache (../peer_cache.sh) has a finished build of RECIPE and of the script NAME;
+#       with --print-path and no such build, says so and exits 1; else sets `peer_dir`,
+#       the folder to build in, and `debug_map`, the compiler flag that names the sources
+#       in the debug information by the folder they end up in
 #   fetch_debian_source PACKAGE
 #       Debian's source package PACKAGE, unpacked without Debian's patches, in
 #       $peer_dir/src
 #   peer_done
-#       records the recipe and prints ARTIFACT
+#       moves the build into the cache and prints build/peers/PEER/ARTIFACT
 #
 # `apt-get source` reads a deb-src list that fetch_debian_source writes under
 # $peer_dir/apt and that only its own apt-get calls read (-o Dir::Etc::SourceList=...,
@@ -19,9 +21,13 @@
 # regenerate configure (autoconf); the interpreters' VM code is upstream's. Needs root
 # (apt-get), dpkg-source (dpkg-dev), gcc and make.
 
+# shellcheck source=../peer_cache.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../peer_cache.sh"
+
 peer_begin() {
-    peer_name=$1 peer_artifact=$2 peer_recipe=$3
-    shift 3
+    peer_name=$1
+    local peer=$2 artifact=$3 recipe=$4 scripts
+    shift 4
     local print_only=0 arg
     for arg in "$@"; do
         case "$arg" in
@@ -30,13 +36,16 @@ peer_begin() {
                exit 2 ;;
         esac
     done
-    if [[ -f $peer_dir/.done && -x $peer_artifact && $(cat "$peer_dir/.done") == "$peer_recipe" ]]
-    then
+    scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    peer_cache_open "$peer" "$recipe" "$scripts/$peer_name" "$scripts/debian_source.sh" \
+        "$scripts/../peer_cache.sh"
+    peer_artifact=$peer_link/$artifact
+    if peer_cache_ready "$artifact" && [[ -x $peer_artifact ]]; then
         echo "$peer_artifact"
         exit 0
     fi
     if [[ $print_only == 1 ]]; then
-        echo "$peer_name: no $(basename "$peer_artifact") built yet at $peer_dir" >&2
+        echo "$peer_name: no $(basename "$artifact") built yet at $peer_link" >&2
         exit 1
     fi
     local tool
@@ -46,11 +55,15 @@ peer_begin() {
             exit 1
         }
     done
+    peer_cache_stage
+    peer_dir=$peer_stage
+    # opprof finds the interpreter's sources through the paths in its DWARF: name them
+    # where the build is moved to, not the stage it is built in
+    debug_map=-fdebug-prefix-map=$peer_stage=$peer_entry
 }
 
 fetch_debian_source() {
     local package=$1 apt=$peer_dir/apt codename
-    rm -rf "$peer_dir"
     mkdir -p "$apt/lists/partial" "$apt/archives/partial"
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
     # the point releases only: the security archive's pool is not reachable from every lab
@@ -80,6 +93,6 @@ run_logged() {
 }
 
 peer_done() {
-    echo "$peer_recipe" > "$peer_dir/.done"
+    peer_cache_commit
     echo "$peer_artifact"
 }

@@ -24,9 +24,10 @@
 # reflection (to build mini-tables from a FileDescriptorSet at run time), wire, the
 # generated descriptor.proto code and utf8_range.
 #
-# Idempotent: a finished build leaves build/peers/upb-<mode>/.done holding its recipe, and
-# a second call only prints the prefix. Writes nothing outside build/ (CPULAB_BUILD_DIR
-# moves it) and pip's cache. About 1-2 minutes on 2 cores.
+# Idempotent: a finished build is kept in the peer cache (../peer_cache.sh), keyed by its
+# recipe and this script, and linked as build/peers/upb-<mode>; a second call, from any
+# checkout, only prints the prefix. Writes nothing outside the cache, build/peers/ and
+# pip's cache. About 1-2 minutes on 2 cores.
 #
 # Usage: build_upb_peer.sh [--fasttable [--tree DIR]] [--print-path]
 # Prints, as its last line, the prefix: PREFIX/lib/libupb.a, PREFIX/include.
@@ -52,9 +53,9 @@ if [[ -n $tree ]]; then
 fi
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../peer_cache.sh
+. "$here/../peer_cache.sh"
 root=$(cd "$here/../../.." && pwd)
-build=${CPULAB_BUILD_DIR:-$root/build}
-prefix=$build/peers/upb-$mode
 cc=${CPULAB_UPB_CC:-clang-19}
 
 # The sdist and its version: protobuf at uv.lock's pin; grpcio pinned here.
@@ -82,13 +83,13 @@ else
     recipe="upb $mode from PyPI $dist $version: $cc -O2 -DNDEBUG ${defines[*]}"
 fi
 
-if [[ -f $prefix/.done && -f $prefix/lib/libupb.a && $(cat "$prefix/.done") == "$recipe" ]]
-then
-    echo "$prefix"
+peer_cache_open "upb-$mode" "$recipe" "$here/build_upb_peer.sh" "$here/../peer_cache.sh"
+if peer_cache_ready lib/libupb.a; then
+    echo "$peer_link"
     exit 0
 fi
 if [[ $print_only == 1 ]]; then
-    echo "build_upb_peer.sh: no $mode build yet at $prefix" >&2
+    echo "build_upb_peer.sh: no $mode build yet at $peer_link" >&2
     exit 1
 fi
 for tool in python3 "$cc" ar; do
@@ -99,7 +100,8 @@ for tool in python3 "$cc" ar; do
 done
 
 # 1. The sources: the sdist through pip, or the repository's HEAD through git archive.
-rm -rf "$prefix"
+peer_cache_stage
+prefix=$peer_stage
 mkdir -p "$prefix/dist"
 if [[ $mode == fasttable-git ]]; then
     echo "build_upb_peer.sh: taking upb from $tree at $version" >&2
@@ -165,5 +167,5 @@ printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     { tail -30 "$obj/compile.log" >&2; exit 1; }
 ar rcs "$prefix/lib/libupb.a" "$obj"/*.o
 rm -rf "$obj" "$prefix/dist"
-echo "$recipe" > "$prefix/.done"
-echo "$prefix"
+peer_cache_commit
+echo "$peer_link"

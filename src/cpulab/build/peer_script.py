@@ -1,6 +1,8 @@
-"""Peers that a script of the lab builds once and caches under build/peers/ (GMP, mcl,
-upb, CRuby): each script prints the peer's path as its last line, builds it unless given
---print-path, and says on standard error why there is none.
+"""Peers that a script of the lab builds once (GMP, mcl, upb, CRuby): each script prints
+the peer's path as its last line, builds it unless given --print-path, and says on
+standard error why there is none. A build is kept once per machine and recipe in
+~/.cache/cpulab/peers/ (native/kernels/peer_cache.sh), where any checkout finds it, and is
+reached through build/peers/NAME, a link to it.
 
 The default profile builds a missing peer; --quick only looks for one, so that a first
 look costs no minutes of building, and the note says how to build what was missing.

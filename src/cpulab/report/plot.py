@@ -226,8 +226,11 @@ def bars_figure(rec: RunRecord, metric: str) -> Figure:
     # around the rows: the title, the axis's ticks above and below, its label
     around = (title.count("\n") + xlabel.count("\n") + 2) * 1.2 * _LINE_IN + 0.75
     fig, ax = _figure(around + y * _LINE_IN)
-    err = [[m - lo for m, lo in zip(med, low, strict=True)],
-           [h - m for m, h in zip(med, high, strict=True)]]
+    # The interval is the processes' level's; with few processes (a quick run's three)
+    # the median of all repetitions can lie outside it: no whisker on that side then,
+    # where matplotlib refuses a negative one.
+    err = [[max(0.0, m - lo) for m, lo in zip(med, low, strict=True)],
+           [max(0.0, h - m) for m, h in zip(med, high, strict=True)]]
     if log_axis(med):
         # A bar's length on a log axis depends on where the axis starts, so it means
         # nothing: each case is a dot, its interval a whisker.

@@ -11,10 +11,12 @@
 # the package's internal headers (stubs/stringprintf.h, ...) after the system's.
 #
 # Needs root (apt-get), dpkg-source (dpkg-dev), g++, protoc and libprotobuf-dev, all in
-# scripts/packages.txt. About 1-3 minutes on 2 cores; a second call only prints the path.
-# Everything lands in build/peers/protobuf-conformance-<version>/ (CPULAB_BUILD_DIR moves
-# build/), which also gets conformance-schema.pb: the descriptor set the testee needs
-# (conformance.proto and the test messages, with their imports).
+# scripts/packages.txt. About 1-3 minutes on 2 cores; a second call, from any checkout,
+# only prints the path. Everything lands in the peer cache (native/kernels/peer_cache.sh),
+# keyed by the version and this script, linked as build/peers/protobuf-conformance-<version>/
+# (CPULAB_BUILD_DIR moves build/); the folder also gets conformance-schema.pb: the
+# descriptor set the testee needs (conformance.proto and the test messages, with their
+# imports).
 #
 # Usage: build_conformance_runner.sh [--print-path]
 # Prints, as its last line, the path of conformance_test_runner.
@@ -30,25 +32,26 @@ for arg in "$@"; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
-build=${CPULAB_BUILD_DIR:-$root/build}
+kernels=$(cd "$here/../../../kernels" && pwd)
+# shellcheck source=../../../kernels/peer_cache.sh
+. "$kernels/peer_cache.sh"
 
 version=$(dpkg-query -W -f='${Version}' libprotobuf-dev 2>/dev/null || true)
 if [[ -z $version ]]; then
     echo "build_conformance_runner.sh: libprotobuf-dev is not installed (make setup)" >&2
     exit 1
 fi
-dir=$build/peers/protobuf-conformance-$version
-runner=$dir/conformance_test_runner
-schema=$dir/conformance-schema.pb
 recipe="protobuf $version (Debian source package): conformance_test_runner on the system libprotobuf"
+peer_cache_open "protobuf-conformance-$version" "$recipe" "$here/build_conformance_runner.sh" \
+    "$kernels/peer_cache.sh"
+runner=$peer_link/conformance_test_runner
 
-if [[ -f $dir/.done && -x $runner && -f $schema && $(cat "$dir/.done") == "$recipe" ]]; then
+if peer_cache_ready conformance-schema.pb && [[ -x $runner ]]; then
     echo "$runner"
     exit 0
 fi
 if [[ $print_only == 1 ]]; then
-    echo "build_conformance_runner.sh: no runner built yet at $dir" >&2
+    echo "build_conformance_runner.sh: no runner built yet at $peer_link" >&2
     exit 1
 fi
 
@@ -60,7 +63,8 @@ for tool in apt-get dpkg-source g++ protoc; do
 done
 
 # 1. The source package, through a deb-src list of this script's own.
-rm -rf "$dir"
+peer_cache_stage
+dir=$peer_stage
 apt=$dir/apt
 mkdir -p "$apt/lists/partial" "$apt/archives/partial"
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
@@ -100,8 +104,8 @@ printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'g++ -O1 -w -I"$1" -I"$2" -I"$3" -idirafter "$4" -c "$5" -o "$6/$(basename "$5").o" \
         2>> "$6/compile.log"' _ "$gen" "$src/conformance" "$src" "$src/src" {} "$obj" ||
     { tail -30 "$obj/compile.log" >&2; exit 1; }
-g++ -o "$runner" "$obj"/*.o -lprotobuf -lpthread
-mv "$dir/schema.tmp" "$schema"
+g++ -o "$dir/conformance_test_runner" "$obj"/*.o -lprotobuf -lpthread
+mv "$dir/schema.tmp" "$dir/conformance-schema.pb"
 rm -rf "$apt" "$obj"
-echo "$recipe" > "$dir/.done"
+peer_cache_commit
 echo "$runner"
