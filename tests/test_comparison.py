@@ -128,8 +128,9 @@ def test_differences_are_listed():
 
 
 def _six(t: float, unit: str = "ticks/x") -> Metric:
-    # Six figures per case, as the quick profile gives (2 processes x 3 repetitions).
-    return Metric.of([t * f for f in (1.0, 1.01, 0.99, 1.02, 0.98, 1.005)], unit, "tsc")
+    # Six figures per case, as the quick profile gives (3 processes x 2 repetitions).
+    return Metric.of([t * f for f in (1.0, 1.01, 0.99, 1.02, 0.98, 1.005)], unit, "tsc",
+                     (0, 0, 1, 1, 2, 2))
 
 
 def _multi(rid, ticks: dict[tuple[str, str], float], **kw) -> RunRecord:
@@ -174,10 +175,16 @@ def test_a_comparison_that_means_little_is_refused_or_forced_with_the_reason():
     other_params = _run(3, {}, cases=[Case("a", B, {"n": 9}, {"tsc": _six(2.0)})])
     with pytest.raises(ComparisonError, match=r'different experiment parameters.*"n": 8'):
         compare(old, other_params, "tsc")
-    fewer = _run(4, {}, cases=[Case("a", {**B, "compiler_version": "12.0"}, {"n": 8},
-                                    {"tsc": Metric.of([2.0, 2.1, 1.9], "ticks/x", "tsc")})])
-    with pytest.raises(ComparisonError, match=r"figures per case \(6 vs 3"):
-        compare(old, fewer, "tsc")
+    more = _run(4, {}, cases=[Case("a", {**B, "compiler_version": "12.0"}, {"n": 8},
+                                   {"tsc": Metric.of([2.0, 2.1, 1.9], "ticks/x", "tsc",
+                                                     (0, 1, 2))})])
+    with pytest.raises(ComparisonError, match=r"repetitions per process \(2 vs 1"):
+        compare(old, more, "tsc")
+    # More processes, as a profile's precision adds them, compare as they are.
+    longer = _run(5, {}, cases=[Case("a", {**B, "compiler_version": "12.0"}, {"n": 8},
+                                     {"tsc": Metric.of([2.0] * 10, "ticks/x", "tsc",
+                                                       [p for p in range(5) for _ in "ab"])})])
+    assert compare(old, longer, "tsc").rows
 
 
 def _store(tmp_path, *records) -> tuple[str, list[int]]:

@@ -52,9 +52,14 @@ def _param_sets(cases: list[Case]) -> set[str]:
     return {json.dumps(c.params, sort_keys=True) for c in cases}
 
 
-def _typical_n(cases: list[Case], metric: str) -> int | None:
-    ns = [c.metrics[metric].n for c in cases if metric in c.metrics and c.metrics[metric].n > 1]
-    return int(statistics.median_low(ns)) if ns else None
+def _typical_reps(cases: list[Case], metric: str) -> int | None:
+    """Repetitions per process, the typical case's: the harness's --reps. The number of
+    processes varies with a profile's precision by design; the repetitions inside one
+    do not, and a process's median of 3 is not one of 10. None where the figures do not
+    say which process measured them."""
+    reps = [len(m.values) // len(set(m.processes)) for c in cases
+            if (m := c.metrics.get(metric)) is not None and m.processes]
+    return int(statistics.median_low(reps)) if reps else None
 
 
 def _short(params: set[str], limit: int = 3) -> str:
@@ -74,8 +79,8 @@ def refusals(old: RunRecord, new: RunRecord, old_cases: list[Case], new_cases: l
     if pa != pb:
         out.append(f"different experiment parameters: only in the first run "
                    f"{_short(pa - pb) or 'none'}; only in the second {_short(pb - pa) or 'none'}")
-    na, nb = _typical_n(old_cases, metric), _typical_n(new_cases, metric)
-    if na and nb and na != nb:
-        out.append(f"different number of figures per case ({na} vs {nb}, processes x "
-                   "repetitions): the intervals are not alike")
+    ra, rb = _typical_reps(old_cases, metric), _typical_reps(new_cases, metric)
+    if ra and rb and ra != rb:
+        out.append(f"different repetitions per process ({ra} vs {rb}): a process's median "
+                   "is not the same figure")
     return out
