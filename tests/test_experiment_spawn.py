@@ -296,10 +296,9 @@ def test_verdicts_when_ninja_is_slower_or_counts_are_missing():
     assert "perf refused" in v[("make", "b")].evidence
 
 
-def test_the_10000_object_project_and_native_tests_are_built_by_the_full_profile_only():
+def test_the_10000_object_project_is_built_by_the_full_profile_only():
     assert spawn.TARGETS["full"] == (1_000, 10_000)
     assert max(spawn.TARGETS["default"]) < 10_000 and max(spawn.TARGETS["quick"]) < 1_000
-    assert projects.NATIVE_TESTS == {"quick": False, "default": False, "full": True}
     # every make-based tool keeps a generated project to be judged on
     assert spawn.TARGETS["default"]
 

@@ -4,7 +4,7 @@ of its build systems, ready for the rebuild:
   the generated C project (noop_build.py), one per size: the flat Makefile (the control),
       the autotools-style recursive make, hand-written ninja, and CMake's "Unix Makefiles"
       and "Ninja" generators over its CMakeLists.txt
-  native/, the lab's own CMake project (its libraries, and with the full profile their
+  native/, the lab's own CMake project (its libraries, and with the default profile their
       tests too): CMake's "Unix Makefiles" and "Ninja" generators
 
 A build system that cannot build a project leaves the reason under its (project, tool)
@@ -24,9 +24,6 @@ from cpulab.paths import NATIVE
 
 NATIVE_PROJECT = "native"
 NATIVE_TOOLS = tuple(cmake_project.GENERATORS)
-# Whether native/ is built with its tests, per profile: they are most of its targets
-# and most of the minutes its two first builds take.
-NATIVE_TESTS = {"quick": False, "default": False, "full": True}
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ def project_tools(project: str) -> tuple[str, ...]:
     return NATIVE_TOOLS if project == NATIVE_PROJECT else noop_build.TOOLS
 
 
-def prepare(tmp: Path, sizes: tuple[int, ...], native_tests: bool, timeout: float,
+def prepare(tmp: Path, sizes: tuple[int, ...], quick: bool, timeout: float,
             phase: Callable[[str], None]) -> tuple[dict[tuple[str, str], Rebuild],
                                                    dict[tuple[str, str], str]]:
     """Build every project with each of its build systems under `tmp`: (project, tool) ->
@@ -82,7 +79,8 @@ def prepare(tmp: Path, sizes: tuple[int, ...], native_tests: bool, timeout: floa
                 errors[(key, t)] = str(e)
                 continue
             rebuilds[(key, t)] = Rebuild(b.noop_argv(), b.outputs_state)
-    defines = () if native_tests else ("BUILD_TESTING=OFF",)
+    # Tests are most of native/'s targets; the quick profile builds its libraries only.
+    defines = ("BUILD_TESTING=OFF",) if quick else ()
     for t in NATIVE_TOOLS:
         phase(f"building native/ with {t} ({cmake_project.GENERATORS[t]})")
         try:
