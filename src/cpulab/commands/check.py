@@ -1,9 +1,10 @@
 """`cpulab check aa EXPERIMENT`: the lab's statistics put to the A/A test on this machine.
-Runs one build of the experiment several times back to back, compares every pair as
-`cpulab compare` would, and reports how many cases and verdicts it would have called
-different; `--slower PCT` adds runs whose kernels are made PCT percent slower (the
-harness's CPULAB_SLOWER) and reports whether the change is found. The runs are not
-stored unless asked: they would mark change points in the experiment's history."""
+Runs the unchanged experiment (its own build matrix) several times back to back,
+compares every pair as `cpulab compare` would, and reports how many cases and verdicts
+it would have called different; `--slower PCT` adds runs whose kernels are made PCT
+percent slower (the harness's CPULAB_SLOWER) and reports whether the change is found.
+The runs are not stored unless asked: they would mark change points in the experiment's
+history."""
 
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ def add_parser(sub) -> None:
     checks = c.add_subparsers(dest="check", required=True, metavar="CHECK")
     aa = checks.add_parser(
         "aa", help="A/A test: runs of one unchanged build compared, to count false alarms",
-        description="Run one build of EXPERIMENT --runs times back to back and compare "
+        description="Run EXPERIMENT, unchanged, --runs times back to back and compare "
                     "every pair as `cpulab compare` does. Nothing changed, so each case "
                     "called faster or slower is a false alarm: it passes when at most 5% "
                     "of cases are, and no verdict turns between confirmed and refuted. "
