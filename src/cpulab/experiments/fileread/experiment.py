@@ -63,10 +63,11 @@ class Reading:
     warm_budget: int
 
 
-# Cold passes run at disk speed (~3 GB/s here), warm ones at ~15 GB/s. The full profile
-# reads the seed's 1 GB file and took ~14 minutes on 2 cores; the default stops at
-# 256 MiB, still ~8x the last-level cache and ~100x a read() buffer, with a quarter of
-# the full profile's bytes per case.
+# Cold passes run at disk speed, warm ones at ~15 GB/s. At 1 GiB (the seed's file) the
+# cold cases alone read ~160 GiB (28 cases x 3 processes x 2 passes): the 1 GiB file
+# took 80 s of the full profile's 165 s here, and the experiment once 14 minutes on a
+# busier machine. The default stops at 256 MiB, still 8x this machine's 32 MiB L3 and ~100x a
+# read() buffer, with a quarter of the full profile's bytes per case: 69-112 s here.
 READING = {
     "quick": Reading((MiB, 16 * MiB), GiB, 4 * GiB),
     "default": Reading((MiB, 16 * MiB, 256 * MiB), GiB, 4 * GiB),

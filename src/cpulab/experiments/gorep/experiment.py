@@ -53,7 +53,8 @@ class Searches:
 # The default's 4 patterns (a literal, an alternation, a class, a case-insensitive word)
 # x 2 threads over a 256 MiB file took 330 s for their 6 least rounds (1.4 other cores
 # busy meanwhile), over half of it on the file: it searches 128 MiB, still 4x the
-# 32 MiB L3, and times one run per process after the harness's warm-up run, not three.
+# 32 MiB L3, and times one run per process after the harness's warm-up run, not three;
+# 65-71 s in all here.
 SEARCHES = {
     "quick": Searches((("func main",), ("[A-Z][a-z]+Error",)), (1, 2), 32 << 20),
     "default": Searches((("func main",), ("Mutex|RWMutex|WaitGroup",),

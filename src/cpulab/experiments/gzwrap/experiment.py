@@ -47,8 +47,9 @@ VARIANTS = (*REWRAP, PORTABLE, *INFLATE, *RECOMPRESS)
 AUTO_INFLATER = {"isal": "inflate-isal", "zlib": "inflate-zlib"}
 # Bytes of data per kind, per profile. Past the 32 MiB L3 of this project's machines a
 # size adds passes, not behaviour: a 1 GiB case reads 3 GiB at least (3 processes x
-# warm-up, calibration and 2 reps), ~2 minutes of the full profile with making its data;
-# the default keeps 256 MiB of text and stops the other kinds at 16 MiB.
+# warm-up, calibration and 2 reps). The full profile took 269 s here (2 cores), 190 s
+# of it on the 256 MiB and 1 GiB data, which take 44 s to make once; the default keeps
+# 256 MiB of text, stops the other kinds at 16 MiB, and took 56-77 s.
 SIZES = {
     "quick": {"text": (MiB, 4 * MiB), "binary": (MiB,), "random": (MiB,)},
     "default": {"text": (MiB, 16 * MiB, 256 * MiB), "binary": (MiB, 16 * MiB),
