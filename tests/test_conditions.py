@@ -49,7 +49,7 @@ class TwoPrograms(Experiment):
         return {}
 
     def run(self, ctx: Context) -> list[Case]:
-        outcomes = ctx.measure([Program(n, [n]) for n in ("A", "B")])
+        outcomes = ctx.measure([Program([n], key=n) for n in ("A", "B")])
         return [c for n in ("A", "B")
                 for c in cases_from_outcome(outcomes[n], lambda x: x, None, {}, [n])]
 

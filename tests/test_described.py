@@ -303,7 +303,7 @@ FASTER = "[[claims]]\nkind = 'faster'\nvariant = 'a'\nthan = 'b'\n"
     (BASE + "[[claims]]\nkind = 'faster'\nvariant = 'a'\nthan = 'b'\nmetric = 'speed'\n",
      "claims[0].metric", "a metric (time, tsc"),
     (BASE + "[[claims]]\nkind = 'slower'\nvariant = 'a'\n", "claims[0].kind",
-     "one of faster, no-instruction, at-most, at-least"),
+     "one of faster, within, no-instruction, at-most, at-least"),
     (BASE + "[[claims]]\nkind = 'no-instruction'\nvariant = 'b'\ninstruction = 'div'\n",
      "claims[0].variant", "a variant with hot functions"),
     (BASE + "[[claims]]\nkind = 'at-most'\nvariant = 'a'\nmetric = 'tsc'\n",

@@ -104,3 +104,48 @@ def test_a_claim_with_where_is_judged_on_the_cases_it_names_alone():
     v = judge(at_4096, cases[2:], Evidence())
     assert v.verdict == "unmeasurable"
     assert "n=4096" in v.evidence and "its cases have: n=1048576" in v.evidence
+
+
+def test_several_peers_are_judged_against_the_fastest_in_each_build():
+    # b is 2x slower than a, c only as fast: against the fastest peer a leads by ~1.
+    cases = [_case("a", "O2", FAST), _case("b", "O2", SLOW), _case("c", "O2", SAME)]
+    one = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc")
+    assert judge(one, cases, Evidence()).verdict == "confirmed"
+    both = ClaimSpec("faster", "a", "a beats all", than=("b", "c"), by=1.5, metric="tsc")
+    v = judge(both, cases, Evidence())
+    assert v.verdict == "refuted" and "against c" in v.evidence
+    assert "the fastest of b or c" in v.evidence
+
+
+def test_over_averages_a_parameter_into_one_ratio_per_build():
+    cases = [_case(v, "O2", t, params={"program": p})
+             for p in ("fib", "sieve") for v, t in (("a", FAST), ("b", SLOW))]
+    claim = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc",
+                      over="program")
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
+    assert "geometric mean over program" in v.evidence
+
+
+def test_within_is_confirmed_inside_the_band_and_refuted_wholly_outside():
+    near = [_case("a", "O2", FAST), _case("b", "O2", FAST)]
+    little = ClaimSpec("within", "a", "changes little", than="b", by=0.1, metric="tsc")
+    assert judge(little, near, Evidence()).verdict == "confirmed"
+    far = [_case("a", "O2", FAST), _case("b", "O2", SLOW)]
+    assert judge(little, far, Evidence()).verdict == "refuted"
+
+
+def test_a_failed_precondition_skips_the_build_and_says_why():
+    from cpulab.claims import Requirement
+
+    def sites(case, n):
+        case.metrics["sites"] = Metric.exact(n, "sites", "asm")
+        return case
+
+    cases = [sites(_case("a", "O2", FAST), 2), sites(_case("b", "O2", SLOW), 1),
+             sites(_case("a", "O3", FAST), 2), sites(_case("b", "O3", SLOW), 3)]
+    claim = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc",
+                      requires=(Requirement("b", "sites", "==", 1),))
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
+    assert "precondition fails: gcc-12 -O3 (b's sites == 1 (3))" in v.evidence

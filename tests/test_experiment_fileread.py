@@ -373,7 +373,7 @@ def over_rounds(*extras: list[dict]) -> Outcome:
         return 0, "\n".join(json.dumps(x) for x in lines)
 
     runner = FakeRunner(script)
-    return run_interleaved([Program("p", ["fileread"])], runner, len(extras), 1)["p"]
+    return run_interleaved([Program(["fileread"], key="p")], runner, len(extras), 1)["p"]
 
 
 def test_extra_lines_of_every_process_count():

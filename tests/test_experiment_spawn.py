@@ -106,7 +106,7 @@ def test_children_lines_pair_with_the_reps_of_their_own_round():
         return 0, "\n".join(json.dumps(x) for x in lines)
 
     runner = FakeRunner(script)
-    outcome = run_interleaved([Program("a", ["spawn"])], runner, rounds=3, timeout=1)["a"]
+    outcome = run_interleaved([Program(["spawn"], key="a")], runner, rounds=3, timeout=1)["a"]
     lines = spawn.children_per_rep(outcome.output, "a")
     assert [(x.round, x["minflt"]) for x in lines] == [(0, 0), (0, 1), (1, 10), (1, 11),
                                                        (2, 20), (2, 21)]

@@ -110,7 +110,7 @@ def _noisy(clock: _Clock):
 
 
 def _rounds(ctx: Context) -> int:
-    out = ctx.measure([Program("A", ["A"]), Program("B", ["B"])])
+    out = ctx.measure([Program(["A"], key="A"), Program(["B"], key="B")])
     return len({r.round for r in out["A"].output.reps})
 
 

@@ -80,8 +80,8 @@ def test_measuring_and_counting_phases_say_their_totals(monkeypatch):
     rec = Recorder()
     quick = PROFILES["quick"]
     ctx = Context(quick, [], reporter=rec)
-    ctx.measure([Program("a", ["a"]), Program("b", ["b"])], rounds=3)
-    ctx.measure([Program("c", ["c"])])
+    ctx.measure([Program(["a"], key="a"), Program(["b"], key="b")], rounds=3)
+    ctx.measure([Program(["c"], key="c")])
     assert rec.counted() == [("measuring 2 programs, 3 rounds", 6, 6),
                              ("measuring 1 program, 3-5 rounds", 5, 5)]
 
@@ -95,11 +95,11 @@ def test_a_budgeted_measurement_says_the_time_left(monkeypatch):
     now = [0.0]
     rec = Recorder()
     ctx = Context(PROFILES["default"], [], reporter=rec, budget_s=150, clock=lambda: now[0])
-    ctx.measure([Program("a", ["a"])])
+    ctx.measure([Program(["a"], key="a")])
     now[0] = 100.0
-    ctx.measure([Program("a", ["a"])], rounds=3)  # fixed rounds: no budget to speak of
+    ctx.measure([Program(["a"], key="a")], rounds=3)  # fixed rounds: no budget to speak of
     now[0] = 151.0
-    ctx.measure([Program("a", ["a"])])
+    ctx.measure([Program(["a"], key="a")])
     assert [label for label, *_ in rec.counted()] == [
         "measuring 1 program, 6-20 rounds (time budget: 2:30 left)",
         "measuring 1 program, 3 rounds",

@@ -46,7 +46,7 @@ class Script:
 
 
 def _programs(*names: str) -> list[Program]:
-    return [Program(n, [n, "--reps", "2"]) for n in names]
+    return [Program([n, "--reps", "2"], key=n) for n in names]
 
 
 def test_variants_run_interleaved_round_by_round():

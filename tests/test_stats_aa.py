@@ -51,7 +51,7 @@ class NoisyKernel:
 
 
 def _run(seed: int, profile: Profile, slower: float = 1.0) -> RunRecord:
-    programs = [Program(f"p{n}", [f"p{n}"]) for n in range(CASES)]
+    programs = [Program([f"p{n}"], key=f"p{n}") for n in range(CASES)]
     outcomes = run_interleaved(programs, FakeRunner(NoisyKernel(seed, profile.reps, slower)),
                                profile.rounds, timeout=1, until=profile.until())
     cases = [c for p in programs

@@ -209,6 +209,21 @@ def first_error(text: str) -> str:
     return next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
 
 
+def cases_of(program: Program, outcome: Outcome,
+             variant_of: Callable[[str], str] | None = None,
+             case_names: Sequence[str] = ()) -> list[Case]:
+    """The cases a program measured, of its variant, build and parameters: one per case
+    its output has (each its own variant where the program names none, through
+    `variant_of` where given), or one failed case per expected name."""
+    if program.variant is not None:
+        def of(_: str) -> str:
+            return program.variant  # type: ignore[return-value]
+    else:
+        of = variant_of or (lambda name: name)
+    names = case_names or ([program.variant] if program.variant else ())
+    return cases_from_outcome(outcome, of, program.build, program.params, names)
+
+
 def cases_from_outcome(
     outcome: Outcome, variant_of: Callable[[str], str], build_info: dict | None, params: dict,
     case_names: Sequence[str] = (),

@@ -52,3 +52,12 @@ def matrix(
     out = [BuildConfig(tc, o) for tc in tcs for o in (opts[:1] if tc.family == "go" else opts)]
     out += [BuildConfig(tc, o, pgo=True) for tc in tcs if tc.family != "go" for o in pgo_opts]
     return out
+
+
+def label_of(build: dict | None) -> str:
+    """A build's label from its record (`BuildConfig.as_dict()`): "gcc-12 -O2", "-" for
+    none (a peer the lab did not build)."""
+    if not build:
+        return "-"
+    s = f"{build['compiler']} {build['flags']}".strip()  # Go: no flags
+    return s + " +pgo" if build.get("pgo") else s

@@ -2,19 +2,47 @@
 user's described one: what is claimed (`kind`), of which variant, against what, on which
 metric and cases. `claims.judge` turns a claim and a run's cases into a verdict.
 
-Kinds: `faster` (variant against `than`, reaching the ratio `by`), `no-instruction` (a
-category or mnemonic absent from the hot functions), `at-most` / `at-least` (a figure
-against a bound). `metric` names a metric, or CYCLES for the best cycle-like figure
-both cases have (PMU cycles, else TSC ticks, else time).
+Kinds: `faster` (variant against `than`, reaching the ratio `by`), `within` (the ratio
+of variant and `than` within `by` of 1 either way: "changes little"), `no-instruction`
+(a category or mnemonic absent from the hot functions), `at-most` / `at-least` (a
+figure against a bound). `metric` names a metric, or CYCLES for the best cycle-like
+figure both cases have (PMU cycles, else TSC ticks, else time).
+
+`than` may name several variants: each comparison is then against the fastest of them
+in that build and parameter set (the strongest peer there), and the evidence names it.
+`over` names a parameter whose values a comparison averages (a geometric mean paired
+by round: "over the programs"). `requires` states what must hold of a case before it
+is compared at all (a shared dispatch has one indirect jump); cases without it are
+skipped and listed, never judged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "no-instruction", "at-most", "at-least")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A precondition on the cases of `variant`: its exact `metric` compared by `op`
+    ("==", "<=", ">=") with `value`."""
+
+    variant: str
+    metric: str
+    op: str
+    value: float
+
+    def holds(self, figure: float | None) -> bool:
+        if figure is None:
+            return False
+        return {"==": figure == self.value, "<=": figure <= self.value,
+                ">=": figure >= self.value}[self.op]
+
+    def __str__(self) -> str:
+        return f"{self.variant}'s {self.metric} {self.op} {self.value:g}"
 
 
 @dataclass(frozen=True)
@@ -22,8 +50,9 @@ class ClaimSpec:
     kind: str  # one of CLAIM_KINDS
     variant: str
     text: str  # the claim as the reader sees it
-    than: str | None = None  # faster: the variant compared against
-    by: float = 1.0  # faster: the ratio to reach
+    # faster/within: the variant compared against, or several (the fastest of them)
+    than: str | tuple[str, ...] | None = None
+    by: float = 1.0  # faster: the ratio to reach; within: the tolerance (0.05: 5%)
     metric: str = "tsc"
     builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
     instruction: str | None = None  # no-instruction: a category or a mnemonic
@@ -31,7 +60,16 @@ class ClaimSpec:
     # faster/at-most/at-least: only the cases whose parameters take one of these values
     # (as the kernel gets them: "4096"); empty, every case.
     where: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    over: str | None = None  # faster/within: a parameter averaged over (geometric mean)
+    requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
     seed: str | None = None  # what the seed reported, shown beside the verdict
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        """The variants a faster/within claim compares against."""
+        if self.than is None:
+            return ()
+        return (self.than,) if isinstance(self.than, str) else tuple(self.than)
 
     def applies_to(self, params: dict) -> bool:
         """Whether a case with these parameters (a record's: 4096 as a number) is one

@@ -317,6 +317,23 @@ class _Reader:
             out[k] = tuple(str(x) for x in values)
         return out
 
+    def peers(self, c: dict, where: str, name: str,
+              variants: list[str]) -> str | tuple[str, ...]:
+        """A claim's `than`: a variant, or a list of them (compared against the fastest
+        of them in each build and parameter set); never the claim's own."""
+        raw = self.get(c, "than", f"{where}.than", (str, list), "a variant name, or a "
+                       "list of them", required=True)
+        names = raw if isinstance(raw, list) else [raw]
+        if not names:
+            raise self.fail(f"{where}.than", "a variant name, or a list of them", raw)
+        for v in names:
+            if v == name:
+                raise self.fail(f"{where}.than", "a variant other than the claim's own", v)
+            if v not in variants:
+                raise self.fail(f"{where}.than", "a variant of this experiment "
+                                f"({', '.join(variants)})", v)
+        return raw if isinstance(raw, str) else tuple(names)
+
     def claim(self, c: Any, i: int, variants: list[str],
               params: dict[str, tuple[str, ...]]) -> ClaimSpec:
         where = f"claims[{i}]"
@@ -327,7 +344,8 @@ class _Reader:
         if kind not in CLAIM_KINDS:
             raise self.fail(f"{where}.kind", f"one of {', '.join(CLAIM_KINDS)}", kind)
         # `where` limits measured claims; machine code is the same for every parameter.
-        fields = {"faster": ("than", "by", "metric", "builds", "where"),
+        fields = {"faster": ("than", "by", "metric", "builds", "where", "over"),
+                  "within": ("than", "by", "metric", "builds", "where", "over"),
                   "no-instruction": ("instruction",),
                   "at-most": ("metric", "value", "builds", "where"),
                   "at-least": ("metric", "value", "builds", "where")}[kind]
@@ -350,18 +368,32 @@ class _Reader:
             raise self.fail(f"{where}.metric", f"a metric ({', '.join(METRICS)})", metric)
         only = self.claim_where(c, f"{where}.where", params)
         scope = f" where {where_text(only)}" if only else ""
-        if kind == "faster":
-            than = variant("than")
-            if than == name:
-                raise self.fail(f"{where}.than", "a variant other than the claim's own", than)
-            by = self.get(c, "by", f"{where}.by", (int, float), "a ratio > 0 (1.2: 20% "
-                          "faster)", 1.0)
-            if by <= 0:
-                raise self.fail(f"{where}.by", "a ratio > 0 (1.2: 20% faster)", by)
-            text = text or (f"{name} is at least {by:g}x as fast as {than} on {metric} in "
+        if kind in ("faster", "within"):
+            than = self.peers(c, where, name, variants)
+            over = self.get(c, "over", f"{where}.over", str, "a parameter of [params]", None)
+            if over is not None and over not in params:
+                raise self.fail(f"{where}.over", f"a parameter of [params] ({', '.join(params)})"
+                                if params else "no `over`: [params] sweeps nothing", over)
+            if kind == "faster":
+                by = self.get(c, "by", f"{where}.by", (int, float), "a ratio > 0 (1.2: 20% "
+                              "faster)", 1.0)
+                if by <= 0:
+                    raise self.fail(f"{where}.by", "a ratio > 0 (1.2: 20% faster)", by)
+            else:
+                by = self.get(c, "by", f"{where}.by", (int, float), "a tolerance between 0 "
+                              "and 1 (0.05: within 5%)", required=True)
+                if not 0 < by < 1:
+                    raise self.fail(f"{where}.by", "a tolerance between 0 and 1 (0.05: "
+                                    "within 5%)", by)
+            peers = " or ".join(than) if isinstance(than, tuple) else than
+            mean = f", geometric mean over {over}" if over else ""
+            text = text or (f"{name} is at least {by:g}x as fast as {peers} on {metric}"
+                            f"{mean} in {builds} build and parameter{scope}"
+                            if kind == "faster" else
+                            f"{name} is within {by:.0%} of {peers} on {metric}{mean} in "
                             f"{builds} build and parameter{scope}")
             return ClaimSpec(kind, name, text, than=than, by=float(by), metric=metric,
-                             builds=builds, where=only)
+                             builds=builds, where=only, over=over)
         if kind == "no-instruction":
             ins = self.get(c, "instruction", f"{where}.instruction", str,
                            f"an instruction category ({', '.join(CATEGORIES)}) or a "

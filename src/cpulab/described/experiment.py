@@ -70,8 +70,8 @@ class DescribedExperiment(Experiment):
                          for cfg in ctx.configs)
         grid = self.description.param_grid(ctx.profile.quick)
         self.plots = self._plots(grid)  # this run's figures: what its grid sweeps
-        programs = [Program(_key(a, p), [str(a.path), *ctx.profile.harness_args(),
-                                         *_param_args(p)])
+        programs = [Program([str(a.path), *ctx.profile.harness_args(),
+                                         *_param_args(p)], key=_key(a, p))
                     for a in arts if a.ok for p in grid]
         outcomes = ctx.measure(programs)
         counts = self._callgrind(ctx, [a for a in arts if a.ok], grid, outcomes)

@@ -19,7 +19,7 @@ from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target
 from cpulab.claims import CYCLES, ClaimSpec
-from cpulab.context import Context, cases_from_outcome
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
@@ -105,25 +105,25 @@ class Alloc(Experiment):
         arts = ctx.build((self.target(), cfg) for cfg in ctx.configs)
         built = [a for a in arts if a.ok]
         plan = heap_plan(QUICK_SIZES if ctx.profile.quick else SIZES)
-        programs = [Program(_key(a, size, heap), [
-            str(a.path), "--param", f"size={size}", "--param",
-            f"mmap_threshold={FRESH_THRESHOLD if heap == FRESH else 0}",
-            *ctx.profile.harness_args()]) for a in built for size, heap in plan]
-        outcomes = ctx.measure(programs)
+        programs = {a.path: [Program(
+            [str(a.path), "--param", f"size={size}", "--param",
+             f"mmap_threshold={FRESH_THRESHOLD if heap == FRESH else 0}",
+             *ctx.profile.harness_args()],
+            build=a.config.as_dict(), params={"size": size, "heap": heap})
+            for size, heap in plan] for a in built}
+        outcomes = ctx.measure([p for ps in programs.values() for p in ps])
 
         cases: list[Case] = []
         for a in arts:
-            build = a.config.as_dict()
             if not a.ok:
-                cases += [Case(v, build, error=f"build failed: {a.error}") for v in VARIANTS]
+                cases += [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
+                          for v in VARIANTS]
                 continue
             zeroing = self._zeroing(a)
-            for size, heap in plan:
-                params = {"size": size, "heap": heap}
-                found = cases_from_outcome(outcomes[_key(a, size, heap)], lambda n: n, build,
-                                           params, VARIANTS)
+            for p in programs[a.path]:
+                found = cases_of(p, outcomes[p.key], case_names=VARIANTS)
                 for case in found:
-                    if size == SEED_SIZE:
+                    if p.params["size"] == SEED_SIZE:
                         _add_zeroing(case, zeroing)
                 cases += found
         return cases
@@ -169,10 +169,6 @@ def _add_zeroing(case: Case, zeroing: dict[str, dict[str, int]] | str) -> None:
         mix["rep-stos"] + mix["rep-movs"] + mix["vector-moves"], "bulk-insns", "asm")
     for k, v in mix.items():
         case.metrics[f"asm {k}"] = Metric.exact(v, "instructions", "asm")
-
-
-def _key(a: Artifact, size: int, heap: str) -> str:
-    return f"{a.config.label}|{size}|{heap}"
 
 
 EXPERIMENT = Alloc()

@@ -131,7 +131,7 @@ class Divide(Experiment):
                 for op in OPS:
                     params = {"divisor": a.target.meta["divisor"], "type": t, "op": op}
                     jobs.append((a, params, _key(a, f"{t}-{op}")))
-        programs = [Program(key, [str(a.path), *args, *_param_args(a, params)])
+        programs = [Program([str(a.path), *args, *_param_args(a, params)], key=key)
                     for a, params, key in jobs]
         outcomes = ctx.measure(programs)
 

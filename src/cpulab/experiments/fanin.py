@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from cpulab.build import BuildError, Target, go_build
 from cpulab.claims import ClaimSpec
-from cpulab.context import Context, cases_from_outcome
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.measure.schedule import Program
 from cpulab.results import Case, PlotSpec, SeedTable
@@ -84,15 +84,13 @@ class FanIn(Experiment):
                 cases += [Case(w, build, {"n": n, "procs": p}, error=f"build failed: {e}")
                           for w in WAYS for n in ns for p in PROCS]
                 continue
-            programs = [Program(f"{cfg.label}|{n}|{p}", [
-                str(exe), "--param", f"n={n}", "--param", f"messages={max(1, total // n)}",
-                "--param", f"procs={p}", "--cpu", "-1", *ctx.profile.harness_args()])
-                for n in ns for p in PROCS]
+            programs = [Program(
+                [str(exe), "--param", f"n={n}", "--param", f"messages={max(1, total // n)}",
+                 "--param", f"procs={p}", "--cpu", "-1", *ctx.profile.harness_args()],
+                build=build, params={"n": n, "procs": p}) for n in ns for p in PROCS]
             outcomes = ctx.measure(programs)
-            for n in ns:
-                for p in PROCS:
-                    cases += cases_from_outcome(outcomes[f"{cfg.label}|{n}|{p}"], lambda w: w,
-                                                build, {"n": n, "procs": p}, WAYS)
+            for p in programs:
+                cases += cases_of(p, outcomes[p.key], case_names=WAYS)
         return cases
 
 

@@ -139,7 +139,8 @@ def _program_cases(a: Artifact) -> dict[str, list[str]]:
 
 
 def _programs(a: Artifact, harness_args: list[str]) -> list[Program]:
-    return [Program(key, [str(a.path), *harness_args, *(f for n in names for f in ("--case", n))])
+    return [Program([str(a.path), *harness_args, *(f for n in names for f in ("--case", n))],
+                    key=key)
             for key, names in _program_cases(a).items()]
 
 

@@ -98,8 +98,8 @@ class PageFault(Experiment):
         runnable = [c for c in CASES if not (c == "thp-write" and thp_refusal)]
         built = [a for a in arts if a.ok]
         # One process per case: a kernel feature refused fails that case, not the others.
-        programs = [Program(_key(c, a), [str(a.path), "--case", c, *_params(c),
-                                         *ctx.profile.harness_args()])
+        programs = [Program([str(a.path), "--case", c, *_params(c),
+                                         *ctx.profile.harness_args()], key=_key(c, a))
                     for a in built for c in runnable]
         outcomes = ctx.measure(programs)
 

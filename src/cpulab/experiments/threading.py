@@ -92,7 +92,7 @@ class Threading(Experiment):
     def run(self, ctx: Context) -> list[Case]:
         arts = ctx.build((self.target(t), cfg) for cfg in ctx.configs for t in TECHNIQUES)
         built = [a for a in arts if a.ok]
-        programs = [Program(_key(a), [str(a.path), *ctx.profile.harness_args()]) for a in built]
+        programs = [Program([str(a.path), *ctx.profile.harness_args()], key=_key(a)) for a in built]
         outcomes = ctx.measure(programs)
         counts = ctx.callgrind(
             {_key(a): _argv_for(a) for a in built}, CALLGRIND_ITERS, DISPATCHES_PER_ITER,

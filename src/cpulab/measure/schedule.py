@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from cpulab.build.config import label_of
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutput, KernelOutputError, parse
 from cpulab.measure.process_stats import ProcessStats
@@ -34,11 +35,24 @@ from cpulab.measure.stats import Sample, relative_halfwidth
 
 @dataclass
 class Program:
-    key: str
+    """One process to run in rounds, and what its figures are of: the variant (None:
+    each case the program prints is a variant of that name), the build (its record,
+    `BuildConfig.as_dict()`; None where the lab built nothing) and the parameters. Its
+    cases are made from these (`context.cases_of`), never parsed back out of a name."""
+
     argv: list[str]
+    variant: str | None = None
+    build: dict | None = None
+    params: dict = field(default_factory=dict)
     env: dict = field(default_factory=dict)
     # what the program prints: "harness" JSON lines, or "gobench" (go test -bench)
     output: str = "harness"
+    key: str = ""  # unique within a run; made from the rest when not given
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+            self.key = f"{self.variant or '*'}|{label_of(self.build)}|{params}"
 
 
 @dataclass

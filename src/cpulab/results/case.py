@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cpulab.build.config import label_of
 from cpulab.measure.metrics import Metric
 from cpulab.results.conditions import CaseConditions
 
@@ -28,10 +29,7 @@ class Case:
 
     @property
     def build_label(self) -> str:
-        if not self.build:
-            return "-"
-        s = f"{self.build['compiler']} {self.build['flags']}".strip()  # Go: no flags
-        return s + " +pgo" if self.build.get("pgo") else s
+        return label_of(self.build)
 
     def value(self, metric: str) -> float | None:
         m = self.metrics.get(metric)

@@ -133,28 +133,28 @@ class Bigdec(Experiment):
         jobs: list[tuple[str, Program, dict | None, list[str]]] = []
         for a in built:
             key = f"{a.config.label}|{SEED_BITS}"
-            jobs.append((key, Program(key, [str(a.path), *args, "--param",
-                                            f"bits={SEED_BITS}"]),
+            jobs.append((key, Program([str(a.path), *args, "--param",
+                                            f"bits={SEED_BITS}"], key=key),
                          a.config.as_dict(), list(SEED_CASES)))
             for bits in sweep:
                 key = f"{a.config.label}|{bits}"
                 cases = [arg for c in SWEEP_CASES for arg in ("--case", c)]
-                jobs.append((key, Program(key, [str(a.path), *args, "--param", f"bits={bits}",
-                                                *cases]),
+                jobs.append((key, Program([str(a.path), *args, "--param", f"bits={bits}",
+                                                *cases], key=key),
                              a.config.as_dict(), list(SWEEP_CASES)))
         for label, libdir in gmp_libdirs(ctx).items():
             for a in built:
                 for bits in sweep:
                     key = f"{a.config.label}|gmp@{label}|{bits}"
-                    jobs.append((key, Program(key, [str(a.path), *args, "--param",
+                    jobs.append((key, Program([str(a.path), *args, "--param",
                                                     f"bits={bits}", "--case", GMP],
-                                              env={"LD_LIBRARY_PATH": str(libdir)}),
+                                              env={"LD_LIBRARY_PATH": str(libdir)}, key=key),
                                  a.config.as_dict(), [GMP]))
         for bits in (b for b in sweep if b <= py_max):
             key = f"cpython|{bits}"
-            jobs.append((key, Program(key, [sys.executable, "-m",
+            jobs.append((key, Program([sys.executable, "-m",
                                             "cpulab.experiments.bigdec.cpython", "--bits",
-                                            str(bits), *args]), None, ["cpython"]))
+                                            str(bits), *args], key=key), None, ["cpython"]))
         outcomes = ctx.measure([p for _, p, _, _ in jobs])
 
         code = {a.config.label: _div_counts(a) for a in built}

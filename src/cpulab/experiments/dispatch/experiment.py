@@ -145,7 +145,7 @@ class Dispatch(Experiment):
         pairs = [(self.target(t), cfg) for cfg in ctx.configs for t in self.techniques_for(cfg)]
         arts = ctx.build(pairs)
         built = [a for a in arts if a.ok]
-        outcomes = ctx.measure([Program(_key(a), [str(a.path), *ctx.profile.harness_args()])
+        outcomes = ctx.measure([Program([str(a.path), *ctx.profile.harness_args()], key=_key(a))
                                 for a in built])
         counts = self._callgrind(ctx, built)
         model = self._model(ctx)

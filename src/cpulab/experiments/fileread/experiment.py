@@ -200,7 +200,7 @@ class FileRead(Experiment):
                 args = ["--param", f"path={path}", "--param", f"sum={total}", "--param",
                         f"cache={cache}", "--reps", str(plan.reps), "--target-ms",
                         str(ctx.profile.target_ms)]
-                programs = [Program(_key(a, size, cache), [str(a.path), *args])
+                programs = [Program([str(a.path), *args], key=_key(a, size, cache))
                             for a in built]
                 outcomes = ctx.measure(programs, rounds=plan.rounds)
                 for a in built:

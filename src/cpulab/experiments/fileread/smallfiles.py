@@ -90,7 +90,7 @@ def _measure_size(ctx: Context, built: list[Artifact], scratch: Path, size: int)
                     f"size={size}", "--param", f"sum={testfile.expected_sum(n * size)}",
                     "--param", f"cache={cache}", "--reps", str(reps), "--target-ms",
                     str(ctx.profile.target_ms)]
-            programs = [Program(_key(a, size, cache), [str(a.path), *args]) for a in built]
+            programs = [Program([str(a.path), *args], key=_key(a, size, cache)) for a in built]
             outcomes = ctx.measure(programs, rounds=rounds)
             for a in built:
                 cases += cases_of(outcomes[_key(a, size, cache)], a.config.as_dict(), params,

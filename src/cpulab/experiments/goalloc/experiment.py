@@ -74,10 +74,11 @@ class GoAlloc(Experiment):
                           for v in WAYS.values() for n in SIZES.values()]
                 continue
             ms = ctx.profile.target_ms * 5  # b.N calibration wants a longer run than ours
-            programs = [Program(f"{cfg.label}|{benchmark(w, s)}", [
+            programs = [Program([
                 str(exe), "-test.run", "^$", "-test.bench", f"^Benchmark{benchmark(w, s)}$",
                 "-test.benchmem", "-test.count", str(ctx.profile.reps),
-                "-test.benchtime", f"{ms}ms"], output="gobench")
+                "-test.benchtime", f"{ms}ms"], output="gobench",
+                key=f"{cfg.label}|{benchmark(w, s)}")
                 for s in SIZES for w in WAYS]
             outcomes = ctx.measure(programs)
             for s, n in SIZES.items():

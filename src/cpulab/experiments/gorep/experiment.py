@@ -212,10 +212,10 @@ def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], reps: int) 
     f = argv_dir / (key.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
     f.write_text("\n".join(argv) + "\n")
     out = argv_dir / "output.txt"  # not /dev/null: GNU grep and ugrep stop at a first match
-    return Program(key, [str(timer), "--case", "command", "--param", f"command={f}",
+    return Program([str(timer), "--case", "command", "--param", f"command={f}",
                          "--param", f"stdout={out}",
                          "--iters", "1", "--reps", str(reps), "--cpu", "-1"],
-                   env=dict(commands.ENV))
+                   env=dict(commands.ENV), key=key)
 
 
 def _names_commands(exe: str, tree: Path) -> dict[str, list[str]]:

@@ -143,7 +143,7 @@ class GzWrap(Experiment):
                         str(ctx.profile.target_ms), "--param", f"gz={path}",
                         "--param", f"recompress={int(size <= RECOMPRESS_MAX)}"]
                 key = f"{a.config.label}|{kind}|{size}"
-                groups.setdefault((rounds, reps), []).append((Program(key, argv), a, params))
+                groups.setdefault((rounds, reps), []).append((Program(argv, key=key), a, params))
         for (rounds, _), group in sorted(groups.items()):
             outcomes = ctx.measure([p for p, _, _ in group], rounds=rounds)
             for program, a, params in group:

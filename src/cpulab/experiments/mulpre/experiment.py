@@ -204,7 +204,7 @@ def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool,
         argv += ["--param", "gmp_peers=" + ",".join(f"{k}:{v}" for k, v in peers.items())]
     if main and mcl is not None:
         argv += ["--param", f"mcl_peer={mcl}"]
-    return Program(_key(a, mode), argv)
+    return Program(argv, key=_key(a, mode))
 
 
 def _key(a: Artifact, mode: str = THROUGHPUT) -> str:

@@ -205,13 +205,14 @@ class Protobuf(Experiment):
         programs = []
         for opt in dict.fromkeys(i.config.opt for i in loaded):
             spec = ",".join(f"{i.label}={built[i].path}" for i in loaded if i.config.opt == opt)
-            programs.append(Program(f"pb_bench|{opt}", [
+            programs.append(Program([
                 str(kernel.path), "--param", f"manifest={manifest}", "--param", f"impls={spec}",
-                "--param", f"decoders={decoders}", *ctx.profile.harness_args()]))
-        programs.append(Program(UPB_LABEL, [
+                "--param", f"decoders={decoders}", *ctx.profile.harness_args()],
+                key=f"pb_bench|{opt}"))
+        programs.append(Program([
             sys.executable, "-m", "cpulab.experiments.protobuf.upb", "--manifest",
             str(manifest), "--reps", str(ctx.profile.reps),
-            "--target-ms", str(ctx.profile.target_ms)]))
+            "--target-ms", str(ctx.profile.target_ms)], key=UPB_LABEL))
         return programs
 
     # ---- evidence from the machine code ------------------------------------------------

@@ -129,14 +129,14 @@ class Spawn(Experiment):
         spawn_args = ["--param", f"child={child}"] if child else []
         if dynamic.ok:
             spawn_args += ["--param", f"child_dynamic={dynamic.path}"]
-        programs = [Program(_key(a), [str(a.path), *spawn_args,
-                                      *ctx.profile.harness_args()]) for a in built]
+        programs = [Program([str(a.path), *spawn_args,
+                                      *ctx.profile.harness_args()], key=_key(a)) for a in built]
         for (project, tool), rebuild in rebuilds.items():
             argv_file = scratch / f"noop-{project}-{tool}.argv"
             argv_file.write_text("\n".join(rebuild.argv) + "\n")
-            programs += [Program(_key(a, tool, project), [
+            programs += [Program([
                 str(a.path), "--case", "command", "--param", f"command={argv_file}",
-                *ctx.profile.harness_args()]) for a in built[:1]]
+                *ctx.profile.harness_args()], key=_key(a, tool, project)) for a in built[:1]]
         before = {k: r.outputs_state() for k, r in rebuilds.items()}
         outcomes = ctx.measure(programs)
 

@@ -1,0 +1,38 @@
+"""`at-most` / `at-least`: the variant's median against a bound, with its 95% interval
+over processes (`stats.ratio_to`); an exact figure (callgrind, asm) is compared as it
+is."""
+
+from __future__ import annotations
+
+from cpulab.claims.cases import group_of, missing, tally_verdict, where_of
+from cpulab.claims.spec import ClaimSpec
+from cpulab.measure import stats
+from cpulab.results import Case, Verdict
+from cpulab.results.tally import Tally
+
+
+def bound(claim: ClaimSpec, cases: list[Case]) -> Verdict:
+    assert claim.value is not None
+    at_most = claim.kind == "at-most"
+    tally, rows = Tally(), []
+    for c in cases:
+        if c.variant != claim.variant or c.error or claim.metric not in c.metrics:
+            continue
+        m = c.metrics[claim.metric]
+        if claim.value > 0:  # the level's 95% interval over processes, in its own unit
+            r = stats.ratio_to(m.sample, claim.value)
+            lo, hi = r.low * claim.value, r.high * claim.value
+        else:
+            lo, hi = min(m.sample.values), max(m.sample.values)
+        tally.n += 1
+        tally.above += hi <= claim.value if at_most else lo >= claim.value
+        tally.below += lo > claim.value if at_most else hi < claim.value
+        rows.append(f"{where_of(group_of(c))}: {m.median:.4g} {m.unit}"
+                    + ("" if lo == hi else f" [{lo:.4g}, {hi:.4g}]" if hi < float("inf")
+                       else f" [no interval: {r.why}]"))
+    if not tally.n:
+        return Verdict(claim.text, "unmeasurable", missing(cases, claim.variant, claim.metric))
+    word = "at most" if at_most else "at least"
+    head = (f"{claim.metric} of {claim.variant} {word} {claim.value:g} in {tally.above} "
+            f"of {tally.n} (95% interval), past it in {tally.below}")
+    return Verdict(claim.text, tally_verdict(tally, claim.builds), head + "; " + "; ".join(rows))

@@ -1,0 +1,39 @@
+"""What every kind of claim reads from a run's cases: the groups a comparison pairs
+cases by (build and parameters), where a figure is missing and why, and how a tally of
+groups becomes a verdict."""
+
+from __future__ import annotations
+
+from cpulab.results import Case
+from cpulab.results.tally import Tally
+
+Group = tuple[str, str]  # build label, parameters as text
+
+
+def group_of(case: Case, without: str | None = None) -> Group:
+    """What a comparison pairs cases by: the build and the parameters (less `without`,
+    a parameter the comparison averages over)."""
+    params = ", ".join(f"{k}={v}" for k, v in sorted(case.params.items()) if k != without)
+    return case.build_label, params
+
+
+def where_of(group: Group) -> str:
+    return f"{group[0]}, {group[1]}" if group[1] else group[0]
+
+
+def missing(cases: list[Case], variant: str, metric: str) -> str:
+    """Why no case of the variant has the metric: the first reason a case gives."""
+    for c in cases:
+        if c.variant != variant:
+            continue
+        if c.error:
+            return f"{variant} {c.build_label}: {c.error.splitlines()[0]}"
+        if metric in c.unavailable:
+            u = c.unavailable[metric]
+            return f"{metric} unavailable ({u.get('source', '?')}): {u.get('reason', '?')}"
+    return f"no case of {variant} has {metric}"
+
+
+def tally_verdict(tally: Tally, builds: str):
+    """"every" build and parameter set must reach the target, or "most" of them."""
+    return tally.every() if builds == "every" else tally.majority()

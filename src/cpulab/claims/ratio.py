@@ -1,0 +1,125 @@
+"""`faster` and `within`: the speed-up of `variant` over its peer (than/variant for a
+cost per unit, variant/than for a rate), in each build and parameter set, with its 95%
+interval over processes.
+
+- Several peers: the one the variant leads by least in that set, the fastest there,
+  and the evidence names it; a peer missing from a set is not a comparison.
+- `over`: the speed-up is the geometric mean over that parameter's values, paired by
+  round (`stats.geomean_ratio`): one figure per build and remaining parameters.
+- `requires`: a set where a precondition fails (a shared dispatch with more than one
+  indirect jump) is skipped and listed, not judged.
+
+`faster` weighs each interval against `by` (`results.tally`: "every" set must reach
+it, or "most"). `within` asks whether the interval lies inside [1/(1+by), 1+by]:
+confirmed when every (or most) interval does, refuted when one (or most) lies wholly
+outside.
+"""
+
+from __future__ import annotations
+
+from cpulab.claims.cases import Group, group_of, missing, tally_verdict, where_of
+from cpulab.claims.spec import CYCLES, ClaimSpec
+from cpulab.measure.stats import Ratio
+from cpulab.results import Case, Verdict
+from cpulab.results.ratios import cycle_metric, format_ratio, geomean_ratio
+from cpulab.results.tally import Tally
+
+
+def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
+    """build and parameters (less `over`) -> variant -> its cases there."""
+    wanted = {claim.variant, *claim.peers, *(r.variant for r in claim.requires)}
+    out: dict[Group, dict[str, list[Case]]] = {}
+    for c in cases:
+        if c.variant in wanted and not c.error:
+            out.setdefault(group_of(c, claim.over), {}).setdefault(c.variant, []).append(c)
+    return out
+
+
+def _speedup(claim: ClaimSpec, mine: list[Case], peer: list[Case]) -> tuple[str, Ratio] | None:
+    """(metric, the speed-up of `mine` over `peer`), paired by `over` value; None where
+    a metric or a pair is missing."""
+    key = (lambda c: c.params.get(claim.over)) if claim.over else (lambda c: None)
+    theirs = {key(c): c for c in peer}
+    pairs = [(a, theirs[key(a)]) for a in mine if key(a) in theirs]
+    if not pairs:
+        return None
+    every = [c for p in pairs for c in p]
+    metric = cycle_metric(*every) if claim.metric == CYCLES else claim.metric
+    if any(metric not in c.metrics for c in every):
+        return None
+    higher = pairs[0][0].metrics[metric].higher_is_better
+    return metric, geomean_ratio([(a.metrics[metric], b.metrics[metric]) if higher else
+                                  (b.metrics[metric], a.metrics[metric]) for a, b in pairs])
+
+
+def _unmet(claim: ClaimSpec, by_variant: dict[str, list[Case]]) -> list[str]:
+    """The preconditions this set fails, as the reader sees them."""
+    out = []
+    for req in claim.requires:
+        for c in by_variant.get(req.variant, []) or [None]:
+            figure = c.value(req.metric) if c is not None else None
+            if not req.holds(figure):
+                out.append(f"{req} ({'not measured' if figure is None else f'{figure:g}'})")
+                break
+    return out
+
+
+def _inside(r: Ratio, tolerance: float) -> tuple[bool, bool]:
+    """(the interval lies inside the band, it lies wholly outside it)."""
+    lo, hi = 1 / (1 + tolerance), 1 + tolerance
+    return (r.has_interval and lo <= r.low and r.high <= hi,
+            r.has_interval and (r.high < lo or r.low > hi))
+
+
+def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
+    tally, rows, skipped = Tally(), [], []
+    for g, by_variant in _sets(claim, cases).items():
+        if claim.variant not in by_variant:
+            continue
+        unmet = _unmet(claim, by_variant)
+        if unmet:
+            skipped.append(f"{where_of(g)} ({'; '.join(unmet)})")
+            continue
+        found = [(p, s) for p in claim.peers if p in by_variant
+                 and (s := _speedup(claim, by_variant[claim.variant], by_variant[p]))]
+        if not found:
+            continue
+        peer, (metric, r) = min(found, key=lambda f: f[1][1].value)
+        if claim.kind == "within":
+            inside, outside = _inside(r, claim.by)
+            tally.n += 1
+            tally.above += inside
+            tally.below += outside
+            tally.no_interval += not r.has_interval
+        else:
+            tally.add(r, claim.by)
+        shown = f"{metric} " if claim.metric == CYCLES else ""
+        against = f" against {peer}" if len(claim.peers) > 1 else ""
+        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{against}")
+    tail = f"; not compared, a precondition fails: {', '.join(skipped)}" if skipped else ""
+    if not tally.n:
+        wanted = "tsc" if claim.metric == CYCLES else claim.metric
+        why = missing(cases, claim.variant, wanted)
+        for p in claim.peers:
+            if why.startswith("no case"):
+                why = missing(cases, p, wanted)
+        return Verdict(claim.text, "unmeasurable", why + tail)
+    return Verdict(claim.text, tally_verdict(tally, claim.builds), _head(claim, tally)
+                   + "; " + "; ".join(rows) + tail)
+
+
+def _head(claim: ClaimSpec, tally: Tally) -> str:
+    metric = ("cycles: PMU, else TSC ticks, else time" if claim.metric == CYCLES
+              else claim.metric)
+    peers = " or ".join(claim.peers)
+    peers = f"the fastest of {peers}" if len(claim.peers) > 1 else peers
+    over = f", geometric mean over {claim.over}" if claim.over else ""
+    if claim.kind == "within":
+        head = (f"{claim.variant} against {peers} ({metric}{over}; within {claim.by:.0%}): "
+                f"inside in {tally.above} of {tally.n}, outside in {tally.below}")
+    else:
+        head = (f"{claim.variant} over {peers} ({metric}{over}; target {claim.by:g}x): "
+                f"reached in {tally.above} of {tally.n}, short in {tally.below}")
+    if tally.no_interval:
+        head += f", {tally.no_interval} without an interval (too few processes)"
+    return head
