@@ -12,6 +12,7 @@ functions is read once per build and is the evidence of `no-instruction` claims.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from cpulab.asm import DisasmError, disassemble, find_functions, instruction_mix
 from cpulab.build import Artifact, Target
@@ -21,7 +22,15 @@ from cpulab.described.description import Description
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import case_metrics
 from cpulab.measure.schedule import Outcome, Program
-from cpulab.results import OWN_SEED_ROW, Case, Evidence, EvidenceTable, PlotSpec, Verdict
+from cpulab.results import (
+    OWN_SEED_ROW,
+    Case,
+    CaseConditions,
+    Evidence,
+    EvidenceTable,
+    PlotSpec,
+    Verdict,
+)
 
 # Iteration counts of the two callgrind runs whose difference is one iteration's cost.
 CALLGRIND_ITERS = (8, 40)
@@ -70,15 +79,17 @@ class DescribedExperiment(Experiment):
                          for cfg in ctx.configs)
         grid = self.description.param_grid(ctx.profile.quick)
         self.plots = self._plots(grid)  # this run's figures: what its grid sweeps
-        programs = [Program([str(a.path), *ctx.profile.harness_args(),
-                                         *_param_args(p)], key=_key(a, p))
-                    for a in arts if a.ok for p in grid]
-        outcomes = ctx.measure(programs)
-        counts = self._callgrind(ctx, [a for a in arts if a.ok], grid, outcomes)
+        programs = {(a.path, i): Program([str(a.path), *ctx.profile.harness_args(),
+                                          *_param_args(p)],
+                                         variant=_variant(a), build=a.config.as_dict(),
+                                         params=_typed(p))
+                    for a in arts if a.ok for i, p in enumerate(grid)}
+        outcomes = ctx.measure(list(programs.values()))
+        counts = self._callgrind(ctx, grid, programs, outcomes)
         cases: list[Case] = []
         for a in arts:
             variant, build = _variant(a), a.config.as_dict()
-            for p in grid:
+            for i, p in enumerate(grid):
                 if not a.ok:
                     # The line that says what is wrong first (the table shows it), then
                     # the compiler's whole output for `cpulab show --json`.
@@ -86,24 +97,23 @@ class DescribedExperiment(Experiment):
                                       error=f"build failed: {first_error(a.error or '')}\n"
                                             f"{a.error}"))
                     continue
-                cases += _cases(outcomes[_key(a, p)], variant, build, p,
-                                counts.get(_key(a, p), {}))
+                prog = programs[(a.path, i)]
+                cases += _cases(prog, outcomes[prog.key], counts.get(prog.key, {}))
         return cases
 
-    def _callgrind(self, ctx: Context, arts: list[Artifact], grid: list[dict],
+    def _callgrind(self, ctx: Context, grid: list[dict], programs: dict[tuple, Program],
                    outcomes: dict[str, Outcome]) -> dict[str, dict]:
         """program key -> harness case -> exact counts per unit (or why there are none);
         only when a claim or the table asks for them (valgrind is ~50x slower)."""
         if not self.description.needs_callgrind():
             return {}
         jobs, per_unit = {}, {}
-        for a in arts:
-            for p in grid:
-                out = outcomes[_key(a, p)].output
-                for c in (out.meta.get("cases", []) if out else []):
-                    job = f"{_key(a, p)}|{c['name']}"
-                    jobs[job] = _argv_for(a, p, c["name"])
-                    per_unit[job] = (c.get("units_per_iter", 1), c.get("unit", "iter"))
+        for (path, i), prog in programs.items():
+            out = outcomes[prog.key].output
+            for c in (out.meta.get("cases", []) if out else []):
+                job = f"{prog.key}|{c['name']}"
+                jobs[job] = _argv_for(path, grid[i], c["name"])
+                per_unit[job] = (c.get("units_per_iter", 1), c.get("unit", "iter"))
         result: dict[str, dict] = {}
         if not jobs:
             return result
@@ -149,16 +159,12 @@ def _variant(a: Artifact) -> str:
     return a.target.meta["variant"]
 
 
-def _key(a: Artifact, params: dict) -> str:
-    return "|".join([a.target.name, a.config.label, *(f"{k}={v}" for k, v in params.items())])
-
-
 def _param_args(params: dict) -> list[str]:
     return [arg for k, v in params.items() for arg in ("--param", f"{k}={v}")]
 
 
-def _argv_for(a: Artifact, params: dict, case: str):
-    return lambda n: [str(a.path), "--iters", str(n), "--reps", "1", "--no-pmu",
+def _argv_for(path: Path, params: dict, case: str):
+    return lambda n: [str(path), "--iters", str(n), "--reps", "1", "--no-pmu",
                       "--case", case, *_param_args(params)]
 
 
@@ -181,11 +187,14 @@ def _typed(params: dict) -> dict:
     return out
 
 
-def _cases(outcome: Outcome, variant: str, build: dict, params: dict,
-           counts: dict) -> list[Case]:
+def _cases(program: Program, outcome: Outcome, counts: dict) -> list[Case]:
+    """The program's cases, each with its exact counts; a harness that measures several
+    cases in one process tells them apart by the parameter `case`."""
+    variant, build, params = program.variant or "?", program.build, program.params
     if outcome.error or outcome.output is None:
-        return [Case(variant, build, _typed(params), error=outcome.error or "no output")]
+        return [Case(variant, build, dict(params), error=outcome.error or "no output")]
     names = outcome.output.cases()
+    conditions = CaseConditions.of(outcome.processes)
     out = []
     for name in names:
         metrics, unavailable = case_metrics(outcome.output, name)
@@ -194,8 +203,8 @@ def _cases(outcome: Outcome, variant: str, build: dict, params: dict,
             metrics.update(exact)
         elif isinstance(exact, str):
             unavailable["instructions (callgrind)"] = {"source": "callgrind", "reason": exact}
-        p = _typed(params) | ({"case": name} if len(names) > 1 else {})
-        out.append(Case(variant, build, p, metrics, unavailable))
+        p = dict(params) | ({"case": name} if len(names) > 1 else {})
+        out.append(Case(variant, build, p, metrics, unavailable, conditions=conditions))
     return out
 
 
