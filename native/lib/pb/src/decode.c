@@ -106,6 +106,8 @@ pb_status pb_decode(const void *buf, size_t size, pb_msg *msg, const pb_msgdef *
   if (!opts) opts = &defaults;
   /* limits are kept in 32-bit-safe arithmetic, as in Google's parsers */
   if (size >= INT32_MAX) return PB_ERR_LENGTH;
+  /* A limit the stack cannot hold would turn a hostile input into a crash. */
+  if (opts->max_depth < 0 || opts->max_depth > PB_MAX_DEPTH) return PB_ERR_ARG;
   pb_dec d;
   d.depth = opts->max_depth > 0 ? opts->max_depth : PB_DEFAULT_DEPTH;
   d.end_group = PB_NOGROUP;

@@ -258,6 +258,51 @@ static void test_errors(void) {
   CHECK(strcmp(k, "musttail") == 0 || strcmp(k, "trampoline") == 0);
 }
 
+/* `levels` All messages, each the i_child (field 18) of the one around it. */
+static unsigned char *nested(int levels, size_t *len) {
+  size_t cap = (size_t)levels * 7 + 1;
+  unsigned char *buf = malloc(cap), *p = buf + cap;
+  *len = 0;
+  for (int i = 0; i < levels; i++) {
+    unsigned char v[5];
+    int k = 0;
+    size_t x = *len;
+    do {
+      v[k++] = (unsigned char)((x & 127) | (x > 127 ? 128 : 0));
+      x >>= 7;
+    } while (x);
+    p -= k;
+    memcpy(p, v, (size_t)k);
+    *--p = 0x01; /* the tag of field 18, length-delimited: 146 as a varint */
+    *--p = 0x92;
+    *len = (size_t)(buf + cap - p);
+  }
+  memmove(buf, p, *len);
+  return buf;
+}
+
+static void test_depth_limit(const pb_schema *s) {
+  const pb_msgdef *m = pb_schema_find(s, "allkinds3.All");
+  size_t n;
+  unsigned char *deep = nested(PB_MAX_DEPTH, &n);
+  for (int dec = PB_DECODER_FAST; dec <= PB_DECODER_GENERIC; dec++) {
+    pb_arena *a = pb_arena_new(0);
+    pb_decode_opts o = {0, (pb_decoder)dec, 0};
+    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_DEPTH); /* 100 */
+    o.max_depth = PB_MAX_DEPTH;
+    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_OK);
+    o.max_depth = PB_MAX_DEPTH - 1;
+    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_DEPTH);
+    /* past what the stack holds, or negative: refused, not clamped or defaulted */
+    o.max_depth = PB_MAX_DEPTH + 1;
+    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_ARG);
+    o.max_depth = -1;
+    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_ARG);
+    pb_arena_free(a);
+  }
+  free(deep);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: pb_api_test ALLKINDS.pb\n");
@@ -272,6 +317,7 @@ int main(int argc, char **argv) {
   test_introspection(s);
   test_accessors(s);
   test_maps_unknown_alias(s);
+  test_depth_limit(s);
   test_errors();
   pb_schema_free(s);
   printf("ok %d checks (%s)\n", checks, pb_decode_fast_kind());
