@@ -109,10 +109,19 @@ def judged_in(builds: str) -> str:
 def claim_text(c: ClaimSpec) -> str:
     """How the claim is judged, in the words of its declaration."""
     if c.kind == "faster":
-        what = f"`{c.variant}` faster than `{c.than}`"
+        mine = (f"the fastest of {' or '.join(f'`{v}`' for v in (c.variant, *c.forms))}"
+                if c.forms else f"`{c.variant}`")
+        peers = " or ".join(f"`{p}`" for p in c.peers)
+        what = f"{mine} faster than {'the fastest of ' if len(c.peers) > 1 else ''}{peers}"
         if c.by != 1.0:
             what += f" by at least {c.by:g}x"
         what += f" on {metric_text(c.metric)}, {judged_in(c.builds)}"
+        if c.requires:
+            what += f", where {' and '.join(str(r) for r in c.requires)}"
+    elif c.kind == "growth":
+        what = (f"the exponent of {metric_text(c.metric)} of `{c.variant}` against "
+                f"`{c.over}`, fitted on log axes, below {c.value:g} (k + 2 standard "
+                f"errors), {judged_in(c.builds)}")
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
     else:
@@ -121,6 +130,8 @@ def claim_text(c: ClaimSpec) -> str:
         what += f", {judged_in(c.builds)}"
     if c.where:
         what += f", on the cases with {where_text(c.where)}"
+        if c.every_value:
+            what += " (every one of them measured)"
     return what
 
 

@@ -149,3 +149,86 @@ def test_a_failed_precondition_skips_the_build_and_says_why():
     v = judge(claim, cases, Evidence())
     assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
     assert "precondition fails: gcc-12 -O3 (b's sites == 1 (3))" in v.evidence
+
+
+def _sized(variant, opt, n, per_n, k, jitter=1.0):
+    """A case at size n whose tsc grows as per_n * n^k."""
+    return _case(variant, opt, [per_n * n**k * jitter * f for f in (1.0, 1.01, 0.99)],
+                 params={"n": n, "bytes": 8 * n})
+
+
+def _growth(value=1.9, builds="every"):
+    return ClaimSpec("growth", "a", "a grows slowly", metric="tsc", over="n", value=value,
+                     builds=builds)
+
+
+def test_growth_fits_the_exponent_per_build_against_its_bound():
+    ns = (1000, 4000, 16000, 64000)
+    cases = [_sized("a", "O2", n, 1e-3, 1.5) for n in ns]
+    cases += [_sized("a", "O3", n, 1e-3, 1.5) for n in ns]
+    v = judge(_growth(), cases, Evidence())
+    # `bytes` moves with n: one series per build, not one per size
+    assert v.verdict == "confirmed" and "below 1.9 in 2 of 2" in v.evidence
+    assert "k = 1.500" in v.evidence and "n 1,000 .. 64,000, 4 values" in v.evidence
+    # one build quadratic: refuted by "every", a split for "most"
+    cases[4:] = [_sized("a", "O3", n, 1e-6, 2.0) for n in ns]
+    assert judge(_growth(), cases, Evidence()).verdict == "refuted"
+    assert judge(_growth(builds="most"), cases, Evidence()).verdict == "inconclusive"
+    # scattered points: k + 2 s.e. above the bound, k - 2 s.e. below
+    jitter = (1.4, 0.6, 1.4, 0.7)
+    wobble = [_sized("a", "O2", n, 1e-3, 1.8, j) for n, j in zip(ns, jitter, strict=True)]
+    assert judge(_growth(), wobble, Evidence()).verdict == "inconclusive"
+
+
+def test_growth_needs_three_sizes_and_the_metric():
+    two = [_sized("a", "O2", n, 1.0, 1.0) for n in (1000, 4000)]
+    v = judge(_growth(), two, Evidence())
+    assert v.verdict == "unmeasurable" and "fewer than 3 values of n" in v.evidence
+    why = {"source": "tsc", "reason": "no invariant TSC"}
+    none = [_case("a", "O2", unavailable={"tsc": why}, params={"n": 1})]
+    v = judge(_growth(), none, Evidence())
+    assert v.verdict == "unmeasurable" and "no invariant TSC" in v.evidence
+
+
+def test_forms_compare_the_fastest_form_of_the_variant():
+    cases = [_case("a", "O2", SLOW), _case("a2", "O2", FAST), _case("b", "O2", SLOW)]
+    alone = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc")
+    assert judge(alone, cases, Evidence()).verdict == "refuted"
+    either = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc",
+                       forms=("a2",))
+    v = judge(either, cases, Evidence())
+    assert v.verdict == "confirmed" and "] by a2" in v.evidence
+    assert "the fastest of a or a2 over b" in v.evidence
+
+
+def test_every_value_needs_every_size_to_confirm_but_one_loss_refutes():
+    small, large = {"n": 4096}, {"n": 1048576}
+    claim = ClaimSpec("faster", "a", "a beats b at every n", than="b", by=1.5,
+                      metric="tsc", where={"n": ("4096", "1048576")}, every_value=True)
+    both = [_case("a", "O2", FAST, params=small), _case("b", "O2", SLOW, params=small),
+            _case("a", "O2", FAST, params=large), _case("b", "O2", SLOW, params=large)]
+    assert judge(claim, both, Evidence()).verdict == "confirmed"
+    v = judge(claim, both[:2], Evidence())
+    assert v.verdict == "unmeasurable" and "no case of a has n=1048576" in v.evidence
+    assert "on the rest, confirmed" in v.evidence
+    lost = [_case("a", "O2", SLOW, params=small), _case("b", "O2", FAST, params=small)]
+    assert judge(claim, lost, Evidence()).verdict == "refuted"
+
+
+def test_a_description_states_growth_over_a_swept_parameter(tmp_path):
+    import pytest
+
+    from cpulab.described.description import DescriptionError, load
+
+    (tmp_path / "pick.c").write_text("int pick(int x) { return x; }\n")
+    head = ("name = 'pick'\n[[variants]]\nname = 'a'\nsources = ['pick.c']\n"
+            "[params]\nn = [1000, 4000, 16000]\nm = [1, 2]\n[[claims]]\nkind = 'growth'\n"
+            "variant = 'a'\n")
+    (tmp_path / "experiment.toml").write_text(head + "over = 'n'\nvalue = 1.5\n")
+    (claim,) = load(tmp_path).claims
+    assert (claim.kind, claim.over, claim.value) == ("growth", "n", 1.5)
+    assert claim.text == "tsc of a grows slower than n^1.5 in every build"
+    (tmp_path / "experiment.toml").write_text(head + "over = 'm'\nvalue = 1.5\n")
+    with pytest.raises(DescriptionError, match="claims.0..over: expected a parameter of "
+                       r"\[params\] with three values"):
+        load(tmp_path)

@@ -14,14 +14,18 @@ from cpulab.asm import find_functions
 from cpulab.build import BuildConfig, build_one
 from cpulab.context import PROFILES
 from cpulab.experiments import get
-from cpulab.experiments.divide import DIVISORS, PROFILE_DIVISORS, QUO_DIVISOR, divisor_kind
+from cpulab.experiments.divide import (
+    DIVISORS,
+    PROFILE_DIVISORS,
+    QUO_DIVISOR,
+    _add_quo_difference,
+    divisor_kind,
+)
 from cpulab.measure.metrics import Metric
-from cpulab.results import Case, Evidence, EvidenceTable
+from cpulab.results import Case, Evidence
 from replay import replay
 
 EXP = get("divide")
-# The columns of the evidence table of machine code (source asm).
-CODE_COLUMNS = ["build", "function", "div", "instructions", "code"]
 TYPES = ["u32", "u64", "s32", "s64"]
 
 
@@ -35,7 +39,8 @@ def _series(v: float) -> list[float]:
 
 def _case(method, t, ns, loop="tput", op="div", cc="gcc-12") -> Case:
     m = {"tsc": Metric.of(_series(ns), "ticks/division", "tsc")}
-    return Case(method, _build(cc), {"divisor": 7, "type": t, "op": op, "loop": loop}, m)
+    params = {"divisor": 7, "type": t, "op": op, "kind": divisor_kind(7, t), "loop": loop}
+    return Case(method, _build(cc), params, m)
 
 
 def _types(times: dict[str, float], **per_type) -> list[Case]:
@@ -48,12 +53,15 @@ def _types(times: dict[str, float], **per_type) -> list[Case]:
 
 
 def _quo(mul_size, mod_size, mod_divs=0, cc="gcc-12") -> list[Case]:
+    """quo()'s two forms in one build, with their code (asm) and what mod adds."""
     out = []
     for v, size, divs in (("mul", mul_size, 0), ("mod", mod_size, mod_divs)):
-        out.append(Case(f"quo_{v}", _build(cc), {"divisor": 10**9, "loop": "tput"}, {
+        out.append(Case(f"quo_{v}", _build(cc), {"divisor": 10**9, "exact_pct": 50,
+                                                  "loop": "tput"}, {
             "tsc": Metric.of(_series(3.0), "ticks/call", "tsc"),
             "code-size": Metric.exact(size, "instructions", "asm"),
             "div-instructions": Metric.exact(divs, "instructions", "asm")}))
+    _add_quo_difference(out)
     return out
 
 
@@ -67,25 +75,41 @@ BASE = {"hw": 10.0, "const": 2.0, "rtdiv": 2.1, "rtdiv_bf": 2.6, "libdivide": 2.
 
 def test_within_the_constant_uses_our_best_form():
     v = _verdicts(_types(BASE))["(a)"]
-    assert v.verdict == "confirmed" and "all 4" in v.evidence
+    # the constant over rtdiv (2.0 over 2.1): a speed-up of 0.952, above 1/1.15
+    assert v.verdict == "confirmed" and "reached in 4 of 4" in v.evidence
+    assert "0.952x" in v.evidence and "by rtdiv;" in v.evidence
+    fast_bf = _verdicts(_types({**BASE, "rtdiv": 3.0, "rtdiv_bf": 2.1}))["(a)"]
+    assert fast_bf.verdict == "confirmed" and "by rtdiv_bf" in fast_bf.evidence
     slow = _verdicts(_types(BASE, s64={"rtdiv": 3.0, "rtdiv_bf": 3.1}))["(a)"]
-    assert slow.verdict == "refuted" and "s64" in slow.evidence and "1.500x" in slow.evidence
+    assert slow.verdict == "refuted" and "type=s64: tsc 0.667x" in slow.evidence
+    # near the bound (1.15x slower): the interval spans it
+    near = _verdicts(_types({**BASE, "rtdiv": 2.3}))["(a)"]
+    assert near.verdict == "inconclusive"
 
 
 def test_the_batch_never_stands_for_the_scalar_verbs():
     fast_batch = {**BASE, "rtdiv": 3.0, "rtdiv_bf": 3.1, "rtdiv_batch": 0.5}
     v = _verdicts(_types(fast_batch))["(a)"]
-    assert v.verdict == "refuted" and "rtdiv/const 1.500x" in v.evidence
-    assert "u64 div by 7 (add)" in v.evidence  # the divisor's kind is named
+    assert v.verdict == "refuted" and "tsc 0.667x" in v.evidence and "by rtdiv;" in v.evidence
+    assert "kind=add" in v.evidence and "type=u64" in v.evidence  # the divisor's kind
 
 
 def test_the_batch_is_judged_against_the_vectorised_constant():
     vec = {**BASE, "rtdiv_batch": 0.6, "const_vec": 0.5}
     v = _verdicts(_types(vec))["(e)"]
-    assert v.verdict == "refuted" and "rtdiv_batch/const_vec 1.200x" in v.evidence
+    assert v.verdict == "refuted" and "tsc 0.833x" in v.evidence
     ok = _verdicts(_types({**vec, "const_vec": 0.55}))["(e)"]
     assert ok.verdict == "confirmed"
-    assert _verdicts(_types(BASE))["(e)"].verdict == "unmeasurable"  # no const_vec
+    v = _verdicts(_types(BASE))["(e)"]  # no const_vec
+    assert v.verdict == "unmeasurable" and "no case of const_vec" in v.evidence
+
+
+def test_speed_is_judged_in_throughput_only():
+    lat = [_case(m, t, ns, loop="lat") for t in TYPES
+           for m, ns in (("const", 1.0), ("rtdiv", 5.0))]
+    assert _verdicts(_types(BASE) + lat)["(a)"].verdict == "confirmed"
+    v = _verdicts(lat)["(a)"]
+    assert v.verdict == "unmeasurable" and "loop=tput" in v.evidence
 
 
 def test_every_kind_of_divisor_is_the_full_profile_s_and_the_seed_s_the_default_s():
@@ -105,21 +129,23 @@ def test_divisor_kinds_follow_the_magic_number_test():
 
 
 def test_libdivide_comparison_allows_a_tie_only():
-    assert _verdicts(_types(BASE))["(b)"].verdict == "confirmed"
+    v = _verdicts(_types(BASE))["(b)"]
+    # rtdiv (2.1) against the faster libdivide form (libdivide_bf, 2.2)
+    assert v.verdict == "confirmed" and "against libdivide_bf" in v.evidence
     tie = {**BASE, "libdivide_bf": 2.06}  # rtdiv 2% slower: a tie
     assert _verdicts(_types(tie))["(b)"].verdict == "confirmed"
     lost = _verdicts(_types(BASE, u32={"libdivide_bf": 1.5}))["(b)"]
-    assert lost.verdict == "refuted" and "u32" in lost.evidence
+    assert lost.verdict == "refuted" and "type=u32: tsc 0.714x" in lost.evidence
 
 
 def test_hardware_division_against_ours():
-    lat = [_case(m, t, ns, loop="lat") for t in TYPES
-           for m, ns in (("hw", 12.0), ("rtdiv", 6.0))]
-    v = _verdicts(_types(BASE) + lat)["(c)"]
+    v = _verdicts(_types(BASE))["(c)"]
     assert v.verdict == "confirmed" and "4 of 4" in v.evidence
-    assert "lat hw/rtdiv 2.000x" in v.evidence and "12.00 ticks/division" in v.evidence
     fast_hw = _verdicts(_types(BASE, u64={"hw": 1.5}))["(c)"]
-    assert fast_hw.verdict == "refuted"
+    assert fast_hw.verdict == "refuted" and "short in 1" in fast_hw.evidence
+    # our fastest form counts, the batch among them
+    batch = _verdicts(_types(BASE, u64={"hw": 1.5, "rtdiv_batch": 1.0}))["(c)"]
+    assert batch.verdict == "confirmed" and "by rtdiv_batch" in batch.evidence
 
 
 def test_verdicts_without_their_cases_are_unmeasurable():
@@ -128,13 +154,15 @@ def test_verdicts_without_their_cases_are_unmeasurable():
 
 
 def test_quo_claim_is_decided_by_instruction_counts():
-    ev = Evidence([EvidenceTable("quo()", CODE_COLUMNS, [[
-        "gcc-12 -O2", "quo_mul_check", "0", "12", "movabs rax, 0x112e0be826d694b3; imul rdi"]])])
-    v = _verdicts(_quo(12, 16), ev)["(d)"]
-    assert v.verdict == "confirmed"
-    assert "12 instructions" in v.evidence and "0x112e0be826d694b3 present" in v.evidence
+    v = _verdicts(_quo(12, 16))["(d)"]
+    assert v.verdict == "confirmed" and "4 instructions" in v.evidence
     assert _verdicts(_quo(12, 12))["(d)"].verdict == "refuted"
-    assert _verdicts(_quo(12, 16, mod_divs=1))["(d)"].verdict == "refuted"
+    # one build adds instructions, another does not: refuted, "only adds" in every build
+    mixed = _quo(12, 16) + _quo(12, 12, cc="clang-19")
+    assert _verdicts(mixed)["(d)"].verdict == "refuted"
+    # a form that divides is not the seed's comparison: no figure, and why
+    v = _verdicts(_quo(12, 16, mod_divs=1))["(d)"]
+    assert v.verdict == "unmeasurable" and "quo_mod 1" in v.evidence
 
 
 def test_asm_variants_name_functions_their_builds_have(gcc):

@@ -2,7 +2,7 @@
 same rules for a built-in experiment and a user's described one. Pure functions of the
 cases and the machine-code facts, so they are tested with made-up cases; the intervals
 are the process-level ones of `measure.stats`. Each kind is judged in its own module:
-`ratio` (faster, within), `bound` (at-most, at-least), `machine_code` (no-instruction).
+`ratio` (faster, within), `bound` (at-most, at-least), `machine_code` (no-instruction), `growth`.
 
 A claim with `where` is judged on the cases whose parameters it names alone; a run
 with none of them (a `--quick` run sweeps fewer values) makes it `unmeasurable`, saying
@@ -14,6 +14,7 @@ zero.
 from __future__ import annotations
 
 from cpulab.claims.bound import bound
+from cpulab.claims.growth import growth
 from cpulab.claims.machine_code import ASM_FACT, no_instruction
 from cpulab.claims.ratio import ratio_claim
 from cpulab.claims.spec import ClaimSpec, where_text
@@ -21,7 +22,7 @@ from cpulab.results import Case, Evidence, Verdict
 
 # kind -> the judge of that kind over the chosen cases
 _MEASURED = {"faster": ratio_claim, "within": ratio_claim, "at-most": bound,
-             "at-least": bound}
+             "at-least": bound, "growth": growth}
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:
@@ -41,4 +42,20 @@ def _judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:
         return Verdict(claim.text, "unmeasurable", f"no case of this run has "
                        f"{where_text(claim.where)} (the claim's `where`); its cases have: "
                        f"{had}")
-    return _MEASURED[claim.kind](claim, chosen)
+    verdict = _MEASURED[claim.kind](claim, chosen)
+    return _every_value(claim, chosen, verdict) if claim.every_value else verdict
+
+
+def _every_value(claim: ClaimSpec, chosen: list[Case], v: Verdict) -> Verdict:
+    """A claim "at every size" that the run measured at some of its sizes only: what
+    was judged is shown, but it confirms nothing; a set short of the target still
+    refutes a claim on "every" set."""
+    had = {(k, str(c.params.get(k))) for c in chosen if c.variant == claim.variant
+           and not c.error for k in claim.where}
+    absent = {k: [x for x in vs if (k, x) not in had] for k, vs in claim.where.items()}
+    absent = {k: xs for k, xs in absent.items() if xs}
+    if not absent or (v.verdict == "refuted" and claim.builds == "every"):
+        return v
+    return Verdict(claim.text, "unmeasurable", f"the claim needs every value of its "
+                   f"`where`; no case of {claim.variant} has {where_text(absent)}; on "
+                   f"the rest, {v.verdict}: {v.evidence}")

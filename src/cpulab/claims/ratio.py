@@ -6,6 +6,8 @@ interval over processes.
   and the evidence names it; a peer missing from a set is not a comparison.
 - `over`: the speed-up is the geometric mean over that parameter's values, paired by
   round (`stats.geomean_ratio`): one figure per build and remaining parameters.
+- `forms`: the variant's other forms; in each set, the one that leads by most (the
+  fastest of them), named in the evidence.
 - `requires`: a set where a precondition fails (a shared dispatch with more than one
   indirect jump) is skipped and listed, not judged.
 
@@ -27,7 +29,8 @@ from cpulab.results.tally import Tally
 
 def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
     """build and parameters (less `over`) -> variant -> its cases there."""
-    wanted = {claim.variant, *claim.peers, *(r.variant for r in claim.requires)}
+    wanted = {claim.variant, *claim.forms, *claim.peers,
+              *(r.variant for r in claim.requires)}
     out: dict[Group, dict[str, list[Case]]] = {}
     for c in cases:
         if c.variant in wanted and not c.error:
@@ -74,17 +77,20 @@ def _inside(r: Ratio, tolerance: float) -> tuple[bool, bool]:
 def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     tally, rows, skipped = Tally(), [], []
     for g, by_variant in _sets(claim, cases).items():
-        if claim.variant not in by_variant:
+        forms = [f for f in (claim.variant, *claim.forms) if f in by_variant]
+        if not forms:
             continue
         unmet = _unmet(claim, by_variant)
         if unmet:
             skipped.append(f"{where_of(g)} ({'; '.join(unmet)})")
             continue
-        found = [(p, s) for p in claim.peers if p in by_variant
-                 and (s := _speedup(claim, by_variant[claim.variant], by_variant[p]))]
-        if not found:
+        # per form the peer it leads by least; of those, the form that leads by most
+        leads = [min(found, key=lambda f: f[2][1].value) for form in forms
+                 if (found := [(form, p, s) for p in claim.peers if p in by_variant
+                               and (s := _speedup(claim, by_variant[form], by_variant[p]))])]
+        if not leads:
             continue
-        peer, (metric, r) = min(found, key=lambda f: f[1][1].value)
+        form, peer, (metric, r) = max(leads, key=lambda f: f[2][1].value)
         if claim.kind == "within":
             inside, outside = _inside(r, claim.by)
             tally.n += 1
@@ -95,7 +101,8 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
             tally.add(r, claim.by)
         shown = f"{metric} " if claim.metric == CYCLES else ""
         against = f" against {peer}" if len(claim.peers) > 1 else ""
-        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{against}")
+        by_form = f" by {form}" if claim.forms else ""
+        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{by_form}{against}")
     tail = f"; not compared, a precondition fails: {', '.join(skipped)}" if skipped else ""
     if not tally.n:
         wanted = "tsc" if claim.metric == CYCLES else claim.metric
@@ -114,11 +121,13 @@ def _head(claim: ClaimSpec, tally: Tally) -> str:
     peers = " or ".join(claim.peers)
     peers = f"the fastest of {peers}" if len(claim.peers) > 1 else peers
     over = f", geometric mean over {claim.over}" if claim.over else ""
+    mine = (f"the fastest of {' or '.join((claim.variant, *claim.forms))}" if claim.forms
+            else claim.variant)
     if claim.kind == "within":
-        head = (f"{claim.variant} against {peers} ({metric}{over}; within {claim.by:.0%}): "
+        head = (f"{mine} against {peers} ({metric}{over}; within {claim.by:.0%}): "
                 f"inside in {tally.above} of {tally.n}, outside in {tally.below}")
     else:
-        head = (f"{claim.variant} over {peers} ({metric}{over}; target {claim.by:g}x): "
+        head = (f"{mine} over {peers} ({metric}{over}; target {claim.by:g}x): "
                 f"reached in {tally.above} of {tally.n}, short in {tally.below}")
     if tally.no_interval:
         head += f", {tally.no_interval} without an interval (too few processes)"

@@ -14,13 +14,23 @@ in that build and parameter set (the strongest peer there), and the evidence nam
 by round: "over the programs"). `requires` states what must hold of a case before it
 is compared at all (a shared dispatch has one indirect jump); cases without it are
 skipped and listed, never judged.
+
+`forms` names other forms of the variant (rtdiv's branchfree verb beside its branchy
+one): each set compares the fastest of them, the form the evidence names. A claim "at
+every size" sets `every_value`: a run without some value of its `where` (a `--quick`
+run stops early) cannot confirm it, though with `builds = "every"` a set that falls
+short still refutes it.
+
+`growth` (appended): the exponent k of metric ~ over^k, fitted on log axes over the
+values of the parameter `over` per build, lies below `value`: confirmed where k plus
+two standard errors does, refuted where k less two does not (claims.growth).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "growth")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -56,13 +66,19 @@ class ClaimSpec:
     metric: str = "tsc"
     builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
     instruction: str | None = None  # no-instruction: a category or a mnemonic
-    value: float | None = None  # at-most / at-least: the bound
+    value: float | None = None  # at-most / at-least: the bound; growth: the exponent's
     # faster/at-most/at-least: only the cases whose parameters take one of these values
     # (as the kernel gets them: "4096"); empty, every case.
     where: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    over: str | None = None  # faster/within: a parameter averaged over (geometric mean)
+    # faster/within: a parameter averaged over (geometric mean); growth: the size fitted
+    over: str | None = None
     requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
     seed: str | None = None  # what the seed reported, shown beside the verdict
+    # faster/within: other forms of the variant; each set compares the fastest of them
+    forms: tuple[str, ...] = ()
+    # a run must have every value `where` names (else unmeasurable, but for a refutation
+    # by "every" build and parameter set)
+    every_value: bool = False
 
     @property
     def peers(self) -> tuple[str, ...]:

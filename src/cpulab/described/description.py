@@ -348,7 +348,8 @@ class _Reader:
                   "within": ("than", "by", "metric", "builds", "where", "over"),
                   "no-instruction": ("instruction",),
                   "at-most": ("metric", "value", "builds", "where"),
-                  "at-least": ("metric", "value", "builds", "where")}[kind]
+                  "at-least": ("metric", "value", "builds", "where"),
+                  "growth": ("metric", "over", "value", "builds", "where")}[kind]
         self.known_keys(c, where, ("kind", "variant", "text", *fields))
 
         def variant(key: str) -> str:
@@ -403,6 +404,20 @@ class _Reader:
                                 "lower-case mnemonic", ins)
             text = text or f"{name} has no `{ins}` in its hot functions in any build"
             return ClaimSpec(kind, name, text, instruction=ins)
+        if kind == "growth":
+            over = self.get(c, "over", f"{where}.over", str, "a parameter of [params]",
+                            required=True)
+            if over not in params or len(params[over]) < 3:
+                raise self.fail(f"{where}.over", "a parameter of [params] with three values "
+                                "or more to fit", over)
+            bound = self.get(c, "value", f"{where}.value", (int, float), "an exponent > 0 "
+                             "(2: quadratic)", required=True)
+            if bound <= 0:
+                raise self.fail(f"{where}.value", "an exponent > 0 (2: quadratic)", bound)
+            text = text or (f"{metric} of {name} grows slower than {over}^{bound:g} in "
+                            f"{builds} build{scope}")
+            return ClaimSpec(kind, name, text, metric=metric, over=over, value=float(bound),
+                             builds=builds, where=only)
         value = self.get(c, "value", f"{where}.value", (int, float), "a number",
                          required=True)
         word = "at most" if kind == "at-most" else "at least"

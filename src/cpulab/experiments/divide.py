@@ -14,24 +14,24 @@ never stands for the other. One program per (build, divisor, type, op), all inte
 quo_bench.c times the seed's quo() (`c = a / b; c * b == a` against `a % b == 0`, b =
 10^9) and the machine code of both is counted (asm): the seed's claim is about code.
 Per case: ns and TSC ticks per division or call (clock, tsc), cycles where the PMU
-counts them (pmu), and the `div` instructions of the loop (asm).
+counts them (pmu), and the `div` instructions of the loop (asm); quo_mod's, the
+instructions it adds over quo_mul in its build (asm). The claims are declared
+(`claims`): the faster of rtdiv's verbs (`forms`) against the fastest peer in each
+(build, divisor, type, op) set, in throughput.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, Target, library
-from cpulab.context import Context, cases_from_outcome
+from cpulab.claims import CYCLES, ClaimSpec
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
-from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable
 
 TYPES = ("u32", "u64", "s32", "s64")
 OPS = ("div", "rem")
@@ -57,6 +57,9 @@ TIE = 0.03  # "at least as fast": at most 3% slower counts as a tie on a shared 
 DIR = KERNELS / "divide"
 RTDIV = library("rtdiv")
 _DIVS, _SIZE = "div-instructions", "code-size"
+# quo_mod's instructions less quo_mul's, of one build (asm): what `a % b == 0` adds
+_ADDED = "added-instructions"
+TPUT = {"loop": ("tput",)}  # the claims on speed are judged in throughput
 
 
 class Divide(Experiment):
@@ -74,6 +77,39 @@ class Divide(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("time", "tsc", "cycles", _DIVS, _SIZE)
+    claims = (
+        # "within 1.15x": at most 1.15x slower, i.e. a speed-up of at least 1/1.15
+        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf",), than="const", by=1 / CONST_BOUND,
+                  metric=CYCLES, where=TPUT,
+                  text=f"(a) rtdiv's scalar verbs (the faster of div and div_bf) divide "
+                       f"within {CONST_BOUND}x of the compiler's scalar compile-time "
+                       "constant, for every type, divisor kind and compiler, in throughput",
+                  seed="no figure: the seed muses on run-time magic numbers (\"JIT-like\")"),
+        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf",), than=LIBDIVIDE, by=1 / (1 + TIE),
+                  metric=CYCLES, where=TPUT,
+                  text="(b) rtdiv's scalar verbs (the faster form) are at least as fast as "
+                       "libdivide's faster form (libdivide or libdivide_bf) for every type, "
+                       f"divisor kind and compiler, in throughput (a tie: at most {TIE:.0%} "
+                       "slower)",
+                  seed="no figure (libdivide is the peer the library is measured against)"),
+        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf", "rtdiv_batch"), than="hw",
+                  metric=CYCLES, where=TPUT,
+                  text="(c) on this CPU, rtdiv is faster than the hardware `div` for every "
+                       "type (throughput; latency shown beside)",
+                  seed="Ivy Bridge (Agner Fog, in S3): DIV r64 latency 29-94 cycles, "
+                       "reciprocal throughput 22-76; recent CPUs divide far faster"),
+        ClaimSpec("at-least", "quo_mod", metric=_ADDED, value=1, where=TPUT,
+                  text="(d) in quo() with b = 10^9 a constant, `a % b == 0` only adds "
+                       "instructions over `c = a / b; c * b == a` (neither divides)",
+                  seed=f"c * b == a compiles to a multiply by {QUO_MAGIC} and shifts; "
+                       "a % b == 0 only added instructions"),
+        ClaimSpec("faster", "rtdiv_batch", than="const_vec", by=1 / CONST_BOUND,
+                  metric=CYCLES, where=TPUT,
+                  text=f"(e) rtdiv's batch divides an array within {CONST_BOUND}x of the "
+                       "compiler's vectorised constant loop (const_vec: built for the best "
+                       "ISA this CPU has), for every type, divisor kind and compiler",
+                  seed="no figure: the seed has no batch"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -119,32 +155,37 @@ class Divide(Experiment):
         # takes nanoseconds, so even 10 ms calls hold millions of them.
         args = ["--reps", str(ctx.profile.reps),
                 "--target-ms", str(max(2, ctx.profile.target_ms // 4))]
-        jobs: list[tuple[Artifact, dict, str]] = []
+        programs: list[tuple[Artifact, Program]] = []
         for a in arts:
             if not a.ok:
                 continue
+            build = a.config.as_dict()
             if a.target.name == "quo-bench":
-                jobs.append((a, {"divisor": QUO_DIVISOR, "exact_pct": 50},
-                             _key(a, "quo")))
+                params = {"divisor": QUO_DIVISOR, "exact_pct": 50}
+                programs.append((a, Program([str(a.path), *args, *_param_args(a, params)],
+                                            build=build, params=params)))
                 continue
+            d = a.target.meta["divisor"]
             for t in TYPES:
                 for op in OPS:
-                    params = {"divisor": a.target.meta["divisor"], "type": t, "op": op}
-                    jobs.append((a, params, _key(a, f"{t}-{op}")))
-        programs = [Program([str(a.path), *args, *_param_args(a, params)], key=key)
-                    for a, params, key in jobs]
-        outcomes = ctx.measure(programs)
+                    params = {"divisor": d, "type": t, "op": op, "kind": divisor_kind(d, t)}
+                    programs.append((a, Program([str(a.path), *args,
+                                                *_param_args(a, params)],
+                                               build=build, params=params)))
+        outcomes = ctx.measure([p for _, p in programs])
 
-        code = {_key(a, ""): _loop_code(a) for a in arts if a.ok}
+        code = {a.path: _loop_code(a) for a in arts if a.ok}
         cases: list[Case] = []
         for a in arts:
             if not a.ok:
                 cases.append(Case(a.target.name, a.config.as_dict(),
                                   error=f"build failed: {a.error}"))
-        for a, params, key in jobs:
-            for case in cases_from_outcome(outcomes[key], lambda n: n, a.config.as_dict(),
-                                           params):
-                cases.append(_with_code(case, code[_key(a, "")], params))
+        for a, p in programs:
+            # the harness names a case `<loop>_<method>`: the method is the variant, the
+            # loop a parameter (_with_code)
+            cases += [_with_code(c, code[a.path], p.params)
+                      for c in cases_of(p, outcomes[p.key])]
+        _add_quo_difference(cases)
         return cases
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
@@ -165,13 +206,6 @@ class Divide(Experiment):
             "quo(): the code of both forms (source asm; b = 10^9)",
             ["build", "function", "div", "instructions", "code"], rows)])
 
-    # ---- verdicts (pure) -------------------------------------------------------------
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_within_constant(ok), _beats_libdivide(ok), _beats_hardware(ok),
-                _quo_mod_adds_instructions(ok, evidence), _batch_within_vector_constant(ok)]
-
 
 def divisor_kind(d: int, type_: str) -> str:
     """Which code a divisor takes in `type_`: "pow2" (a shift), "even" (a compiler
@@ -185,10 +219,6 @@ def divisor_kind(d: int, type_: str) -> str:
     s = d.bit_length() - 1
     top = bits + s if type_[0] == "u" else bits - 1 + s
     return "plain" if d - (1 << top) % d < 1 << s else "add"
-
-
-def _key(a: Artifact, what: str) -> str:
-    return f"{a.target.name}|{a.config.label}|{what}"
 
 
 def _param_args(a: Artifact, params: dict) -> list[str]:
@@ -220,6 +250,8 @@ def _with_code(case: Case, code: dict[str, tuple[int, int, list[str]]] | str,
                params: dict) -> Case:
     """Harness case `<loop>_<method>` as variant `method` (quo: `quo_<form>`), with the
     loop in the params and the loop's (or quo function's) machine-code figures."""
+    if case.error or "_" not in case.variant:  # a failed program: no case names
+        return case
     loop, method = case.variant.split("_", 1)
     if "type" in params:
         fn = f"{loop}_{'R' if params['op'] == 'rem' else 'Q'}_{method}_{params['type']}"
@@ -242,177 +274,29 @@ def _with_code(case: Case, code: dict[str, tuple[int, int, list[str]]] | str,
     return case
 
 
-# ---- comparisons -----------------------------------------------------------------------
-
-Group = tuple[str, int, str, str, str]  # build label, divisor, type, op, loop
-
-
-def _groups(cases: list[Case]) -> dict[Group, dict[str, Case]]:
-    """(build, divisor, type, op, loop) -> method -> case, for the divide_bench cases."""
-    out: dict[Group, dict[str, Case]] = {}
-    for c in cases:
-        p = c.params
-        if "type" not in p:
+def _add_quo_difference(cases: list[Case]) -> None:
+    """quo_mod's instructions less quo_mul's of the same build (asm), on quo_mod's
+    cases: what `a % b == 0` adds. The seed compares code that does not divide, so where
+    either form divides (or its code is unread) the figure is unavailable, with why."""
+    forms = {(c.build_label, c.params.get("loop"), c.variant): c for c in cases
+             if c.variant in ("quo_mul", "quo_mod") and not c.error}
+    for (label, loop, variant), mod in forms.items():
+        if variant != "quo_mod":
             continue
-        g = (c.build_label, p["divisor"], p["type"], p["op"], p["loop"])
-        out.setdefault(g, {})[c.variant] = c
-    return out
-
-
-def _best(methods: dict[str, Case], names: tuple[str, ...], metric: str) -> Case | None:
-    """The fastest (lowest median) of the named methods that were measured."""
-    present = [methods[n] for n in names if n in methods and methods[n].value(metric)]
-    return min(present, key=lambda c: c.value(metric)) if present else None  # type: ignore
-
-
-def _compare(cases: list[Case], num: tuple[str, ...], den: tuple[str, ...], loop: str
-             ) -> list[tuple[Group, Case, Case, Ratio]]:
-    """For each group of `loop`: the best of `num` over the best of `den`."""
-    rows = []
-    for g, methods in _groups(cases).items():
-        if g[4] != loop:
+        mul = forms.get((label, loop, "quo_mul"))
+        if mul is None:
+            why = "quo_mul was not measured in this build"
+        elif any(c.value(_SIZE) is None for c in (mul, mod)):
+            why = next(c.unavailable.get(_SIZE, {}).get("reason", "no code size")
+                       for c in (mul, mod) if c.value(_SIZE) is None)
+        elif mul.value(_DIVS) or mod.value(_DIVS):
+            why = (f"the premise fails: quo_mul has {mul.value(_DIVS):g} div, quo_mod "
+                   f"{mod.value(_DIVS):g}")
+        else:
+            added = mod.value(_SIZE) - mul.value(_SIZE)  # type: ignore[operator]
+            mod.metrics[_ADDED] = Metric.exact(added, "instructions", "asm")
             continue
-        metric = cycle_metric(*methods.values())
-        a, b = _best(methods, num, metric), _best(methods, den, metric)
-        if a is None or b is None:
-            continue
-        r = median_ratio(a, b, metric)
-        if r is not None:
-            rows.append((g, a, b, r))
-    return rows
-
-
-def _label(g: Group) -> str:
-    return f"{g[0]} {g[2]} {g[3]} by {g[1]} ({divisor_kind(g[1], g[2])})"
-
-
-def _bounded(rows: list[tuple[Group, Case, Case, Ratio]], judge: Callable[[Ratio], str]
-             ) -> tuple[str, list[str]]:
-    """(verdict, evidence rows): confirmed if every row passes, refuted if one fails."""
-    judged = [(judge(r), g, a, b, r) for g, a, b, r in rows]
-    fails = [j for j in judged if j[0] == "fail"]
-    open_ = [j for j in judged if j[0] == "open"]
-    kind = "refuted" if fails else "inconclusive" if open_ else "confirmed"
-    shown = fails or open_ or judged
-    worst = sorted(shown, key=lambda j: -j[4].value)
-    text = [f"{_label(g)}: {a.variant}/{b.variant} {format_ratio(r)}"
-            for _, g, a, b, r in worst[:6]]
-    if len(worst) > 6:
-        text.append(f"... {len(worst) - 6} more")
-    return kind, text
-
-
-def _within_constant(cases: list[Case]) -> Verdict:
-    claim = (f"(a) rtdiv's scalar verbs (the faster of div and div_bf) divide within "
-             f"{CONST_BOUND}x of the compiler's scalar compile-time constant, for every "
-             "type, divisor kind and compiler, in throughput")
-    seed = "no figure: the seed muses on run-time magic numbers (\"JIT-like\")"
-    rows = _compare(cases, SCALAR, ("const",), "tput")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no throughput case with both rtdiv and the "
-                       "constant", seed)
-    kind, text = _bounded(rows, lambda r: "pass" if r.high <= CONST_BOUND
-                          else "fail" if r.low > CONST_BOUND else "open")
-    head = {"confirmed": f"all {len(rows)} type/op/build groups within {CONST_BOUND}x",
-            "refuted": f"beyond {CONST_BOUND}x (whole interval) in",
-            "inconclusive": f"interval straddles {CONST_BOUND}x in"}[kind]
-    return Verdict(claim, kind, f"{head}: " + "; ".join(text) + _spread(rows), seed)
-
-
-def _beats_libdivide(cases: list[Case]) -> Verdict:
-    claim = ("(b) rtdiv's scalar verbs (the faster form) are at least as fast as "
-             "libdivide's faster form (libdivide or libdivide_bf) for every type, divisor "
-             f"kind and compiler, in throughput (a tie: at most {TIE:.0%} slower)")
-    seed = "no figure (libdivide is the peer the library is measured against)"
-    rows = _compare(cases, SCALAR, LIBDIVIDE, "tput")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no throughput case with both rtdiv and "
-                       "libdivide", seed)
-    kind, text = _bounded(rows, lambda r: "pass" if r.high <= 1 + TIE
-                          else "fail" if r.low > 1 + TIE else "open")
-    head = {"confirmed": f"as fast or faster in all {len(rows)} groups",
-            "refuted": "slower than libdivide (whole interval) in",
-            "inconclusive": f"interval straddles {1 + TIE:.2f}x in"}[kind]
-    return Verdict(claim, kind, f"{head}: " + "; ".join(text) + _spread(rows), seed)
-
-
-def _beats_hardware(cases: list[Case]) -> Verdict:
-    claim = ("(c) on this CPU, rtdiv is faster than the hardware `div` for every type "
-             "(throughput; latency shown beside)")
-    seed = ("Ivy Bridge (Agner Fog, in S3): DIV r64 latency 29-94 cycles, reciprocal "
-            "throughput 22-76; recent CPUs divide far faster")
-    rows = _compare(cases, ("hw",), OURS, "tput")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no throughput case with both the hardware "
-                       "division and rtdiv", seed)
-    fails = [x for x in rows if x[3].high < 1]
-    passes = [x for x in rows if x[3].low > 1]
-    kind = "refuted" if fails else "confirmed" if len(passes) == len(rows) else "inconclusive"
-    lat = {g[:4]: (a, b, r) for g, a, b, r in _compare(cases, ("hw",), OURS, "lat")}
-    text = []
-    for g, _, b, r in sorted(rows, key=lambda x: x[3].value)[:6]:
-        line = f"{_label(g)}: hw/{b.variant} {format_ratio(r)}"
-        if g[:4] in lat:
-            la, lb, lr = lat[g[:4]]
-            metric = cycle_metric(la, lb)
-            line += (f" (lat hw/{lb.variant} {format_ratio(lr)}, hw {la.value(metric):.2f} "
-                     f"{la.metrics[metric].unit})")
-        text.append(line)
-    head = (f"rtdiv faster in {len(passes)} of {len(rows)} groups, slower in {len(fails)} "
-            "(above 1: the hardware division is slower); the closest")
-    return Verdict(claim, kind, head + ": " + "; ".join(text) + _spread(rows), seed)
-
-
-def _spread(rows: list[tuple[Group, Case, Case, Ratio]]) -> str:
-    vals = [r.value for _, _, _, r in rows]
-    return f" (all {len(vals)} groups: {min(vals):.3f}x .. {max(vals):.3f}x)"
-
-
-def _quo_mod_adds_instructions(cases: list[Case], evidence: Evidence) -> Verdict:
-    claim = ("(d) in quo() with b = 10^9 a constant, `a % b == 0` only adds instructions "
-             "over `c = a / b; c * b == a` (neither divides)")
-    seed = (f"c * b == a compiles to a multiply by {QUO_MAGIC} and shifts; a % b == 0 "
-            "only added instructions")
-    code = {(r[0], r[1]): r[4] for t in evidence.tables for r in t.rows if len(r) == 5}
-    rows, judged = [], []
-    for label in dict.fromkeys(c.build_label for c in cases if c.variant == "quo_mul"):
-        mul = next((c for c in cases if c.variant == "quo_mul" and c.build_label == label
-                    and c.params.get("loop") == "tput"), None)
-        mod = next((c for c in cases if c.variant == "quo_mod" and c.build_label == label
-                    and c.params.get("loop") == "tput"), None)
-        if mul is None or mod is None or mul.value(_SIZE) is None or mod.value(_SIZE) is None:
-            continue
-        n_mul, n_mod = int(mul.value(_SIZE)), int(mod.value(_SIZE))  # type: ignore[arg-type]
-        divs = int((mul.value(_DIVS) or 0) + (mod.value(_DIVS) or 0))
-        judged.append("confirmed" if n_mod > n_mul and divs == 0 else "refuted")
-        r = median_ratio(mod, mul, cycle_metric(mod, mul))
-        magic = code.get((label, "quo_mul_check"))
-        rows.append(f"{label}: {n_mul} instructions (c * b == a) vs {n_mod} (a % b == 0), "
-                    f"{divs} div; time mod/mul {format_ratio(r) if r else 'n/a'}"
-                    + ("" if magic is None else
-                       f"; magic {QUO_MAGIC} {'present' if QUO_MAGIC in magic else 'absent'}"))
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no build's quo() code could be read", seed)
-    kind = ("confirmed" if all(j == "confirmed" for j in judged)
-            else "refuted" if all(j == "refuted" for j in judged) else "inconclusive")
-    return Verdict(claim, kind, "; ".join(rows), seed)
+        mod.unavailable[_ADDED] = {"source": "asm", "reason": why}
 
 
 EXPERIMENT = Divide()
-
-
-def _batch_within_vector_constant(cases: list[Case]) -> Verdict:
-    claim = (f"(e) rtdiv's batch divides an array within {CONST_BOUND}x of the compiler's "
-             "vectorised constant loop (const_vec: built for the best ISA this CPU has), "
-             "for every type, divisor kind and compiler")
-    seed = "no figure: the seed has no batch"
-    rows = _compare(cases, ("rtdiv_batch",), ("const_vec",), "tput")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no throughput case with both the batch and "
-                       "the vectorised constant", seed)
-    kind, text = _bounded(rows, lambda r: "pass" if r.high <= CONST_BOUND
-                          else "fail" if r.low > CONST_BOUND else "open")
-    head = {"confirmed": f"all {len(rows)} type/op/build groups within {CONST_BOUND}x",
-            "refuted": f"beyond {CONST_BOUND}x (whole interval) in",
-            "inconclusive": f"interval straddles {CONST_BOUND}x in"}[kind]
-    return Verdict(claim, kind, f"{head}: " + "; ".join(text) + _spread(rows), seed)

@@ -25,15 +25,16 @@ import sys
 from cpulab.asm import disassemble, find_functions
 from cpulab.asm.disasm import DisasmError, Function
 from cpulab.build import Artifact, Target, library
-from cpulab.context import Context, cases_from_outcome
+from cpulab.build.config import label_of
+from cpulab.claims import CYCLES, ClaimSpec, Requirement
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.bigdec.gmp import GMP, gmp_libdirs
+from cpulab.experiments.bigdec.gmp import GMP, GMP_BUILDS, gmp_libdirs
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
-from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable
 
 SEED_BITS = 1000
 SEED_CASES = ("seed_twodiv", "seed_fused", "bigdec", "gmp")
@@ -51,12 +52,18 @@ FIT_FROM_BITS = 16384  # the growth exponent is fitted where the size dominates 
 SMALL_BITS = 4096  # "up to 4096 bits": the 1.3x target
 SMALL_TARGET = 1.3
 LARGE_DIGITS = 1_000_000
+# The sizes each claim is judged at (as the kernel gets them: "4096"); the seed's 1000
+# bits are one of them, measured by the seed's program.
+ALL_SIZES = tuple(str(b) for b in sorted((SEED_BITS, *SWEEP_BITS)))
+SMALL_SIZES = tuple(b for b in ALL_SIZES if int(b) <= SMALL_BITS)
+FIT_SIZES = tuple(b for b in ALL_SIZES if int(b) >= FIT_FROM_BITS)
 LARGE_TARGET = 2.0
 CLEARLY_SUBQUADRATIC = 1.9  # "clearly below 2": the exponent + 2 standard errors
 SEED_BEFORE_S, SEED_AFTER_S = 8.686, 6.392
 SWEEP_CASES = ("bigdec", "bigdec_cold", "gmp")
-# bigdec's two states, each judged against GMP at every size of the sweep
-STATES = {"warm": "bigdec", "cold": "bigdec_cold"}
+# Debian's GMP and each build for this CPU (gmp.py): a claim against GMP takes the
+# fastest of those measured in each build and size.
+GMPS = (GMP, *(f"{GMP}@{label}" for label in GMP_BUILDS))
 DIR = KERNELS / "bigdec"
 LIB = library("bigdec")
 _DIVS = "divs/digit"
@@ -90,6 +97,43 @@ class Bigdec(Experiment):
     table_metrics = ("time", "tsc", "cycles", _DIVS)
     plots = (PlotSpec("sweep", "time per conversion against size (slope = growth exponent)",
                       x="digits", metric="time", x_label="decimal digits"),)
+    claims = (
+        ClaimSpec("faster", "seed_fused", than="seed_twodiv", metric=CYCLES, builds="most",
+                  where={"bits": (str(SEED_BITS),)},
+                  # the loops compared are the seed's: two divisions per digit and one
+                  requires=(Requirement("seed_twodiv", _DIVS, "==", 2),
+                            Requirement("seed_fused", _DIVS, "==", 1)),
+                  text="(a) taking the remainder into a temporary before the quotient (one "
+                       "`div` per digit instead of two) makes converting a 1000-bit number "
+                       "faster",
+                  seed=f"{SEED_BEFORE_S} s -> {SEED_AFTER_S} s for 10^6 conversions "
+                       f"({SEED_BEFORE_S / SEED_AFTER_S:.3f}x), CRuby r54102, Ivy Bridge"),
+        ClaimSpec("faster", "bigdec", than=GMPS, by=SMALL_TARGET, metric=CYCLES,
+                  where={"bits": SMALL_SIZES},
+                  text=f"(b) bigdec converts at least {SMALL_TARGET}x faster than GMP's "
+                       f"mpz_get_str up to {SMALL_BITS:,} bits"),
+        # "within 2x": bigdec at most 2x slower, as fast as it likes
+        ClaimSpec("faster", "bigdec", than=GMPS, by=1 / LARGE_TARGET, metric=CYCLES,
+                  where={"digits": (str(LARGE_DIGITS),)},
+                  text=f"(c) bigdec is within {LARGE_TARGET:.0f}x of GMP at 10^6 digits"),
+        ClaimSpec("growth", "bigdec", metric="time", over="digits",
+                  value=CLEARLY_SUBQUADRATIC, where={"bits": FIT_SIZES},
+                  text=f"(d) bigdec's cost grows subquadratically: the fitted exponent of "
+                       f"time vs digits is clearly below 2 (k + 2 standard errors < "
+                       f"{CLEARLY_SUBQUADRATIC})",
+                  seed="CRuby's big2str_karatsuba (5% of the seed's profile at ~300 "
+                       "digits)"),
+        *(ClaimSpec("faster", variant, than=GMPS, metric=CYCLES, where={"bits": ALL_SIZES},
+                    every_value=True, seed="the seed measures no GMP; GMP is the strongest "
+                                           "converter this machine has",
+                    text=f"({letter}) bigdec {state} ({what}) is at least as fast as GMP's "
+                         f"mpz_get_str (the fastest GMP build at each size) at every size "
+                         f"from {SWEEP_BITS[0]} bits to 10^6 digits, with every compiler")
+          for letter, state, variant, what in (
+              ("e", "warm", "bigdec", "its powers of ten cached by an earlier call"),
+              ("f", "cold", "bigdec_cold", "its cache released before every call, as in "
+                                           "a first conversion"))),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -130,45 +174,38 @@ class Bigdec(Experiment):
                  f"{py_max:,} bits ({digits_max(py_max):,} digits): it grows quadratically "
                  "and larger sizes take seconds per conversion")
         args = ctx.profile.harness_args()
-        jobs: list[tuple[str, Program, dict | None, list[str]]] = []
-        for a in built:
-            key = f"{a.config.label}|{SEED_BITS}"
-            jobs.append((key, Program([str(a.path), *args, "--param",
-                                            f"bits={SEED_BITS}"], key=key),
-                         a.config.as_dict(), list(SEED_CASES)))
-            for bits in sweep:
-                key = f"{a.config.label}|{bits}"
-                cases = [arg for c in SWEEP_CASES for arg in ("--case", c)]
-                jobs.append((key, Program([str(a.path), *args, "--param", f"bits={bits}",
-                                                *cases], key=key),
-                             a.config.as_dict(), list(SWEEP_CASES)))
-        for label, libdir in gmp_libdirs(ctx).items():
-            for a in built:
-                for bits in sweep:
-                    key = f"{a.config.label}|gmp@{label}|{bits}"
-                    jobs.append((key, Program([str(a.path), *args, "--param",
-                                                    f"bits={bits}", "--case", GMP],
-                                              env={"LD_LIBRARY_PATH": str(libdir)}, key=key),
-                                 a.config.as_dict(), [GMP]))
-        for bits in (b for b in sweep if b <= py_max):
-            key = f"cpython|{bits}"
-            jobs.append((key, Program([sys.executable, "-m",
-                                            "cpulab.experiments.bigdec.cpython", "--bits",
-                                            str(bits), *args], key=key), None, ["cpython"]))
-        outcomes = ctx.measure([p for _, p, _, _ in jobs])
 
-        code = {a.config.label: _div_counts(a) for a in built}
-        gmp_at = {key: key.split("|")[1] for key, *_ in jobs if "|gmp@" in key}
+        def sized(bits: int) -> dict:
+            return {"bits": bits, "digits": digits_max(bits)}
+
+        # (program, the cases it prints); the kernel's get its `div` counts
+        jobs: list[tuple[Program, tuple[str, ...]]] = []
+        sweep_args = [arg for c in SWEEP_CASES for arg in ("--case", c)]
+        for a in built:
+            build = a.config.as_dict()
+            jobs.append((Program([str(a.path), *args, "--param", f"bits={SEED_BITS}"],
+                                 build=build, params=sized(SEED_BITS)), SEED_CASES))
+            jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", *sweep_args],
+                              build=build, params=sized(bits)), SWEEP_CASES)
+                     for bits in sweep]
+        for label, libdir in gmp_libdirs(ctx).items():
+            jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", "--case", GMP],
+                              variant=f"{GMP}@{label}", build=a.config.as_dict(),
+                              params=sized(bits), env={"LD_LIBRARY_PATH": str(libdir)}), ())
+                     for a in built for bits in sweep]
+        jobs += [(Program([sys.executable, "-m", "cpulab.experiments.bigdec.cpython",
+                           "--bits", str(bits), *args], variant="cpython",
+                          params=sized(bits)), ())
+                 for bits in sweep if bits <= py_max]
+        outcomes = ctx.measure([p for p, _ in jobs])
+
+        code = {label_of(a.config.as_dict()): _div_counts(a) for a in built}
         cases = [Case(v, a.config.as_dict(), error=f"build failed: {a.error}")
                  for a in arts if not a.ok for v in SEED_CASES]
-        for key, _, build, names in jobs:
-            bits = int(key.rsplit("|", 1)[1])
-            params = {"bits": bits, "digits": digits_max(bits)}
-            for case in cases_from_outcome(outcomes[key], lambda n: n, build, params, names):
-                if key in gmp_at:
-                    case.variant = gmp_at[key]
-                elif build is not None:
-                    _add_divs(case, code[key.rsplit("|", 1)[0]])
+        for p, names in jobs:
+            for case in cases_of(p, outcomes[p.key], case_names=names):
+                if p.variant is None:  # the kernel's own cases, not a GMP build's
+                    _add_divs(case, code[label_of(p.build)])
                 cases.append(case)
         return cases
 
@@ -186,13 +223,6 @@ class Bigdec(Experiment):
             ["method", "build", "k", "std. error", "sizes (bits)"],
             [[m, b, f"{k:.3f}", f"{se:.3f}", f"{lo:,} .. {hi:,} ({n})"]
              for (m, b), (k, se, n, lo, hi) in fits.items()])], {"growth": growth})
-
-    # ---- verdicts (pure) -------------------------------------------------------------
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_fused_beats_twodiv(ok), _faster_than_gmp_small(ok), _near_gmp_large(ok),
-                _subquadratic(ok), *(_as_fast_as_gmp(ok, state) for state in STATES)]
 
 
 def _div_counts(a: Artifact) -> dict[str, int] | str:
@@ -228,15 +258,6 @@ def _add_divs(case: Case, code: dict[str, int] | str) -> None:
         case.metrics[_DIVS] = Metric.exact(code[case.variant], "div/digit", "asm")
 
 
-def _find(cases: list[Case], variant: str, label: str, bits: int) -> Case | None:
-    return next((c for c in cases if c.variant == variant and c.build_label == label
-                 and c.params.get("bits") == bits), None)
-
-
-def _labels(cases: list[Case]) -> list[str]:
-    return list(dict.fromkeys(c.build_label for c in cases if c.build))
-
-
 def growth_fits(cases: list[Case]) -> dict[tuple[str, str], tuple[float, float, int, int, int]]:
     """(method, build) -> (exponent k of time ~ size^k, its standard error, points, first
     and last size in bits), fitted over the sweep's sizes from FIT_FROM_BITS; at least
@@ -257,159 +278,4 @@ def growth_fits(cases: list[Case]) -> dict[tuple[str, str], tuple[float, float, 
     return out
 
 
-def _fused_beats_twodiv(cases: list[Case]) -> Verdict:
-    claim = ("(a) taking the remainder into a temporary before the quotient (one `div` per "
-             "digit instead of two) makes converting a 1000-bit number faster")
-    seed = (f"{SEED_BEFORE_S} s -> {SEED_AFTER_S} s for 10^6 conversions "
-            f"({SEED_BEFORE_S / SEED_AFTER_S:.3f}x), CRuby r54102, Ivy Bridge")
-    rows, judged = [], []
-    for label in _labels(cases):
-        two, one = (_find(cases, v, label, SEED_BITS) for v in ("seed_twodiv", "seed_fused"))
-        if two is None or one is None:
-            continue
-        metric = cycle_metric(two, one)
-        r = median_ratio(two, one, metric)
-        if r is None:
-            continue
-        divs = (f"{int(two.value(_DIVS))} vs {int(one.value(_DIVS))} div per digit"
-                if two.value(_DIVS) is not None and one.value(_DIVS) is not None
-                else "div count n/a")
-        judged.append("confirmed" if r.low > 1 else "refuted" if r.high < 1.02
-                      else "inconclusive")
-        rows.append(f"{label}: twodiv/fused {metric} = {format_ratio(r)} ({divs}; "
-                    f"{two.value('time'):.0f} vs {one.value('time'):.0f} ns/conversion)")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no build measured both seed loops", seed)
-    kind = ("confirmed" if judged.count("confirmed") > len(judged) / 2 else
-            "refuted" if judged.count("refuted") > len(judged) / 2 else "inconclusive")
-    return Verdict(claim, kind, "; ".join(rows), seed)
-
-
-def _fastest_gmp(cases: list[Case], label: str, bits: int) -> Case | None:
-    """The fastest GMP measured at this size with this build (Debian's or gmp@LABEL)."""
-    gmps = [c for c in cases if (c.variant == GMP or c.variant.startswith(f"{GMP}@"))
-            and c.build_label == label and c.params.get("bits") == bits and c.value("time")]
-    return min(gmps, key=lambda c: c.value("time")) if gmps else None  # type: ignore
-
-
-def _gmp_ratios(cases: list[Case], label: str, bits: int, variant: str = "bigdec"):
-    """fastest GMP / bigdec at one size and build (> 1: bigdec is faster)."""
-    b, g = _find(cases, variant, label, bits), _fastest_gmp(cases, label, bits)
-    if b is None or g is None:
-        return None
-    return median_ratio(g, b, cycle_metric(g, b))
-
-
-def _faster_than_gmp_small(cases: list[Case]) -> Verdict:
-    claim = (f"(b) bigdec converts at least {SMALL_TARGET}x faster than GMP's mpz_get_str "
-             f"up to {SMALL_BITS:,} bits")
-    rows, fails, open_ = [], 0, 0
-    for label in _labels(cases):
-        for bits in sorted({c.params.get("bits", 0) for c in cases if c.variant == "gmp"}):
-            if bits > SMALL_BITS:
-                continue
-            r = _gmp_ratios(cases, label, bits)
-            if r is None:
-                continue
-            fails += r.high < SMALL_TARGET
-            open_ += r.low < SMALL_TARGET <= r.high
-            rows.append(f"{label} {bits} bits: gmp/bigdec {format_ratio(r)}")
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no size with both bigdec and GMP measured")
-    kind = "refuted" if fails else "inconclusive" if open_ else "confirmed"
-    head = (f"below {SMALL_TARGET}x (whole interval) at {fails} of {len(rows)} sizes, "
-            f"undecided at {open_}")
-    return Verdict(claim, kind, head + ": " + "; ".join(rows))
-
-
-def _near_gmp_large(cases: list[Case]) -> Verdict:
-    claim = f"(c) bigdec is within {LARGE_TARGET:.0f}x of GMP at 10^6 digits"
-    sizes = sorted({c.params.get("bits", 0) for c in cases if c.variant == "bigdec"})
-    if not sizes:
-        return Verdict(claim, "unmeasurable", "no bigdec size was measured")
-    top = sizes[-1]
-    rows, fails, open_ = [], 0, 0
-    for label in _labels(cases):
-        r = _gmp_ratios(cases, label, top)
-        if r is None:
-            continue
-        fails += r.high < 1 / LARGE_TARGET  # r is gmp/bigdec
-        open_ += r.low < 1 / LARGE_TARGET <= r.high
-        rows.append(f"{label}: bigdec/gmp = {1 / r.value:.3f}x "
-                    + (f"[{1 / r.high:.3f}, {1 / r.low:.3f}]" if r.has_interval
-                       else f"[no interval: {r.why}]"))
-    where = f"at {top:,} bits ({digits_max(top):,} digits)"
-    if not rows:
-        return Verdict(claim, "unmeasurable", f"no build measured both {where}")
-    if digits_max(top) < LARGE_DIGITS:
-        return Verdict(claim, "unmeasurable", f"the run stopped {where} (the quick profile; "
-                       "run without --quick for 10^6 digits); there: " + "; ".join(rows))
-    kind = "refuted" if fails else "inconclusive" if open_ else "confirmed"
-    return Verdict(claim, kind, f"{where}: " + "; ".join(rows))
-
-
-def _subquadratic(cases: list[Case]) -> Verdict:
-    claim = (f"(d) bigdec's cost grows subquadratically: the fitted exponent of time vs "
-             f"digits is clearly below 2 (k + 2 standard errors < {CLEARLY_SUBQUADRATIC})")
-    seed = "CRuby's big2str_karatsuba (5% of the seed's profile at ~300 digits)"
-    fits = growth_fits(cases)
-    ours = {b: f for (m, b), f in fits.items() if m == "bigdec"}
-    if not ours:
-        return Verdict(claim, "unmeasurable", f"fewer than three sizes from {FIT_FROM_BITS:,} "
-                       "bits were measured", seed)
-    judged = ["confirmed" if k + 2 * se < CLEARLY_SUBQUADRATIC
-              else "refuted" if k - 2 * se >= CLEARLY_SUBQUADRATIC else "inconclusive"
-              for k, se, *_ in ours.values()]
-    kind = ("confirmed" if all(j == "confirmed" for j in judged)
-            else "refuted" if "refuted" in judged else "inconclusive")
-    text = [f"{m} {b}: k = {k:.3f} ± {se:.3f} ({lo:,} .. {hi:,} bits, {n} sizes)"
-            for (m, b), (k, se, n, lo, hi) in fits.items()]
-    return Verdict(claim, kind, "; ".join(text), seed)
-
-
 EXPERIMENT = Bigdec()
-
-
-def _as_fast_as_gmp(cases: list[Case], state: str) -> Verdict:
-    """bigdec warm or cold against GMP's mpz_get_str at every swept size and build."""
-    variant = STATES[state]
-    letter = "e" if state == "warm" else "f"
-    what = ("its powers of ten cached by an earlier call" if state == "warm" else
-            "its cache released before every call, as in a first conversion")
-    claim = (f"({letter}) bigdec {state} ({what}) is at least as fast as GMP's mpz_get_str "
-             f"(the fastest GMP build at each size) at every size from {SWEEP_BITS[0]} bits "
-             "to 10^6 digits, with every compiler")
-    seed = "the seed measures no GMP; GMP is the strongest converter this machine has"
-    rows, below, above, n, top = [], [], 0, 0, 0
-    for label in _labels(cases):
-        for bits in sorted({c.params.get("bits", 0) for c in cases if c.variant == variant}):
-            r = _gmp_ratios(cases, label, bits, variant)
-            if r is None:
-                continue
-            n, top = n + 1, max(top, bits)
-            above += r.above(1.0)
-            if r.below(1.0):
-                below.append(f"{label} {bits:,} bits {format_ratio(r)}")
-        worst = [(b, r) for b in sorted({c.params.get("bits", 0) for c in cases})
-                 if (r := _gmp_ratios(cases, label, b, variant)) is not None]
-        if worst:
-            # ties (to rounding of the logs) go to the smallest size
-            b, r = min(worst, key=lambda br: round(br[1].value, 9))
-            g = _fastest_gmp(cases, label, b)
-            rows.append(f"{label}: slowest against GMP at {b:,} bits, {g.variant if g else GMP}"
-                        f"/{variant} {format_ratio(r)}")
-    if not n:
-        return Verdict(claim, "unmeasurable", f"no size with both {variant} and GMP measured",
-                       seed)
-    ev = (f"gmp/{variant} (> 1: bigdec faster): interval above 1 at {above} of {n} "
-          f"(build, size) pairs, below 1 at {len(below)}; " + "; ".join(rows))
-    if below:
-        ev += "; below 1: " + ", ".join(below)
-    if below:
-        kind = "refuted"
-    elif digits_max(top) < LARGE_DIGITS:
-        return Verdict(claim, "unmeasurable", f"the run stopped at {top:,} bits (the quick "
-                       "profile; run without --quick for 10^6 digits); " + ev, seed)
-    else:
-        kind = "confirmed" if above == n else "inconclusive"
-    return Verdict(claim, kind, ev, seed)
