@@ -4,6 +4,7 @@
   in each decoder build: clang with musttail, clang and gcc with the trampoline;
 - compiles .proto files into descriptor sets with Debian's protoc;
 - loads Google's protobuf (PyPI, upb-backed) message classes from those sets;
+- builds the `pbtool` command;
 - writes the canonical dump of a Google message in pb_dump's format;
 - generates random messages of any schema, edge values included.
 """
@@ -108,7 +109,7 @@ class Lib:
         d.pb_schema_find.argtypes = [vp, cp]
         d.pb_schema_find.restype = vp
         d.pb_decode_fast_kind.restype = cp
-        for fn in (d.pbt_decode_dump, d.pbt_roundtrip):
+        for fn in (d.pbt_decode_dump, d.pbt_decode_text, d.pbt_roundtrip):
             fn.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
                            ctypes.POINTER(vp), ctypes.POINTER(sz)]
             fn.restype = ctypes.c_int
@@ -151,9 +152,21 @@ class Schema:
         st, res = self._call(self.lib.dll.pbt_decode_dump, type_name, data, decoder, flags)
         return st, res.decode()
 
+    def decode_text(self, type_name: str, data: bytes, decoder: int = FAST,
+                    flags: int = 0) -> tuple[int, bytes]:
+        """pb_text_encode's output (bytes: protoc's text is not always UTF-8)."""
+        return self._call(self.lib.dll.pbt_decode_text, type_name, data, decoder, flags)
+
     def roundtrip(self, type_name: str, data: bytes, decoder: int = FAST,
                   flags: int = 0) -> tuple[int, bytes]:
         return self._call(self.lib.dll.pbt_roundtrip, type_name, data, decoder, flags)
+
+
+@functools.cache
+def build_pbtool() -> Path:
+    """The `pbtool` command (tools/pbtool.c), linked with the library statically."""
+    t = PB.target("pbtool", (PB_DIR / "tools" / "pbtool.c",), include_dirs=(PB_DIR / "include",))
+    return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))
 
 
 @functools.cache

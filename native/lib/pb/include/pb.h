@@ -298,6 +298,19 @@ pb_status pb_encode(const pb_msg *msg, const pb_msgdef *m, pb_arena *a,
 pb_status pb_dump(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **out,
                   size_t *size);
 
+/* The text format, byte for byte as protobuf C++ 3.21 prints it
+ * (TextFormat::Print, what `protoc --decode=TYPE` writes): known fields in
+ * field-number order as "name: value" lines, messages as "name {" blocks
+ * indented by two spaces (a group named by its type), map entries sorted by
+ * key, enums by name (undefined values as numbers), strings and bytes
+ * C-escaped with octal escapes for every byte outside 0x20..0x7e, floats
+ * with 6 or 9 significant digits and doubles with 15 or 17 (the fewer when
+ * they read back exactly), unknown fields last by number. Extensions are
+ * unknown fields here (pb_schema_load). The result is NUL-terminated, in
+ * the arena. */
+pb_status pb_text_encode(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **out,
+                         size_t *size);
+
 /* ---- UTF-8 ---------------------------------------------------------------- */
 
 /* Whether buf[0..size) is well-formed UTF-8 (no overlongs, no surrogates,

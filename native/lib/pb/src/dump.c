@@ -21,36 +21,13 @@
 #include <string.h>
 
 #include "internal/encode.h"
+#include "internal/strbuf.h"
 
-typedef struct out {
-  char *buf;
-  size_t len, cap;
-  bool oom;
-} out;
+typedef pb_strbuf out;
 
-static void put(out *o, const char *s, size_t n) {
-  if (o->oom) return;
-  if (o->cap - o->len < n + 1) {
-    size_t nc = o->cap ? o->cap * 2 : 1024;
-    while (nc - o->len < n + 1) nc *= 2;
-    char *nb = realloc(o->buf, nc);
-    if (!nb) {
-      o->oom = true;
-      return;
-    }
-    o->buf = nb;
-    o->cap = nc;
-  }
-  memcpy(o->buf + o->len, s, n);
-  o->len += n;
-  o->buf[o->len] = 0;
-}
-
-static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
-
-static void indent(out *o, int depth) {
-  for (int i = 0; i < depth; i++) put(o, "  ", 2);
-}
+static void put(out *o, const char *s, size_t n) { pb_strbuf_put(o, s, n); }
+static void puts_(out *o, const char *s) { pb_strbuf_puts(o, s); }
+static void indent(out *o, int depth) { pb_strbuf_indent(o, depth); }
 
 static void hex(out *o, const char *p, size_t n) {
   static const char digits[] = "0123456789abcdef";
@@ -193,20 +170,6 @@ static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth) {
 
 pb_status pb_dump(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **outp, size_t *size) {
   out o = {NULL, 0, 0, false};
-  put(&o, "", 0);
   dump_msg(&o, msg, m, 0);
-  if (o.oom) {
-    free(o.buf);
-    return PB_ERR_NOMEM;
-  }
-  char *r = pb_arena_alloc(a, o.len + 1);
-  if (!r) {
-    free(o.buf);
-    return PB_ERR_NOMEM;
-  }
-  memcpy(r, o.buf, o.len + 1);
-  free(o.buf);
-  *outp = r;
-  *size = o.len;
-  return PB_OK;
+  return pb_strbuf_finish(&o, a, outp, size);
 }

@@ -47,6 +47,25 @@ int pbt_decode_dump(const pb_schema *s, const char *type, const char *buf, size_
   return st;
 }
 
+/* Decode buf as `type` and print it in the text format. */
+int pbt_decode_text(const pb_schema *s, const char *type, const char *buf, size_t len,
+                    int decoder, unsigned flags, char **out, size_t *outlen) {
+  pb_arena *a = NULL;
+  pb_msg *msg;
+  const pb_msgdef *m;
+  *out = NULL;
+  *outlen = 0;
+  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
+  if (st == PB_OK) {
+    char *t;
+    size_t n;
+    st = pb_text_encode(msg, m, a, &t, &n);
+    if (st == PB_OK) st = copy_out(t, n, out, outlen);
+  }
+  pb_arena_free(a);
+  return st;
+}
+
 /* Decode buf as `type` and encode the result. */
 int pbt_roundtrip(const pb_schema *s, const char *type, const char *buf, size_t len,
                   int decoder, unsigned flags, char **out, size_t *outlen) {

@@ -1,0 +1,41 @@
+/* The text writers' growable string (internal/strbuf.h): doubled on demand
+ * with realloc, copied once into the arena at the end, so that a long text
+ * leaves no trail of abandoned copies in the arena. */
+#include <stdlib.h>
+
+#include "internal/strbuf.h"
+
+void pb_strbuf_put(pb_strbuf *o, const char *s, size_t n) {
+  if (o->oom) return;
+  if (o->cap - o->len < n + 1) {
+    size_t nc = o->cap ? o->cap * 2 : 1024;
+    while (nc - o->len < n + 1) nc *= 2;
+    char *nb = realloc(o->buf, nc);
+    if (!nb) {
+      o->oom = true;
+      return;
+    }
+    o->buf = nb;
+    o->cap = nc;
+  }
+  memcpy(o->buf + o->len, s, n);
+  o->len += n;
+  o->buf[o->len] = 0;
+}
+
+void pb_strbuf_indent(pb_strbuf *o, int depth) {
+  for (int i = 0; i < depth; i++) pb_strbuf_put(o, "  ", 2);
+}
+
+pb_status pb_strbuf_finish(pb_strbuf *o, pb_arena *a, char **out, size_t *size) {
+  char *r = o->oom ? NULL : pb_arena_alloc(a, o->len + 1);
+  if (r) {
+    if (o->len) memcpy(r, o->buf, o->len);
+    r[o->len] = 0;
+    *out = r;
+    *size = o->len;
+  }
+  free(o->buf);
+  *o = (pb_strbuf){NULL, 0, 0, false};
+  return r ? PB_OK : PB_ERR_NOMEM;
+}

@@ -1,0 +1,171 @@
+/* pbtool — the command-line front end of libcpulab-pb: a binary protobuf
+ * message on standard input printed in the text format, as `protoc --decode`
+ * and `protoc --decode_raw` print it, with the schema taken from a
+ * descriptor set instead of .proto files. The library does the work; this
+ * file parses the command line, reads the files, and exits in one place.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pb.h>
+
+enum exit_code {
+  EXIT_OK = 0,
+  EXIT_INVALID = 1, /* the message does not parse (protoc's "Failed to parse input.") */
+  EXIT_USAGE = 2,   /* the command line is at fault, or no such type */
+  EXIT_IO = 3,      /* a file could not be read, or the output written */
+  EXIT_SCHEMA = 4,  /* the descriptor set is malformed */
+};
+
+static const char USAGE[] =
+    "usage: pbtool decode --descriptor-set FILE TYPE < MESSAGE\n"
+    "       pbtool decode-raw < MESSAGE\n"
+    "\n"
+    "Print a binary protobuf message (standard input) in the text format, byte for byte\n"
+    "as protoc 3.21 prints it:\n"
+    "\n"
+    "  decode      as `protoc --decode=TYPE -I... FILE.proto`: TYPE is a full message\n"
+    "              name (pkg.Outer.Inner); FILE a FileDescriptorSet that holds it and\n"
+    "              everything it imports (protoc --include_imports --descriptor_set_out).\n"
+    "              Extensions print as unknown fields (by number).\n"
+    "  decode-raw  as `protoc --decode_raw`: every field by number, with no schema.\n"
+    "\n"
+    "  -d, --descriptor-set FILE   the schema of `decode`\n"
+    "  -h, --help                  this text\n"
+    "      --version               the version\n"
+    "\n"
+    "Messages nest at most 100 deep, as in protoc. Exit status: 0 printed; 1 the message\n"
+    "does not parse (the reason on standard error: \"Failed to parse input\", then pb's\n"
+    "error); 2 usage error or unknown TYPE; 3 a file could not be read or the output\n"
+    "written; 4 the descriptor set is malformed.\n";
+
+static int die(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("pbtool: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  if (code == EXIT_USAGE) fputs("Try 'pbtool --help'.\n", stderr);
+  return code;
+}
+
+/* The whole of f, malloc'd (never NULL on success, even when empty). */
+static char *read_all(FILE *f, size_t *size) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    char *nb = realloc(buf, cap *= 2);
+    if (!nb) free(buf);
+    buf = nb;
+  }
+  if (buf && ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  *size = n;
+  return buf;
+}
+
+/* A one-message descriptor set (file "e", message "E" with no fields): decode-raw
+ * decodes into it, so that every field is unknown and checked by the same decoder. */
+static const char EMPTY_SCHEMA[] = "\x0a\x08\x0a\x01" "e" "\x22\x03\x0a\x01" "E";
+
+/* Decode the message on standard input as m and print it. */
+static int print_message(const pb_msgdef *m) {
+  size_t len, text_len;
+  char *buf = read_all(stdin, &len), *text;
+  if (!buf) return die(EXIT_IO, "standard input: %s", strerror(errno));
+  pb_arena *a = pb_arena_new(0);
+  pb_msg *msg = a ? pb_msg_new(m, a) : NULL;
+  pb_status st = msg ? pb_decode(buf, len, msg, m, a, NULL) : PB_ERR_NOMEM;
+  if (st == PB_OK) st = pb_text_encode(msg, m, a, &text, &text_len);
+  int code = EXIT_OK;
+  if (st != PB_OK) {
+    code = die(st == PB_ERR_NOMEM ? EXIT_IO : EXIT_INVALID,
+               "Failed to parse input: %s (%zu bytes of %s)", pb_status_str(st), len,
+               pb_msgdef_name(m));
+  } else if (fwrite(text, 1, text_len, stdout) != text_len || fflush(stdout) != 0) {
+    code = die(EXIT_IO, "standard output: %s", strerror(errno));
+  }
+  pb_arena_free(a);
+  free(buf);
+  return code;
+}
+
+static int load_schema(const char *path, const char *data, size_t len, pb_schema **s) {
+  pb_status st = pb_schema_load(data, len, s);
+  if (st != PB_OK) return die(EXIT_SCHEMA, "%s: not a descriptor set: %s", path, pb_status_str(st));
+  return EXIT_OK;
+}
+
+static int cmd_decode(const char *path, const char *type) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return die(EXIT_IO, "%s: %s", path, strerror(errno));
+  size_t len;
+  char *fds = read_all(f, &len);
+  int saved = errno;
+  fclose(f);
+  if (!fds) return die(EXIT_IO, "%s: %s", path, strerror(saved));
+  pb_schema *s = NULL;
+  int code = load_schema(path, fds, len, &s);
+  free(fds);
+  if (code != EXIT_OK) return code;
+  const pb_msgdef *m = pb_schema_find(s, type[0] == '.' ? type + 1 : type);
+  code = m ? print_message(m) : die(EXIT_USAGE, "%s: no message type %s", path, type);
+  pb_schema_free(s);
+  return code;
+}
+
+static int cmd_decode_raw(void) {
+  pb_schema *s = NULL;
+  int code = load_schema("(built-in)", EMPTY_SCHEMA, sizeof EMPTY_SCHEMA - 1, &s);
+  if (code != EXIT_OK) return code;
+  code = print_message(pb_schema_find(s, "E"));
+  pb_schema_free(s);
+  return code;
+}
+
+static int run(int argc, char **argv) {
+  const char *fds = NULL, *args[2];
+  int nargs = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(USAGE, stdout);
+      return EXIT_OK;
+    } else if (!strcmp(a, "--version")) {
+      printf("pbtool %s\n", PB_VERSION_STRING);
+      return EXIT_OK;
+    } else if (!strcmp(a, "-d") || !strcmp(a, "--descriptor-set")) {
+      if (++i == argc) return die(EXIT_USAGE, "%s needs a FILE", a);
+      fds = argv[i];
+    } else if (!strncmp(a, "--descriptor-set=", 17)) {
+      fds = a + 17;
+    } else if (a[0] == '-' && a[1]) {
+      return die(EXIT_USAGE, "unknown option %s", a);
+    } else if (nargs == 2) {
+      return die(EXIT_USAGE, "unexpected argument %s", a);
+    } else {
+      args[nargs++] = a;
+    }
+  }
+  if (nargs == 0) return die(EXIT_USAGE, "no command (decode or decode-raw)");
+  if (!strcmp(args[0], "decode")) {
+    if (!fds) return die(EXIT_USAGE, "decode needs --descriptor-set FILE");
+    if (nargs != 2) return die(EXIT_USAGE, "decode needs a TYPE");
+    return cmd_decode(fds, args[1]);
+  }
+  if (!strcmp(args[0], "decode-raw")) {
+    if (nargs != 1 || fds) return die(EXIT_USAGE, "decode-raw takes no TYPE or descriptor set");
+    return cmd_decode_raw();
+  }
+  return die(EXIT_USAGE, "unknown command %s", args[0]);
+}
+
+int main(int argc, char **argv) { return run(argc, argv); }
