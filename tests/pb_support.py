@@ -165,7 +165,7 @@ class Schema:
 @functools.cache
 def build_pbtool() -> Path:
     """The `pbtool` command (tools/pbtool.c), linked with the library statically."""
-    t = PB.target("pbtool", (PB_DIR / "tools" / "pbtool.c",), include_dirs=(PB_DIR / "include",))
+    t = PB.target("pbtool", (PB_DIR / "tools" / "pbtool.c",))
     return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))
 
 
