@@ -108,11 +108,17 @@ def judged_in(builds: str) -> str:
 
 def claim_text(c: ClaimSpec) -> str:
     """How the claim is judged, in the words of its declaration."""
+    peers = " or ".join(f"`{p}`" for p in c.peers)
+    peers = f"the fastest of {peers}" if len(c.peers) > 1 else peers
+    over = f", geometric mean over {c.over}" if c.over else ""
     if c.kind == "faster":
-        what = f"`{c.variant}` faster than `{c.than}`"
+        what = f"`{c.variant}` faster than {peers}"
         if c.by != 1.0:
             what += f" by at least {c.by:g}x"
-        what += f" on {metric_text(c.metric)}, {judged_in(c.builds)}"
+        what += f" on {metric_text(c.metric)}{over}, {judged_in(c.builds)}"
+    elif c.kind == "within":
+        what = (f"`{c.variant}` within {c.by:.0%} of {peers} on {metric_text(c.metric)}"
+                f"{over}, {judged_in(c.builds)}")
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
     else:
@@ -121,6 +127,8 @@ def claim_text(c: ClaimSpec) -> str:
         what += f", {judged_in(c.builds)}"
     if c.where:
         what += f", on the cases with {where_text(c.where)}"
+    if c.requires:
+        what += f", where {' and '.join(map(str, c.requires))}"
     return what
 
 

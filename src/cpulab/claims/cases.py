@@ -4,6 +4,7 @@ groups becomes a verdict."""
 
 from __future__ import annotations
 
+from cpulab.claims.spec import ClaimSpec
 from cpulab.results import Case
 from cpulab.results.tally import Tally
 
@@ -37,3 +38,16 @@ def missing(cases: list[Case], variant: str, metric: str) -> str:
 def tally_verdict(tally: Tally, builds: str):
     """"every" build and parameter set must reach the target, or "most" of them."""
     return tally.every() if builds == "every" else tally.majority()
+
+
+def unmet(claim: ClaimSpec, by_variant: dict[str, list[Case]]) -> list[str]:
+    """The preconditions (`requires`) a build and parameter set fails, as the reader
+    sees them."""
+    out = []
+    for req in claim.requires:
+        for c in by_variant.get(req.variant, []) or [None]:
+            figure = c.value(req.metric) if c is not None else None
+            if not req.holds(figure):
+                out.append(f"{req} ({'not measured' if figure is None else f'{figure:g}'})")
+                break
+    return out

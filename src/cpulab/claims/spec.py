@@ -61,7 +61,8 @@ class ClaimSpec:
     # (as the kernel gets them: "4096"); empty, every case.
     where: dict[str, tuple[str, ...]] = field(default_factory=dict)
     over: str | None = None  # faster/within: a parameter averaged over (geometric mean)
-    requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
+    # faster/within/at-most/at-least: what a judged build and parameter set must have
+    requires: tuple[Requirement, ...] = ()
     seed: str | None = None  # what the seed reported, shown beside the verdict
 
     @property
