@@ -119,6 +119,9 @@ def claim_text(c: ClaimSpec) -> str:
     elif c.kind == "within":
         what = (f"`{c.variant}` within {c.by:.0%} of {peers} on {metric_text(c.metric)}"
                 f"{over}, {judged_in(c.builds)}")
+    elif c.kind == "share":
+        what = (f"1 - {peers}/`{c.variant}` on {metric_text(c.metric)} above {c.value:.0%}, "
+                f"{judged_in(c.builds)} (a share outside 0% to 100% decides nothing)")
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
     else:

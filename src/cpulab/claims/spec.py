@@ -14,13 +14,17 @@ in that build and parameter set (the strongest peer there), and the evidence nam
 by round: "over the programs"). `requires` states what must hold of a case before it
 is compared at all (a shared dispatch has one indirect jump); cases without it are
 skipped and listed, never judged.
+
+`share`: the part of the variant's figure its one peer `than` does not account for,
+1 - than/variant (the trap's share of a fault: 1 - populate/fault), above `value` (0.5:
+"most"); a figure outside 0% to 100% is no share and decides nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "share")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -56,7 +60,7 @@ class ClaimSpec:
     metric: str = "tsc"
     builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
     instruction: str | None = None  # no-instruction: a category or a mnemonic
-    value: float | None = None  # at-most / at-least: the bound
+    value: float | None = None  # at-most / at-least: the bound; share: the share to pass
     # faster/at-most/at-least: only the cases whose parameters take one of these values
     # (as the kernel gets them: "4096"); empty, every case.
     where: dict[str, tuple[str, ...]] = field(default_factory=dict)
