@@ -207,3 +207,28 @@ def test_a_described_share_claim_needs_one_peer_and_a_share(tmp_path):
         with pytest.raises(DescriptionError) as e:
             load(tmp_path)
         assert "claims[0]" in str(e.value) and expected in str(e.value)
+
+
+def test_a_bound_on_figures_at_zero_uses_their_range_from_three_processes():
+    zero = _case("a", "O2", [0.0, 0.0, 0.0, 0.0])  # no ratio to a bound exists
+    at_least = ClaimSpec("at-least", "a", "a is at least half", metric="tsc", value=0.5)
+    v = judge(at_least, [zero], Evidence())
+    assert v.verdict == "refuted" and "gcc-12 -O2: 0 ticks/item" in v.evidence
+    few = _case("a", "O2", [0.0, 0.0])
+    few.metrics["tsc"] = Metric.of([0.0, 0.0], "ticks/item", "tsc", (0, 1))
+    v = judge(at_least, [few], Evidence())
+    assert v.verdict == "inconclusive" and "no interval: 2 processes, 3 needed" in v.evidence
+
+
+def test_a_bound_skips_the_builds_whose_precondition_fails():
+    from cpulab.claims import Requirement
+
+    shared = _case("a", "O2", [0.001] * 4)
+    shared.metrics["sites"] = Metric.exact(1, "sites", "asm")
+    many = _case("a", "O3", [0.06] * 4)
+    many.metrics["sites"] = Metric.exact(4, "sites", "asm")
+    claim = ClaimSpec("at-most", "a", "few misses", metric="tsc", value=0.01,
+                      requires=(Requirement("a", "sites", "==", 1),))
+    v = judge(claim, [shared, many], Evidence())
+    assert v.verdict == "confirmed" and "in 1 of 1" in v.evidence
+    assert "precondition fails: gcc-12 -O3 (a's sites == 1 (4))" in v.evidence

@@ -1,7 +1,9 @@
 """`at-most` / `at-least`: the variant's median against a bound, with its 95% interval
 over processes (`stats.ratio_to`); an exact figure (callgrind, asm) is compared as it
-is. A build and parameter set that fails a precondition (`requires`: the dispatch has
-one shared jump) is skipped and listed, not judged."""
+is, and so is one with a figure at or below zero (no ratio: the range of its process
+figures stands for the interval, from 3 processes). A build and parameter set that fails
+a precondition (`requires`: the dispatch has one shared jump) is skipped and listed,
+not judged."""
 
 from __future__ import annotations
 
@@ -28,11 +30,17 @@ def bound(claim: ClaimSpec, cases: list[Case]) -> Verdict:
             skipped[where_of(group_of(c))] = "; ".join(failed)
             continue
         m = c.metrics[claim.metric]
-        if claim.value > 0:  # the level's 95% interval over processes, in its own unit
+        positive = all(v > 0 for v in m.sample.by_process().values())
+        if claim.value > 0 and positive:  # the 95% interval over processes, in its unit
             r = stats.ratio_to(m.sample, claim.value)
             lo, hi = r.low * claim.value, r.high * claim.value
-        else:
+        elif m.sample.exact or len(m.sample.by_process()) >= stats.MIN_PROCESSES:
             lo, hi = min(m.sample.values), max(m.sample.values)
+        else:  # too few processes for a range to stand for an interval: no decision
+            r = stats.Ratio(m.median, 0.0, float("inf"), m.n, 1,
+                            f"{len(m.sample.by_process())} processes, "
+                            f"{stats.MIN_PROCESSES} needed")
+            lo, hi = -float("inf"), float("inf")
         tally.n += 1
         tally.above += hi <= claim.value if at_most else lo >= claim.value
         tally.below += lo > claim.value if at_most else hi < claim.value

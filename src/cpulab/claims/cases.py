@@ -19,6 +19,8 @@ def group_of(case: Case, without: str | None = None) -> Group:
 
 
 def where_of(group: Group) -> str:
+    if group[0] == "-" and group[1]:  # built by no build of the lab's (a peer, a tool)
+        return group[1]
     return f"{group[0]}, {group[1]}" if group[1] else group[0]
 
 
