@@ -108,16 +108,22 @@ def judged_in(builds: str) -> str:
 
 def claim_text(c: ClaimSpec) -> str:
     """How the claim is judged, in the words of its declaration."""
+    peers = " or ".join(f"`{p}`" for p in c.peers)
+    peers = f"the fastest of {peers}" if len(c.peers) > 1 else peers
+    over = f", geometric mean over {c.over}" if c.over else ""
     if c.kind == "faster":
         mine = (f"the fastest of {' or '.join(f'`{v}`' for v in (c.variant, *c.forms))}"
                 if c.forms else f"`{c.variant}`")
-        peers = " or ".join(f"`{p}`" for p in c.peers)
-        what = f"{mine} faster than {'the fastest of ' if len(c.peers) > 1 else ''}{peers}"
+        what = f"{mine} faster than {peers}"
         if c.by != 1.0:
-            what += f" by at least {c.by:g}x"
-        what += f" on {metric_text(c.metric)}, {judged_in(c.builds)}"
-        if c.requires:
-            what += f", where {' and '.join(str(r) for r in c.requires)}"
+            what += f" by at least {c.by:.3g}x"
+        what += f" on {metric_text(c.metric)}{over}, {judged_in(c.builds)}"
+    elif c.kind == "within":
+        what = (f"`{c.variant}` within {c.by:.0%} of {peers} on {metric_text(c.metric)}"
+                f"{over}, {judged_in(c.builds)}")
+    elif c.kind == "share":
+        what = (f"1 - {peers}/`{c.variant}` on {metric_text(c.metric)} above {c.value:.0%}, "
+                f"{judged_in(c.builds)} (a share outside 0% to 100% decides nothing)")
     elif c.kind == "growth":
         what = (f"the exponent of {metric_text(c.metric)} of `{c.variant}` against "
                 f"`{c.over}`, fitted on log axes, below {c.value:g} (k + 2 standard "
@@ -132,6 +138,8 @@ def claim_text(c: ClaimSpec) -> str:
         what += f", on the cases with {where_text(c.where)}"
         if c.every_value:
             what += " (every one of them measured)"
+    if c.requires:
+        what += f", where {' and '.join(map(str, c.requires))}"
     return what
 
 

@@ -3,7 +3,10 @@ verdict, and a missing figure is `unmeasurable` with its reason, never a zero.""
 
 from __future__ import annotations
 
+import pytest
+
 from cpulab.claims import ASM_FACT, MNEMONIC, ClaimSpec, count_of, judge
+from cpulab.described.description import DescriptionError, load
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence
 
@@ -232,3 +235,83 @@ def test_a_description_states_growth_over_a_swept_parameter(tmp_path):
     with pytest.raises(DescriptionError, match="claims.0..over: expected a parameter of "
                        r"\[params\] with three values"):
         load(tmp_path)
+
+
+def test_share_is_one_less_the_part_over_the_whole_inside_0_100_only():
+    # 1 - b/a: b (a loop without the fault) is half of a, a tenth, or all of it
+    half = [_case("a", "O2", SLOW), _case("b", "O2", FAST)]
+    most = ClaimSpec("share", "a", "most of a is not b", than="b", value=0.4, metric="tsc")
+    v = judge(most, half, Evidence())
+    assert v.verdict == "confirmed" and "1 - b/a (tsc) above 40% in 1 of 1" in v.evidence
+    assert "gcc-12 -O2: 50.0% [" in v.evidence
+    assert judge(ClaimSpec("share", "a", "x", than="b", value=0.6, metric="tsc"), half,
+                 Evidence()).verdict == "refuted"
+    # b took longer than a: no share, no figure printed, and why (off-CPU time)
+    longer = [_case("a", "O2", FAST), _case("b", "O2", SLOW)]
+    v = judge(most, longer, Evidence())
+    assert v.verdict == "inconclusive" and "-100" not in v.evidence
+    assert "not measurable here (b took longer than a)" in v.evidence
+    assert "1 outside 0% to 100% (no result)" in v.evidence
+    # a second build below the share refutes "every", leaves "most" split
+    other = [_case("a", "O3", SLOW), _case("b", "O3", [1.9, 1.92, 1.88, 1.9, 1.94, 1.86])]
+    assert judge(most, half + other, Evidence()).verdict == "refuted"
+    split = ClaimSpec("share", "a", "x", than="b", value=0.4, metric="tsc", builds="most")
+    assert judge(split, half + other, Evidence()).verdict == "inconclusive"
+
+
+def test_share_without_processes_enough_or_a_figure_decides_nothing():
+    few = [_case("a", "O2", SLOW[:2]), _case("b", "O2", FAST[:2])]
+    for c in few:
+        c.metrics["tsc"] = Metric.of(list(c.metrics["tsc"].values), "ticks/item", "tsc",
+                                     (0, 1))
+    claim = ClaimSpec("share", "a", "most of a is not b", than="b", value=0.4, metric="tsc")
+    v = judge(claim, few, Evidence())
+    assert v.verdict == "inconclusive" and "without an interval" in v.evidence
+    gone = [_case("a", "O2", unavailable={"tsc": {"source": "tsc", "reason": "no rdtsc"}}),
+            _case("b", "O2", FAST)]
+    v = judge(claim, gone, Evidence())
+    assert v.verdict == "unmeasurable" and "no rdtsc" in v.evidence
+
+
+def test_a_described_share_claim_needs_one_peer_and_a_share(tmp_path):
+    (tmp_path / "pick.c").write_text("int pick(int x) { return x; }\n")
+    base = ("name = 'pick'\n[[variants]]\nname = 'a'\nsources = ['pick.c']\n"
+            "[[variants]]\nname = 'b'\nsources = ['pick.c']\n[[variants]]\nname = 'c'\n"
+            "sources = ['pick.c']\n[[claims]]\nkind = 'share'\nvariant = 'a'\n")
+    (tmp_path / "experiment.toml").write_text(base + "than = 'b'\nvalue = 0.5\n")
+    (claim,) = load(tmp_path).claims
+    assert (claim.kind, claim.than, claim.value) == ("share", "b", 0.5)
+    assert claim.text == ("more than 50% of a's tsc is not b's (1 - b/a) in every build "
+                          "and parameter")
+    for bad, expected in (("than = ['b', 'c']\nvalue = 0.5\n", "one variant name"),
+                          ("than = 'b'\nvalue = 1.5\n", "a share between 0 and 1"),
+                          ("than = 'b'\n", "the field is missing")):
+        (tmp_path / "experiment.toml").write_text(base + bad)
+        with pytest.raises(DescriptionError) as e:
+            load(tmp_path)
+        assert "claims[0]" in str(e.value) and expected in str(e.value)
+
+
+def test_a_bound_on_figures_at_zero_uses_their_range_from_three_processes():
+    zero = _case("a", "O2", [0.0, 0.0, 0.0, 0.0])  # no ratio to a bound exists
+    at_least = ClaimSpec("at-least", "a", "a is at least half", metric="tsc", value=0.5)
+    v = judge(at_least, [zero], Evidence())
+    assert v.verdict == "refuted" and "gcc-12 -O2: 0 ticks/item" in v.evidence
+    few = _case("a", "O2", [0.0, 0.0])
+    few.metrics["tsc"] = Metric.of([0.0, 0.0], "ticks/item", "tsc", (0, 1))
+    v = judge(at_least, [few], Evidence())
+    assert v.verdict == "inconclusive" and "no interval: 2 processes, 3 needed" in v.evidence
+
+
+def test_a_bound_skips_the_builds_whose_precondition_fails():
+    from cpulab.claims import Requirement
+
+    shared = _case("a", "O2", [0.001] * 4)
+    shared.metrics["sites"] = Metric.exact(1, "sites", "asm")
+    many = _case("a", "O3", [0.06] * 4)
+    many.metrics["sites"] = Metric.exact(4, "sites", "asm")
+    claim = ClaimSpec("at-most", "a", "few misses", metric="tsc", value=0.01,
+                      requires=(Requirement("a", "sites", "==", 1),))
+    v = judge(claim, [shared, many], Evidence())
+    assert v.verdict == "confirmed" and "in 1 of 1" in v.evidence
+    assert "precondition fails: gcc-12 -O3 (a's sites == 1 (4))" in v.evidence

@@ -20,6 +20,7 @@ import pytest
 
 from cpulab import cli
 from cpulab.build import BuildConfig, build, build_one
+from cpulab.claims import share
 from cpulab.experiments import alloc, pagefault
 from cpulab.measure.metrics import Metric
 from cpulab.measure.stats import Ratio
@@ -200,7 +201,7 @@ def test_pagefault_trap_share_verdict(populate, kind):
     (v,) = [v for v in pagefault.EXPERIMENT.verdicts(cases, Evidence())
             if v.claim.startswith("(b)")]
     assert v.verdict == kind, v.evidence
-    assert "estimate" in v.evidence and "no PMU here" in v.evidence
+    assert "1 - populate-read/zero-read" in v.evidence
 
 
 def timed(variant: str, wall: float, cpu: float | None) -> Case:
@@ -228,8 +229,7 @@ def test_pagefault_trap_share_below_zero_is_not_a_result():
     cases = [timed("zero-read", 1314, 1290), timed("populate-read", 8897, 1301)]
     v = _verdict(cases, "(b)")
     assert v.verdict == "inconclusive", v.evidence
-    assert "trap share not measurable here (populate-read took longer per page than " \
-           "zero-read)" in v.evidence
+    assert "not measurable here (populate-read took longer than zero-read)" in v.evidence
     assert "zero-read wall 1,314 vs CPU 1,290 ns/page, populate-read wall 8,897 vs CPU " \
            "1,301 ns/page (off-CPU)" in v.evidence
     assert _no_share_outside_0_100(v.evidence), v.evidence
@@ -241,7 +241,8 @@ def test_pagefault_loop_share_below_zero_is_not_a_result():
     loop.conditions = CaseConditions(2, 0.3, 0.85, 0.0, 1.1, 1.3, 0.33, 0.0)
     v = _verdict([case("zero-read", spread(1800), page_faults=1.0), loop], "(a)")
     assert v.verdict == "inconclusive"
-    assert "time in faults not measurable here" in v.evidence
+    assert "not measurable here (mapped-read took longer than zero-read)" in v.evidence
+    assert "1 outside 0% to 100% (no result)" in v.evidence
     assert "mapped-read's processes 85% off-CPU" in v.evidence
     assert "zero-read without a CPU time (task-clock n/a)" in v.evidence
     assert _no_share_outside_0_100(v.evidence), v.evidence
@@ -252,26 +253,41 @@ def test_pagefault_share_whose_interval_crosses_zero_decides_nothing():
              case("populate-read", [1700, 1900, 1750, 1850, 1800])]
     v = _verdict(cases, "(b)")
     assert v.verdict == "inconclusive"
-    assert "trap share not measurable here (its interval reaches outside 0% to 100%)" \
-        in v.evidence
+    assert "not measurable here (its interval reaches outside 0% to 100%)" in v.evidence
     assert _no_share_outside_0_100(v.evidence), v.evidence
 
 
 def test_pagefault_share_of_a_ratio_without_interval_decides_nothing(monkeypatch):
     # A ratio without a usable interval: low 0, high infinite. Its share, 70%, is shown
     # as a figure without an interval and cannot confirm the claim on its own.
-    monkeypatch.setattr(pagefault, "median_ratio",
+    monkeypatch.setattr(share, "median_ratio",
                         lambda a, b, m: Ratio(value=0.3, low=0.0, high=math.inf, n_a=5, n_b=5))
     v = _verdict([case("zero-read", spread(1800)), case("populate-read", spread(540))],
                  "(b)")
     assert v.verdict == "inconclusive"
-    assert "trap share 70.0% (no interval)" in v.evidence
+    assert "tsc 70.0% (no interval)" in v.evidence
+    assert "1 without an interval" in v.evidence
 
 
 def test_pagefault_verdicts_without_cases_are_unmeasurable():
     failed = Case("zero-read", BUILD, error="refused")
-    assert {v.verdict for v in pagefault.EXPERIMENT.verdicts([failed], Evidence())} == {
-        "unmeasurable"}
+    verdicts = pagefault.EXPERIMENT.verdicts([failed], Evidence())
+    assert [v.verdict for v in verdicts] == ["unmeasurable"] * 2
+    assert all("refused" in v.evidence for v in verdicts)
+
+
+def test_pagefault_trap_estimates_show_every_pair_inside_0_100_only():
+    cases = [timed("zero-read", 1800, 1790), timed("populate-read", 300, 300),
+             timed("anon-write", 2000, 1990), timed("populate-write", 900, 890),
+             timed("populate-map", 8000, 1000)]
+    table = pagefault.trap_estimates(cases)
+    rows = {(r[1], r[2]): r for r in table.rows}
+    assert set(rows) == {("zero-read", "populate-read"), ("anon-write", "populate-write"),
+                         ("anon-write", "populate-map")}
+    assert rows[("zero-read", "populate-read")][5].startswith("83.3%")
+    assert rows[("anon-write", "populate-write")][4].startswith("2.222x")
+    assert rows[("anon-write", "populate-map")][5].startswith("not measurable here")
+    assert all(_no_share_outside_0_100(r[5]) for r in table.rows)
 
 
 def test_alloc_verdicts():

@@ -60,27 +60,62 @@ def test_replicated_slower_is_refuted():
 def test_builds_that_did_not_replicate_are_not_compared():
     b = _build()
     v = _verdicts([_case("switch", b, 2.0, 1), _case("repl-switch", b, 1.0, 1)])["(a)"]
-    assert v.verdict == "unmeasurable" and "skipped" in v.evidence
+    assert v.verdict == "unmeasurable"
+    assert "precondition fails: gcc-12 -O2 (repl-switch's indirect-sites >= 2 (1))" in v.evidence
+
+
+def test_replicated_faster_in_one_build_of_two_decides_nothing():
+    faster = [_case("switch", _build(), 2.3, 1), _case("repl-switch", _build(), 1.1, 7)]
+    slower = [_case("switch", _build("clang-19"), 1.0, 1),
+              _case("repl-switch", _build("clang-19"), 1.5, 7)]
+    v = _verdicts(faster + slower)["(a)"]
+    assert v.verdict == "inconclusive" and "reached in 1 of 2, short in 1" in v.evidence
 
 
 def test_pgo_little_change_confirmed_and_large_refuted():
     plain, pgo = _build(opt="O1"), _build(opt="O1", pgo=True)
     near = [_case("direct", plain, 1.20, 7), _case("direct", pgo, 1.18, 7)]
-    assert _verdicts(near)["(b)"].verdict == "confirmed"
+    v = _verdicts(near)["(b)"]
+    assert v.verdict == "confirmed"
+    assert "geometric mean over technique" in v.evidence and "gcc-12 -O1:" in v.evidence
     far = [_case("direct", plain, 1.2, 7), _case("direct", pgo, 2.4, 7)]
     assert _verdicts(far)["(b)"].verdict == "refuted"
     assert _verdicts([_case("direct", plain, 1.2, 7)])["(b)"].verdict == "unmeasurable"
+
+
+def test_pgo_is_judged_per_build_over_the_techniques():
+    plain, pgo = _build(opt="O1"), _build(opt="O1", pgo=True)
+    # one technique 2x slower, one 2x faster: the geometric mean changes nothing
+    mixed = [_case("direct", plain, 1.0, 7), _case("direct", pgo, 2.0, 7),
+             _case("switch", plain, 2.0, 1), _case("switch", pgo, 1.0, 1)]
+    assert _verdicts(mixed)["(b)"].verdict == "confirmed"
+    # a second compiler whose profile-guided build is 2x slower: refuted ("every")
+    cplain, cpgo = _build("clang-19", "O1"), _build("clang-19", "O1", pgo=True)
+    v = _verdicts(mixed + [_case("direct", cplain, 1.0, 7), _case("direct", cpgo, 2.0, 7)])
+    assert v["(b)"].verdict == "refuted" and "inside in 1 of 2" in v["(b)"].evidence
+    # a level without a profile-guided build is not compared
+    assert "-O2" not in _verdicts(mixed + [_case("direct", _build(opt="O2"), 1.0, 7)])[
+        "(b)"].evidence
 
 
 def test_prediction_claim_needs_the_pmu():
     b = _build(opt="O1")
     v = _verdicts([_case("switch", b, 1.2, 1, model_rate=100.0)])["(c)"]
     assert v.verdict == "unmeasurable"
-    assert "no PMU here" in v.evidence and "100.0%" in v.evidence and "model" in v.evidence
+    assert "branch-misses unavailable (pmu): no PMU here" in v.evidence
     good = _verdicts([_case("switch", b, 1.2, 1, misses=0.0001)])["(c)"]
-    assert good.verdict == "confirmed"
+    assert good.verdict == "confirmed" and good.seed
     bad = _verdicts([_case("switch", b, 1.2, 1, misses=0.06)])["(c)"]
     assert bad.verdict == "refuted"
+
+
+def test_prediction_is_judged_only_where_the_switch_shares_one_jump():
+    shared = _case("switch", _build(opt="O1"), 1.2, 1, misses=0.0001)
+    replicated = _case("switch", _build(opt="O3"), 1.2, 4, misses=0.06)
+    v = _verdicts([shared, replicated])["(c)"]
+    assert v.verdict == "confirmed" and "in 1 of 1" in v.evidence
+    assert "precondition fails: gcc-12 -O3 (switch's indirect-sites == 1 (4))" in v.evidence
+    assert _verdicts([replicated])["(c)"].verdict == "unmeasurable"
 
 
 # ---- reliability: a scripted runner stands in for the kernels -------------------------

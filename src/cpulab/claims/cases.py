@@ -4,6 +4,7 @@ groups becomes a verdict."""
 
 from __future__ import annotations
 
+from cpulab.claims.spec import ClaimSpec
 from cpulab.results import Case
 from cpulab.results.tally import Tally
 
@@ -18,6 +19,8 @@ def group_of(case: Case, without: str | None = None) -> Group:
 
 
 def where_of(group: Group) -> str:
+    if group[0] == "-" and group[1]:  # built by no build of the lab's (a peer, a tool)
+        return group[1]
     return f"{group[0]}, {group[1]}" if group[1] else group[0]
 
 
@@ -37,3 +40,16 @@ def missing(cases: list[Case], variant: str, metric: str) -> str:
 def tally_verdict(tally: Tally, builds: str):
     """"every" build and parameter set must reach the target, or "most" of them."""
     return tally.every() if builds == "every" else tally.majority()
+
+
+def unmet(claim: ClaimSpec, by_variant: dict[str, list[Case]]) -> list[str]:
+    """The preconditions (`requires`) a build and parameter set fails, as the reader
+    sees them."""
+    out = []
+    for req in claim.requires:
+        for c in by_variant.get(req.variant, []) or [None]:
+            figure = c.value(req.metric) if c is not None else None
+            if not req.holds(figure):
+                out.append(f"{req} ({'not measured' if figure is None else f'{figure:g}'})")
+                break
+    return out

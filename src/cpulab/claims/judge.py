@@ -2,7 +2,8 @@
 same rules for a built-in experiment and a user's described one. Pure functions of the
 cases and the machine-code facts, so they are tested with made-up cases; the intervals
 are the process-level ones of `measure.stats`. Each kind is judged in its own module:
-`ratio` (faster, within), `bound` (at-most, at-least), `machine_code` (no-instruction), `growth`.
+`ratio` (faster, within), `bound` (at-most, at-least), `machine_code` (no-instruction),
+`growth` (growth), `share` (share).
 
 A claim with `where` is judged on the cases whose parameters it names alone; a run
 with none of them (a `--quick` run sweeps fewer values) makes it `unmeasurable`, saying
@@ -17,12 +18,13 @@ from cpulab.claims.bound import bound
 from cpulab.claims.growth import growth
 from cpulab.claims.machine_code import ASM_FACT, no_instruction
 from cpulab.claims.ratio import ratio_claim
+from cpulab.claims.share import share
 from cpulab.claims.spec import ClaimSpec, where_text
 from cpulab.results import Case, Evidence, Verdict
 
 # kind -> the judge of that kind over the chosen cases
 _MEASURED = {"faster": ratio_claim, "within": ratio_claim, "at-most": bound,
-             "at-least": bound, "growth": growth}
+             "at-least": bound, "growth": growth, "share": share}
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:

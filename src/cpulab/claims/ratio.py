@@ -19,7 +19,7 @@ outside.
 
 from __future__ import annotations
 
-from cpulab.claims.cases import Group, group_of, missing, tally_verdict, where_of
+from cpulab.claims.cases import Group, group_of, missing, tally_verdict, unmet, where_of
 from cpulab.claims.spec import CYCLES, ClaimSpec
 from cpulab.measure.stats import Ratio
 from cpulab.results import Case, Verdict
@@ -55,18 +55,6 @@ def _speedup(claim: ClaimSpec, mine: list[Case], peer: list[Case]) -> tuple[str,
                                   (b.metrics[metric], a.metrics[metric]) for a, b in pairs])
 
 
-def _unmet(claim: ClaimSpec, by_variant: dict[str, list[Case]]) -> list[str]:
-    """The preconditions this set fails, as the reader sees them."""
-    out = []
-    for req in claim.requires:
-        for c in by_variant.get(req.variant, []) or [None]:
-            figure = c.value(req.metric) if c is not None else None
-            if not req.holds(figure):
-                out.append(f"{req} ({'not measured' if figure is None else f'{figure:g}'})")
-                break
-    return out
-
-
 def _inside(r: Ratio, tolerance: float) -> tuple[bool, bool]:
     """(the interval lies inside the band, it lies wholly outside it)."""
     lo, hi = 1 / (1 + tolerance), 1 + tolerance
@@ -80,9 +68,9 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         forms = [f for f in (claim.variant, *claim.forms) if f in by_variant]
         if not forms:
             continue
-        unmet = _unmet(claim, by_variant)
-        if unmet:
-            skipped.append(f"{where_of(g)} ({'; '.join(unmet)})")
+        failed = unmet(claim, by_variant)
+        if failed:
+            skipped.append(f"{where_of(g)} ({'; '.join(failed)})")
             continue
         # per form the peer it leads by least; of those, the form that leads by most
         leads = [min(found, key=lambda f: f[2][1].value) for form in forms

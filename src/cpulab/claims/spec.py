@@ -24,13 +24,18 @@ short still refutes it.
 `growth` (appended): the exponent k of metric ~ over^k, fitted on log axes over the
 values of the parameter `over` per build, lies below `value`: confirmed where k plus
 two standard errors does, refuted where k less two does not (claims.growth).
+
+`share`: the part of the variant's figure its one peer `than` does not account for,
+1 - than/variant (the trap's share of a fault: 1 - populate/fault), above `value` (0.5:
+"most"); a figure outside 0% to 100% is no share and decides nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "growth")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "growth",
+               "share")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -66,13 +71,15 @@ class ClaimSpec:
     metric: str = "tsc"
     builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
     instruction: str | None = None  # no-instruction: a category or a mnemonic
-    value: float | None = None  # at-most / at-least: the bound; growth: the exponent's
+    # at-most / at-least: the bound; growth: the exponent's; share: the share to pass
+    value: float | None = None
     # faster/at-most/at-least: only the cases whose parameters take one of these values
     # (as the kernel gets them: "4096"); empty, every case.
     where: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # faster/within: a parameter averaged over (geometric mean); growth: the size fitted
     over: str | None = None
-    requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
+    # faster/within/at-most/at-least: what a judged build and parameter set must have
+    requires: tuple[Requirement, ...] = ()
     seed: str | None = None  # what the seed reported, shown beside the verdict
     # faster/within: other forms of the variant; each set compares the fastest of them
     forms: tuple[str, ...] = ()

@@ -349,7 +349,8 @@ class _Reader:
                   "no-instruction": ("instruction",),
                   "at-most": ("metric", "value", "builds", "where"),
                   "at-least": ("metric", "value", "builds", "where"),
-                  "growth": ("metric", "over", "value", "builds", "where")}[kind]
+                  "growth": ("metric", "over", "value", "builds", "where"),
+                  "share": ("than", "value", "metric", "builds", "where")}[kind]
         self.known_keys(c, where, ("kind", "variant", "text", *fields))
 
         def variant(key: str) -> str:
@@ -417,6 +418,20 @@ class _Reader:
             text = text or (f"{metric} of {name} grows slower than {over}^{bound:g} in "
                             f"{builds} build{scope}")
             return ClaimSpec(kind, name, text, metric=metric, over=over, value=float(bound),
+                             builds=builds, where=only)
+        if kind == "share":
+            than = self.peers(c, where, name, variants)
+            if not isinstance(than, str):
+                raise self.fail(f"{where}.than", "one variant name (the part not in the "
+                                "share)", list(than))
+            value = self.get(c, "value", f"{where}.value", (int, float), "a share between "
+                             "0 and 1 (0.5: most)", required=True)
+            if not 0 <= value < 1:
+                raise self.fail(f"{where}.value", "a share between 0 and 1 (0.5: most)",
+                                value)
+            text = text or (f"more than {value:.0%} of {name}'s {metric} is not {than}'s "
+                            f"(1 - {than}/{name}) in {builds} build and parameter{scope}")
+            return ClaimSpec(kind, name, text, than=than, metric=metric, value=float(value),
                              builds=builds, where=only)
         value = self.get(c, "value", f"{where}.value", (int, float), "a number",
                          required=True)

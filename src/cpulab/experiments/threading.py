@@ -14,20 +14,19 @@ dispatch jump from a replicated one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildError, Target
-from cpulab.context import Context, cases_from_outcome
+from cpulab.claims import CYCLES, ClaimSpec, Requirement, judge
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import geomean
 from cpulab.model import default_predictors, ertl_direct_trace, simulate
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
-from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
-from cpulab.results.tally import Tally
 
 TECHNIQUES = ("direct", "indirect", "switch", "repl-switch", "call", "subroutine")
 DIR = KERNELS / "threading"
@@ -36,8 +35,19 @@ CALLGRIND_ITERS = (1000, 3000)
 PGO_TRAINING = ("--iters", "200000", "--reps", "1", "--no-pmu", "--cpu", "-1")
 PGO_LITTLE = 0.10  # "changes little": within 10% either way
 PREDICTED = 0.01  # "almost perfectly": under 1 miss per 100 dispatches
-_MODEL_RATE = "indirect-miss-rate (model)"
 MODEL_ITERATIONS = 100_000
+SITES = "indirect-sites"  # indirect jumps and calls in the hot code (asm)
+# Claim (b) compares builds, not techniques: it sees each case as one of these two
+# variants (`by_profile`), its technique a parameter.
+PGO, PLAIN = "profile-guided", "plain"
+# One shared dispatch jump: what claims (a) and (c) are about.
+SHARED = Requirement("switch", SITES, "==", 1)
+
+PGO_CLAIM = ClaimSpec(
+    "within", PGO, than=PLAIN, by=PGO_LITTLE, metric=CYCLES, over="technique",
+    text=f"(b) profile-guided builds change the time per dispatch little at -O1 "
+         f"(within {PGO_LITTLE:.0%})",
+    seed="gcc -O vs -O + PGO: little change; -O3 vs -O3 + PGO: 123.8 vs 135.5 M cycles")
 
 
 class Threading(Experiment):
@@ -56,7 +66,22 @@ class Threading(Experiment):
     pgo_opts = ("O1",)
     table_metrics = ("time", "tsc", "cycles", "instructions", "instructions (callgrind)",
                      "branch-misses", "branch-miss-rate", "indirect-miss-rate (model)",
-                     "indirect-sites")
+                     SITES)
+    claims = (
+        ClaimSpec("faster", "repl-switch", than="switch", metric=CYCLES, builds="most",
+                  requires=(SHARED, Requirement("repl-switch", SITES, ">=", 2)),
+                  text="(a) replicated dispatch (one indirect jump per handler) needs fewer "
+                       "cycles per dispatch than one shared dispatch jump",
+                  seed="Ivy Bridge: 6.9 cycles/dispatch (gcc 4.8 -O, shared) vs 1.24-1.35 "
+                       "(gcc -O3)"),
+        PGO_CLAIM,
+        ClaimSpec("at-most", "switch", metric="branch-misses", value=PREDICTED,
+                  requires=(SHARED,),
+                  text=f"(c) this CPU predicts the shared dispatch jump almost perfectly "
+                       f"(under {PREDICTED:.0%} misses per dispatch)",
+                  seed="Sandy/Ivy Bridge: 5.9-6.8% of branches missed (gcc 4.8 -O); Haswell "
+                       "and later: 0.00%"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -92,38 +117,39 @@ class Threading(Experiment):
     def run(self, ctx: Context) -> list[Case]:
         arts = ctx.build((self.target(t), cfg) for cfg in ctx.configs for t in TECHNIQUES)
         built = [a for a in arts if a.ok]
-        programs = [Program([str(a.path), *ctx.profile.harness_args()], key=_key(a)) for a in built]
-        outcomes = ctx.measure(programs)
+        programs = {a.path: Program([str(a.path), *ctx.profile.harness_args()],
+                                    variant=_technique(a), build=a.config.as_dict())
+                    for a in built}
+        outcomes = ctx.measure(list(programs.values()))
         counts = ctx.callgrind(
-            {_key(a): _argv_for(a) for a in built}, CALLGRIND_ITERS, DISPATCHES_PER_ITER,
-            "dispatch", collect="engine")
+            {programs[a.path].key: _argv_for(a) for a in built}, CALLGRIND_ITERS,
+            DISPATCHES_PER_ITER, "dispatch", collect="engine")
 
         cases: list[Case] = []
         for a in arts:
-            technique, build = a.target.name.removeprefix("threading-"), a.config.as_dict()
             if not a.ok:
-                cases.append(Case(technique, build, error=f"build failed: {a.error}"))
+                cases.append(Case(_technique(a), a.config.as_dict(),
+                                  error=f"build failed: {a.error}"))
                 continue
-            (case,) = cases_from_outcome(outcomes[_key(a)], lambda n: n, build, {},
-                                         [technique])
-            counted = counts[_key(a)]
+            p = programs[a.path]
+            (case,) = cases_of(p, outcomes[p.key])
+            counted = counts[p.key]
             if isinstance(counted, str):
                 case.unavailable["callgrind"] = {"source": "callgrind", "reason": counted}
             else:
                 case.metrics.update(counted)
             sites = self._indirect_sites(a)
             if isinstance(sites, str):
-                case.unavailable["indirect-sites"] = {"source": "asm", "reason": sites}
+                case.unavailable[SITES] = {"source": "asm", "reason": sites}
             else:
-                case.metrics["indirect-sites"] = Metric.exact(sites, "sites", "asm")
+                case.metrics[SITES] = Metric.exact(sites, "sites", "asm")
             cases.append(case)
         return cases
 
     def _indirect_sites(self, art: Artifact) -> int | str:
         """Indirect jumps and calls in the hot functions: 1 = one shared dispatch site."""
-        variant = art.target.name.removeprefix("threading-")
         try:
-            fns = find_functions(art.path, self.hot_symbols(variant))
+            fns = find_functions(art.path, self.hot_symbols(_technique(art)))
         except DisasmError as e:
             return str(e)
         mixes = [instruction_mix(f) for f in fns]
@@ -153,121 +179,33 @@ class Threading(Experiment):
     # ---- verdicts (pure) -------------------------------------------------------------
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_replicated_beats_shared(ok), _pgo_changes_little(ok),
-                _shared_predicted(ok, evidence)]
+        """The one judge on each claim; (b) on the cases seen as profile-guided or plain
+        (`by_profile`), the comparison being between builds of one technique."""
+        return [judge(c, by_profile(cases) if c is PGO_CLAIM else cases, evidence)
+                for c in self.claims]
 
 
-def _key(a: Artifact) -> str:
-    return f"{a.target.name}|{a.config.label}"
+def by_profile(cases: list[Case]) -> list[Case]:
+    """The cases as claim (b) compares them: variant PGO (a profile-guided build) or
+    PLAIN, the technique a parameter, in the plain build's name, so that each
+    profile-guided build is paired with its plain build technique by technique."""
+    out = []
+    for c in cases:
+        pgo = bool((c.build or {}).get("pgo"))
+        out.append(replace(c, variant=PGO if pgo else PLAIN,
+                           build={**c.build, "pgo": False} if c.build else c.build,
+                           params={**c.params, "technique": c.variant}))
+    return out
+
+
+def _technique(a: Artifact) -> str:
+    return a.target.name.removeprefix("threading-")
 
 
 def _argv_for(a: Artifact):
     def argv(iters: int) -> Sequence[str]:
         return [str(a.path), "--iters", str(iters), "--reps", "1", "--no-pmu", "--cpu", "-1"]
     return argv
-
-
-def _sites(c: Case) -> float | None:
-    return c.value("indirect-sites")
-
-
-def _case_key(c: Case) -> tuple[str, str]:
-    """(variant, build label): what identifies a case within one run."""
-    return c.variant, c.build_label
-
-
-def _replicated_beats_shared(cases: list[Case]) -> Verdict:
-    claim = ("(a) replicated dispatch (one indirect jump per handler) needs fewer cycles per "
-             "dispatch than one shared dispatch jump")
-    seed = "Ivy Bridge: 6.9 cycles/dispatch (gcc 4.8 -O, shared) vs 1.24-1.35 (gcc -O3)"
-    by = {_case_key(c): c for c in cases}
-    rows, skipped, tally = [], [], Tally()
-    for c in cases:
-        if c.variant != "switch" or c.build is None or c.build.get("pgo"):
-            continue
-        repl = by.get(("repl-switch", c.build_label))
-        if repl is None:
-            continue
-        if _sites(c) != 1 or (_sites(repl) or 0) < 2:
-            skipped.append(f"{c.build_label} (switch has {_sites(c)} indirect sites, "
-                           f"repl-switch {_sites(repl)})")
-            continue
-        metric = cycle_metric(c, repl)
-        r = median_ratio(c, repl, metric)
-        if r is None:
-            continue
-        tally.add(r)
-        rows.append(f"{c.build_label}: shared/replicated {metric} = {format_ratio(r)}")
-    tail = f"; not shared vs replicated, skipped: {', '.join(skipped)}" if skipped else ""
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no build with both a shared (switch) and a "
-                       "replicated (repl-switch) dispatch" + tail, seed)
-    head = (f"replicated faster (95% interval above 1) in {tally.above} of {tally.n} builds, "
-            f"slower in {tally.below}")
-    return Verdict(claim, tally.majority(), head + ": " + "; ".join(rows) + tail, seed)
-
-
-def _pgo_changes_little(cases: list[Case]) -> Verdict:
-    claim = (f"(b) profile-guided builds change the time per dispatch little at -O1 "
-             f"(within {PGO_LITTLE:.0%})")
-    seed = "gcc -O vs -O + PGO: little change; -O3 vs -O3 + PGO: 123.8 vs 135.5 M cycles"
-    by = {_case_key(c): c for c in cases}
-    per_compiler: dict[str, list[float]] = {}
-    rows = []
-    for c in cases:
-        if not (c.build and c.build.get("pgo")):
-            continue
-        plain_label = c.build_label.removesuffix(" +pgo")
-        plain = by.get((c.variant, plain_label))
-        if plain is None:
-            continue
-        metric = cycle_metric(plain, c)
-        r = median_ratio(plain, c, metric)
-        if r is None:
-            continue
-        per_compiler.setdefault(c.build["compiler"], []).append(r.value)
-        rows.append(f"{c.variant} {plain_label}: plain/pgo = {format_ratio(r)}")
-    if not per_compiler:
-        return Verdict(claim, "unmeasurable", "no profile-guided build next to its plain "
-                       "build (run with -O1 in --opt, without --no-pgo)", seed)
-    gms = {cc: geomean(v) for cc, v in per_compiler.items()}
-    little = all(abs(g - 1) <= PGO_LITTLE for g in gms.values())
-    head = ", ".join(f"{cc}: geomean plain/pgo {g:.3f}x over {len(per_compiler[cc])} "
-                     "techniques" for cc, g in gms.items())
-    return Verdict(claim, "confirmed" if little else "refuted",
-                   head + ". " + "; ".join(rows), seed)
-
-
-def _shared_predicted(cases: list[Case], evidence: Evidence) -> Verdict:
-    claim = (f"(c) this CPU predicts the shared dispatch jump almost perfectly "
-             f"(under {PREDICTED:.0%} misses per dispatch)")
-    seed = ("Sandy/Ivy Bridge: 5.9-6.8% of branches missed (gcc 4.8 -O); Haswell and later: "
-            "0.00%")
-    shared = [c for c in cases if _sites(c) == 1 and c.variant in ("switch", "direct")
-              and not (c.build or {}).get("pgo")]
-    if not shared:
-        return Verdict(claim, "unmeasurable", "no build with a single shared dispatch jump",
-                       seed)
-    pmu = [c for c in shared if "branch-misses" in c.metrics]
-    if not pmu:
-        reason = next((c.unavailable.get("branch-misses", {}).get("reason") for c in shared
-                       if "branch-misses" in c.unavailable), "no branch-miss counter")
-        model = [f"{c.variant} {c.build_label}: {c.value(_MODEL_RATE):.1f}%"
-                 for c in shared if c.value(_MODEL_RATE) is not None]
-        ev = (f"needs the PMU's branch-misses, which this machine cannot count ({reason}). "
-              "For comparison only, cachegrind's model (a last-target table, not this CPU) "
-              "misses the shared jump in " + (", ".join(model[:4]) or "no build"))
-        shared_rows = [r for t in evidence.tables for r in t.rows if r[0] == "one shared jump"]
-        if shared_rows:
-            ev += "; the predictor models on the dispatch trace miss it in " + ", ".join(
-                f"{r[2]} of dispatches ({r[1]})" for r in shared_rows)
-        return Verdict(claim, "unmeasurable", ev, seed)
-    rates = {f"{c.variant} {c.build_label}": c.value("branch-misses") for c in pmu}
-    worst = max(rates.values())
-    ev = "branch misses per dispatch (pmu): " + ", ".join(
-        f"{k}: {v:.4f}" for k, v in rates.items())
-    return Verdict(claim, "confirmed" if worst < PREDICTED else "refuted", ev, seed)
 
 
 EXPERIMENT = Threading()

@@ -16,8 +16,12 @@ same kernel times every no-op rebuild, interleaved, one process per rebuild. Per
 rebuild: ns (clock), the page faults and CPU of the tool and its children (sw, rusage),
 and the processes and system calls it makes (sw: perf's kernel tracepoints, else strace;
 else unavailable). Every output's modification time is compared before and after: a
-rebuild that rebuilt anything fails its case. Verdicts per make-based build system,
-each against the fastest ninja build of the same project.
+rebuild that rebuilt anything fails its case. Claims per make-based build system,
+each against the ninja build whose files the same generator wrote (make and recursive
+make against noop_build's ninja, CMake's Makefiles against CMake's Ninja), in every
+project: slower, and where slower, the share of the difference that its extra
+processes account for at the measured cost of one (a model, `process-share`). The
+evidence table shows each rebuild against the fastest ninja of its project.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ import tempfile
 from pathlib import Path
 
 from cpulab.build import Artifact, Target
-from cpulab.context import Context, cases_from_outcome
+from cpulab.claims import ClaimSpec
+from cpulab.claims.cases import group_of
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.spawn import noop_build, projects
 from cpulab.measure import syscalls
@@ -34,7 +40,7 @@ from cpulab.measure.kernel_output import ExtraLine, KernelOutput
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable
 from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "spawn"
@@ -47,12 +53,32 @@ MAKES = {"make": "GNU make, one flat Makefile", "make-recursive":
          "GNU make, recursive the autotools way", "cmake-make":
          "CMake's Unix Makefiles generator"}
 NINJAS = ("ninja", "cmake-ninja")
+# Each make-based build system's ninja peer: the one whose build files the same generator
+# wrote (noop_build's flat files, or CMake), so that the tool is what differs.
+PEER_OF = {"make": "ninja", "make-recursive": "ninja", "cmake-make": "cmake-ninja"}
 # Objects of the generated project per profile. Each size is first built four times
 # (make, ninja, CMake's two generators): for 10,000 objects 451 s of the full profile's
 # 646 s here (2 cores); 1,000 objects took 45 s and already show a no-op past a toy.
 TARGETS = {"quick": (200,), "default": (1_000,), "full": (1_000, 10_000)}
 PER_PROCESS = "posix-spawn-dynamic"  # the cost of one process a build tool starts
 MOST = 0.5
+# On a make-based rebuild slower than its ninja peer: the share of the extra time its
+# extra processes account for (add_process_shares; source model).
+SHARE = "process-share"
+SEED_NOOP = ("no-op make of a kernel allmodconfig ~30 s, half in make; Chromium's no-op "
+             "ninja takes seconds; autotools to gyp+ninja halved a firm's build times")
+SEED_PROCESSES = "many short-lived processes (shell snippets, fork/exit) and pathname lookups"
+
+
+def _claims(tool: str) -> tuple[ClaimSpec, ClaimSpec]:
+    what, peer = MAKES[tool], PEER_OF[tool]
+    return (
+        ClaimSpec("faster", peer, than=tool, metric="time", seed=SEED_NOOP,
+                  text=f"(a) a no-op build takes longer with {tool} ({what}) than with "
+                       f"ninja"),
+        ClaimSpec("at-least", tool, metric=SHARE, value=MOST, seed=SEED_PROCESSES,
+                  text=f"(b) where {tool}'s no-op ({what}) is slower than ninja's, the "
+                       "processes it starts account for most of the difference"))
 
 
 class Spawn(Experiment):
@@ -70,7 +96,8 @@ class Spawn(Experiment):
     compilers = ("gcc",)  # the loops only call into the kernel: the compiler is moot
     opts = ("O2",)
     table_metrics = ("time", "tsc", "page-faults", "child-page-faults", "child-cpu",
-                     "processes", "syscalls")
+                     "processes", "syscalls", SHARE)
+    claims = tuple(c for tool in MAKES for c in _claims(tool))
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -129,16 +156,20 @@ class Spawn(Experiment):
         spawn_args = ["--param", f"child={child}"] if child else []
         if dynamic.ok:
             spawn_args += ["--param", f"child_dynamic={dynamic.path}"]
-        programs = [Program([str(a.path), *spawn_args,
-                                      *ctx.profile.harness_args()], key=_key(a)) for a in built]
+        kernel_runs = {a.path: Program([str(a.path), *spawn_args, *ctx.profile.harness_args()],
+                                       build=a.config.as_dict()) for a in built}
+        # One kernel times every rebuild: the tool is the variant, the project its params.
+        rebuild_runs = {}
         for (project, tool), rebuild in rebuilds.items():
             argv_file = scratch / f"noop-{project}-{tool}.argv"
             argv_file.write_text("\n".join(rebuild.argv) + "\n")
-            programs += [Program([
-                str(a.path), "--case", "command", "--param", f"command={argv_file}",
-                *ctx.profile.harness_args()], key=_key(a, tool, project)) for a in built[:1]]
+            for a in built[:1]:
+                rebuild_runs[(project, tool)] = Program(
+                    [str(a.path), "--case", "command", "--param", f"command={argv_file}",
+                     *ctx.profile.harness_args()],
+                    variant=tool, params=projects.project_params(project))
         before = {k: r.outputs_state() for k, r in rebuilds.items()}
-        outcomes = ctx.measure(programs)
+        outcomes = ctx.measure([*kernel_runs.values(), *rebuild_runs.values()])
 
         cases: list[Case] = []
         for a in kernels:
@@ -146,7 +177,8 @@ class Spawn(Experiment):
             if not a.ok:
                 cases += [Case(v, build, error=f"build failed: {a.error}") for v in SPAWNS]
                 continue
-            found = _cases(outcomes[_key(a)], build, {}, SPAWNS)
+            p = kernel_runs[a.path]
+            found = _cases(p, outcomes[p.key], SPAWNS)
             for c in found:
                 if c.variant in NEEDS_CHILD:
                     c.params["child"] = linkage
@@ -159,8 +191,8 @@ class Spawn(Experiment):
                     why = errors.get((project, tool)) or "the spawn kernel did not build"
                     cases.append(Case(tool, None, dict(params), error=why))
                     continue
-                (case,) = _cases(outcomes[_key(built[0], tool, project)], None, params,
-                                 (tool,), rename={"command": tool})
+                p = rebuild_runs[(project, tool)]
+                (case,) = _cases(p, outcomes[p.key])
                 was = before[(project, tool)]
                 changed = _changed(was, rebuild.outputs_state())
                 if changed and not case.error:
@@ -168,6 +200,7 @@ class Spawn(Experiment):
                 if not case.error:
                     _add_counts(ctx, case, rebuild.argv)
                 cases.append(case)
+        add_process_shares(cases)
         return cases
 
     # ---- evidence and verdicts (pure) ------------------------------------------------
@@ -175,17 +208,8 @@ class Spawn(Experiment):
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         return Evidence([_spawn_table(cases), _build_table(cases)])
 
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [v for tool in MAKES for v in (_make_slower_than_ninja(ok, tool),
-                                              _processes_explain_make(ok, tool))]
-
 
 # ---- running: helpers ----------------------------------------------------------------
-
-
-def _key(a: Artifact, tool: str = "", project: str = "") -> str:
-    return f"{a.config.label}|{tool}|{project}"
 
 
 def _child(ctx: Context, static: Artifact, dynamic: Artifact) -> tuple[Path | None, str]:
@@ -201,16 +225,14 @@ def _child(ctx: Context, static: Artifact, dynamic: Artifact) -> tuple[Path | No
     return None, "none"
 
 
-def _cases(outcome: Outcome, build: dict | None, params: dict, names: tuple[str, ...],
-           rename: dict[str, str] | None = None) -> list[Case]:
-    """Cases from every round's output, with the children's rusage added per unit."""
-    rename = rename or {}
-    cases = cases_from_outcome(outcome, lambda n: rename.get(n, n), build, params, names)
+def _cases(p: Program, outcome: Outcome, names: tuple[str, ...] = ()) -> list[Case]:
+    """Cases from every round's output, with the children's rusage added per unit. A
+    rebuild's program names its tool; the harness calls that case `command`."""
+    cases = cases_of(p, outcome, case_names=names)
     for c in cases:
         if c.error or outcome.output is None:
             continue
-        harness_name = next((k for k, v in rename.items() if v == c.variant), c.variant)
-        add_children(c, children_per_rep(outcome.output, harness_name))
+        add_children(c, children_per_rep(outcome.output, "command" if p.variant else c.variant))
     return cases
 
 
@@ -330,78 +352,54 @@ def _build_table(cases: list[Case]) -> EvidenceTable:
                           "CPU ms/run (sw)"], rows)
 
 
-# ---- verdicts ------------------------------------------------------------------------
+# ---- the processes' share of a slower no-op ----------------------------------------
 
 
-def _make_slower_than_ninja(cases: list[Case], tool: str) -> Verdict:
-    claim = f"(a) a no-op build takes longer with {tool} ({MAKES[tool]}) than with ninja"
-    seed = ("no-op make of a kernel allmodconfig ~30 s, half in make; Chromium's no-op "
-            "ninja takes seconds; autotools to gyp+ninja halved a firm's build times")
-    rows, above, below = [], 0, 0
-    for label, by in _builds(cases).items():
-        peer = _fastest_ninja(by)
-        if peer is None or tool not in by:
+def add_process_shares(cases: list[Case]) -> None:
+    """On each make-based rebuild slower than its ninja peer (PEER_OF) in the same
+    project: the share of the extra time that its extra processes account for, at the
+    measured cost of one (PER_PROCESS, median), round by round: (processes - the peer's)
+    x cost / (time - the peer's time in that round). Source `model`: a count times a
+    cost, not a measurement of where the time went. Where it cannot be had, the reason."""
+    per = next((c for c in cases if c.variant == PER_PROCESS and not c.error
+                and "time" in c.metrics), None)
+    by = {(c.variant, group_of(c)): c for c in cases if not c.error}
+    for c in cases:
+        if c.variant not in MAKES or c.error or "time" not in c.metrics:
             continue
-        r = median_ratio(by[tool], peer[1], "time")
-        if r is None:
+        peer = by.get((PEER_OF[c.variant], group_of(c)))
+        why = _no_share(c, peer, per)
+        if why:
+            c.unavailable[SHARE] = {"source": "model", "reason": why}
             continue
-        above += r.low > 1
-        below += r.high < 1
-        rows.append(f"{label}: {tool}/{peer[0]} = {format_ratio(r)} "
-                    f"({by[tool].value('time') / 1e6:.2f} vs "
-                    f"{peer[1].value('time') / 1e6:.2f} ms per no-op, clock)")
-    if not rows:
-        return Verdict(claim, "unmeasurable", f"no project has both a {tool} and a ninja "
-                       "rebuild", seed)
-    kind = ("confirmed" if above == len(rows) else "refuted" if below == len(rows)
-            else "inconclusive")
-    head = (f"{tool} slower than the fastest ninja (95% interval above 1) in {above} of "
-            f"{len(rows)} projects, faster in {below}: ")
-    return Verdict(claim, kind, head + "; ".join(rows), seed)
+        assert peer is not None and per is not None
+        cost = (c.value("processes") - peer.value("processes")) * per.metrics["time"].median
+        mine, theirs = c.metrics["time"], peer.metrics["time"].sample.by_process()
+        tags = mine.processes or tuple(range(len(mine.values)))
+        # a round not slower than the peer's has a difference of ~0: a share past any
+        # bound, which widens the interval instead of dividing by zero
+        c.metrics[SHARE] = Metric.of(
+            [cost / max(v - theirs.get(p, peer.metrics["time"].median), 1.0)
+             for v, p in zip(mine.values, tags, strict=True)], "share", "model",
+            mine.processes)
 
 
-def _spawn_cost(cases: list[Case]) -> Case | None:
-    return next((c for c in cases if c.variant == PER_PROCESS and "time" in c.metrics), None)
-
-
-def _processes_explain_make(cases: list[Case], tool: str) -> Verdict:
-    claim = (f"(b) where {tool}'s no-op ({MAKES[tool]}) is slower than ninja's, the "
-             "processes it starts account for most of the difference")
-    seed = "many short-lived processes (shell snippets, fork/exit) and pathname lookups"
-    per = _spawn_cost(cases)
+def _no_share(c: Case, peer: Case | None, per: Case | None) -> str | None:
+    """Why a rebuild has no process share, or None."""
+    name = PEER_OF[c.variant]
     if per is None:
-        return Verdict(claim, "unmeasurable", f"no {PER_PROCESS} measurement", seed)
-    t_proc = per.value("time")
-    rows, shares = [], []
-    for label, by in _builds(cases).items():
-        c, peer = by.get(tool), _fastest_ninja(by)
-        if c is None or peer is None:
-            continue
-        name, ninja = peer
-        r = median_ratio(c, ninja, "time")
-        if r is None or r.low <= 1:
-            continue  # not slower than ninja: nothing to explain
-        if "processes" not in c.metrics or "processes" not in ninja.metrics:
-            why = (c.unavailable.get("processes") or ninja.unavailable.get("processes")
-                   or {}).get("reason", "not counted")
-            rows.append(f"{label}: processes unavailable ({why})")
-            continue
-        extra = c.value("time") - ninja.value("time")
-        procs = c.value("processes") - ninja.value("processes")
-        share = procs * t_proc / extra
-        shares.append(share)
-        rows.append(f"{label}: {tool} starts {c.value('processes'):.0f} processes per no-op "
-                    f"({name} {ninja.value('processes'):.0f}); x {t_proc / 1e3:.0f} us "
-                    f"({PER_PROCESS}, clock) = {share:.0%} of its extra {extra / 1e6:.2f} ms")
-    head = (f"model: extra processes x the measured cost of one ({PER_PROCESS}) / the "
-            f"extra no-op time over the fastest ninja")
-    if not shares:
-        return Verdict(claim, "unmeasurable", head + f": no {tool} rebuild both slower than "
-                       "ninja's and with processes counted" + "".join("; " + r for r in rows),
-                       seed)
-    kind = ("confirmed" if all(s > MOST for s in shares) else
-            "refuted" if all(s < MOST for s in shares) else "inconclusive")
-    return Verdict(claim, kind, head + ": " + "; ".join(rows), seed)
+        return f"no {PER_PROCESS} measurement (the cost of one process)"
+    if peer is None or "time" not in peer.metrics:
+        return f"no {name} rebuild of this project"
+    r = median_ratio(c, peer, "time")
+    if r is None or r.low <= 1:
+        return (f"not slower than {name} ({format_ratio(r) if r else 'no ratio'}): no "
+                "difference to explain")
+    for case in (c, peer):
+        if "processes" not in case.metrics:
+            why = case.unavailable.get("processes", {}).get("reason", "not counted")
+            return f"processes of {case.variant} unavailable ({why})"
+    return None
 
 
 EXPERIMENT = Spawn()
