@@ -8,6 +8,9 @@ interval over processes.
   round (`stats.geomean_ratio`): one figure per build and remaining parameters.
 - `requires`: a set where a precondition fails (a shared dispatch with more than one
   indirect jump) is skipped and listed, not judged.
+- `fastest_build`: a set is a parameter set alone; the variant's build that leads its
+  strongest peer build by most is the one compared (medians factor, so that is the
+  fastest against the fastest), and the evidence names both builds.
 
 `faster` weighs each interval against `by` (`results.tally`: "every" set must reach
 it, or "most"). `within` asks whether the interval lies inside [1/(1+by), 1+by]:
@@ -31,8 +34,45 @@ def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Cas
     out: dict[Group, dict[str, list[Case]]] = {}
     for c in cases:
         if c.variant in wanted and not c.error:
-            out.setdefault(group_of(c, claim.over), {}).setdefault(c.variant, []).append(c)
+            g = group_of(c, claim.over)
+            if claim.fastest_build:
+                g = (ANY_BUILD, g[1])
+            out.setdefault(g, {}).setdefault(c.variant, []).append(c)
     return out
+
+
+ANY_BUILD = "fastest builds"
+
+
+def _by_build(claim: ClaimSpec, cases: list[Case]) -> dict[str, list[Case]]:
+    """The cases a comparison takes together: one list, or one per build where
+    `fastest_build` lets each build stand for the variant."""
+    if not claim.fastest_build:
+        return {"": cases}
+    out: dict[str, list[Case]] = {}
+    for c in cases:
+        out.setdefault(c.build_label, []).append(c)
+    return out
+
+
+def _strongest(claim: ClaimSpec, by_variant: dict[str, list[Case]]
+               ) -> tuple[str, str, tuple[str, Ratio]] | None:
+    """(the variant's build, the peer it leads by least, (metric, speed-up)) in one set;
+    with `fastest_build`, the variant's build whose weakest lead is largest."""
+    def named(p: str, label: str) -> str:
+        return f"{p} ({label})" if label and label != "-" else p
+
+    peers = [(named(p, label), cs) for p in claim.peers if p in by_variant
+             for label, cs in _by_build(claim, by_variant[p]).items()]
+    best = None
+    for label, mine in _by_build(claim, by_variant[claim.variant]).items():
+        found = [(p, s) for p, cs in peers if (s := _speedup(claim, mine, cs))]
+        if not found:
+            continue
+        peer, s = min(found, key=lambda f: f[1][1].value)
+        if best is None or s[1].value > best[2][1].value:
+            best = (label, peer, s)
+    return best
 
 
 def _speedup(claim: ClaimSpec, mine: list[Case], peer: list[Case]) -> tuple[str, Ratio] | None:
@@ -80,11 +120,10 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         if unmet:
             skipped.append(f"{where_of(g)} ({'; '.join(unmet)})")
             continue
-        found = [(p, s) for p in claim.peers if p in by_variant
-                 and (s := _speedup(claim, by_variant[claim.variant], by_variant[p]))]
-        if not found:
+        strongest = _strongest(claim, by_variant)
+        if strongest is None:
             continue
-        peer, (metric, r) = min(found, key=lambda f: f[1][1].value)
+        label, peer, (metric, r) = strongest
         if claim.kind == "within":
             inside, outside = _inside(r, claim.by)
             tally.n += 1
@@ -94,7 +133,9 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         else:
             tally.add(r, claim.by)
         shown = f"{metric} " if claim.metric == CYCLES else ""
-        against = f" against {peer}" if len(claim.peers) > 1 else ""
+        against = f" against {peer}" if len(claim.peers) > 1 or claim.fastest_build else ""
+        if claim.fastest_build and label != "-":
+            against = f" of {claim.variant} ({label}){against}"
         rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{against}")
     tail = f"; not compared, a precondition fails: {', '.join(skipped)}" if skipped else ""
     if not tally.n:
@@ -114,6 +155,7 @@ def _head(claim: ClaimSpec, tally: Tally) -> str:
     peers = " or ".join(claim.peers)
     peers = f"the fastest of {peers}" if len(claim.peers) > 1 else peers
     over = f", geometric mean over {claim.over}" if claim.over else ""
+    over += ", fastest build of each" if claim.fastest_build else ""
     if claim.kind == "within":
         head = (f"{claim.variant} against {peers} ({metric}{over}; within {claim.by:.0%}): "
                 f"inside in {tally.above} of {tally.n}, outside in {tally.below}")
