@@ -141,9 +141,13 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     if not tally.n:
         wanted = "tsc" if claim.metric == CYCLES else claim.metric
         why = missing(cases, claim.variant, wanted)
-        for p in claim.peers:
-            if why.startswith("no case"):
-                why = missing(cases, p, wanted)
+        if why.startswith("no case"):  # a peer's reason, where one gives one
+            why = next((m for p in claim.peers if not (m := missing(cases, p, wanted))
+                        .startswith("no case")), why)
+        if why.startswith("no case") and any(c.variant == claim.variant for c in cases):
+            why = f"no case of {' or '.join(claim.peers)} beside {claim.variant}"
+        if skipped:  # the cases were there: the preconditions left nothing to compare
+            why = "no set meets the claim's preconditions"
         return Verdict(claim.text, "unmeasurable", why + tail)
     return Verdict(claim.text, tally_verdict(tally, claim.builds), _head(claim, tally)
                    + "; " + "; ".join(rows) + tail)
