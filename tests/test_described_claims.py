@@ -315,3 +315,25 @@ def test_a_bound_skips_the_builds_whose_precondition_fails():
     v = judge(claim, [shared, many], Evidence())
     assert v.verdict == "confirmed" and "in 1 of 1" in v.evidence
     assert "precondition fails: gcc-12 -O3 (a's sites == 1 (4))" in v.evidence
+
+
+def test_fastest_build_compares_the_fastest_builds_and_peers_built_by_no_one():
+    # a's O3 build is fast, its O2 slow; b's O2 as fast as a's O3; c (a system library:
+    # no build) slow. Build by build nothing pairs with c, and a's O3 meets no b.
+    cases = [_case("a", "O3", FAST), _case("a", "O2", SLOW), _case("b", "O2", SAME),
+             _case("c", "O2", SLOW)]
+    cases[3].build = None
+    lone = ClaimSpec("faster", "a", "a beats c", than="c", by=1.5, metric="tsc")
+    assert judge(lone, cases, Evidence()).verdict == "unmeasurable"
+    pooled = ClaimSpec("faster", "a", "a beats c", than="c", by=1.5, metric="tsc",
+                       fastest_build=True)
+    v = judge(pooled, cases, Evidence())
+    assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
+    assert "fastest builds: 2.000x [" in v.evidence
+    assert v.evidence.endswith("of a (gcc-12 -O3) against c")
+    assert "fastest build of each" in v.evidence
+    # against the fastest of every peer build: b's O2 is as fast as a's best
+    both = ClaimSpec("faster", "a", "a beats all", than=("b", "c"), by=1.5, metric="tsc",
+                     fastest_build=True)
+    v = judge(both, cases, Evidence())
+    assert v.verdict == "refuted" and "against b (gcc-12 -O2)" in v.evidence

@@ -100,8 +100,8 @@ def test_the_batch_is_judged_against_the_vectorised_constant():
     assert v.verdict == "refuted" and "tsc 0.833x" in v.evidence
     ok = _verdicts(_types({**vec, "const_vec": 0.55}))["(e)"]
     assert ok.verdict == "confirmed"
-    v = _verdicts(_types(BASE))["(e)"]  # no const_vec
-    assert v.verdict == "unmeasurable" and "no case of const_vec" in v.evidence
+    v = _verdicts(_types(BASE))["(e)"]  # no batch at all: the claim's own variant is named
+    assert v.verdict == "unmeasurable" and "no case of rtdiv_batch" in v.evidence
 
 
 def test_speed_is_judged_in_throughput_only():

@@ -16,21 +16,19 @@ from cpulab.context import PROFILES, Context
 from cpulab.experiments.protobuf import experiment, payloads, upb_native
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
+    FRAMED,
+    OURS,
     TAIL_CALL_OPT,
-    _beats_cpp,
-    _beats_switch,
-    _beats_upb,
-    _beats_upb_fasttable,
-    _frameless,
+    _add_frames,
     _per_message,
-    _two_gbs,
+    cpp_parsers_table,
     fast_path_frames,
     generated_parsers,
 )
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
-from cpulab.results import VERDICTS, Case
+from cpulab.results import VERDICTS, Case, Evidence
 from replay import replay
 
 CLANG = {"compiler": "clang-19", "compiler_version": "19.1.7", "flags": "-O2", "pgo": False}
@@ -38,12 +36,14 @@ GCC = {"compiler": "gcc-12", "compiler_version": "12.2.0", "flags": "-O2", "pgo"
 PAYLOADS = {"descriptor": 7670, "varints": 12000}
 
 
-def fake(variant: str, payload: str, ns_per_byte: float, build: dict | None = CLANG) -> Case:
+def fake(variant: str, payload: str, ns_per_byte: float, build: dict | None = CLANG,
+         strings: str = "copy", arena: str = "fresh") -> Case:
     """A case whose repetitions spread 1% around `ns_per_byte` (tight intervals)."""
     values = [ns_per_byte * f for f in (0.99, 1.0, 1.01, 0.995, 1.005, 1.0)]
     time = Metric.of(values, "ns/byte", "clock")
     metrics = {"time": time, **_per_message(time, PAYLOADS[payload])}
-    return Case(variant, build, {"payload": payload, "bytes": PAYLOADS[payload]}, metrics)
+    return Case(variant, build, {"payload": payload, "bytes": PAYLOADS[payload],
+                                 "strings": strings, "arena": arena}, metrics)
 
 
 def matrix(ours: float, switch: float, cpp: float, upb: float,
@@ -55,17 +55,23 @@ def matrix(ours: float, switch: float, cpp: float, upb: float,
     for p in PAYLOADS:
         for arena in ("fresh", "reused"):
             for mode in ("copy", "alias"):
-                out += [fake(f"pb-tailcall fast {mode} {arena}", p, ours),
-                        fake(f"upb-generic parse {mode} {arena}", p, upb),
-                        fake(f"upb-fasttable parse {mode} {arena}", p, fasttable or upb)]
-            out += [fake(f"pb-tailcall switch copy {arena}", p, switch),
-                    fake(f"pb-trampoline fast copy {arena}", p, ours * 1.2, GCC),
-                    fake(f"pb-trampoline switch copy {arena}", p, switch, GCC),
-                    fake(f"cpp-default parse copy {arena}", p, cpp * 2, GCC),
-                    fake(f"cpp-tailcall parse copy {arena}", p, cpp)]
-        out.append(fake("cpp-tailcall parse copy heap", p, heap or cpp))
-        out.append(fake("upb-python FromString python fresh", p, 3 * upb, None))
+                out += [fake(OURS, p, ours, strings=mode, arena=arena),
+                        fake("upb-generic parse", p, upb, strings=mode, arena=arena),
+                        fake("upb-fasttable parse", p, fasttable or upb, strings=mode,
+                             arena=arena)]
+            out += [fake("pb-tailcall switch", p, switch, arena=arena),
+                    fake("pb-trampoline fast", p, ours * 1.2, GCC, arena=arena),
+                    fake("pb-trampoline switch", p, switch, GCC, arena=arena),
+                    fake("cpp-default parse", p, cpp * 2, GCC, arena=arena),
+                    fake("cpp-tailcall parse", p, cpp, arena=arena)]
+        out.append(fake("cpp-tailcall parse heap", p, heap or cpp, arena="reused"))
+        out.append(fake("upb-python FromString", p, 3 * upb, None, strings="python"))
     return out
+
+
+def verdict(cases: list[Case], letter: str):
+    (v,) = [v for v in EXPERIMENT.verdicts(cases, Evidence()) if v.claim[:3] == f"({letter})"]
+    return v
 
 
 # ---- derived figures ---------------------------------------------------------------------
@@ -79,105 +85,150 @@ def test_per_message_figures():
 
 # ---- verdicts from fake cases --------------------------------------------------------------
 
+def test_the_claims_are_declared_for_the_one_judge():
+    got = [(c.text[:3], c.kind, c.variant, c.fastest_build) for c in EXPERIMENT.claims]
+    assert got == [("(a)", "at-least", OURS, False), ("(b)", "faster", OURS, True),
+                   ("(c)", "faster", OURS, True), ("(d)", "faster", OURS, True),
+                   ("(e)", "faster", OURS, False), ("(f)", "at-most", OURS, False)]
+    assert all(c.seed for c in EXPERIMENT.claims)
+
+
 def test_two_gbs_follows_the_fresh_copy_tailcall_case():
-    assert _two_gbs(matrix(0.25, 1, 1, 1)).verdict == "confirmed"  # 4 GB/s
-    v = _two_gbs(matrix(1.0, 2, 2, 2))  # 1 GB/s
-    assert v.verdict == "refuted" and "1.000 GB/s" in v.evidence and "0.500x" in v.evidence
+    v = verdict(matrix(0.25, 1, 1, 1), "a")  # 4 GB/s
+    assert v.verdict == "confirmed" and "at least 2 in 1 of 1" in v.evidence
+    v = verdict(matrix(1.0, 2, 2, 2), "a")  # 1 GB/s
+    assert v.verdict == "refuted" and ": 1 GB/s (10^9 B/s) [" in v.evidence
+    assert "payload=descriptor, strings=copy" in v.evidence
     assert v.seed and "2 GB/s" in v.seed
     # a fast reused arena does not make the claim for the fresh one
-    fresh_slow = [fake("pb-tailcall fast copy fresh", "descriptor", 1.0),
-                  fake("pb-tailcall fast copy reused", "descriptor", 0.25)]
-    v = _two_gbs(fresh_slow)
-    assert v.verdict == "refuted" and "reused arena 4.000 GB/s" in v.evidence
+    fresh_slow = [fake(OURS, "descriptor", 1.0), fake(OURS, "descriptor", 0.25,
+                                                      arena="reused")]
+    assert verdict(fresh_slow, "a").verdict == "refuted"
     only_gcc = [c for c in matrix(0.25, 1, 1, 1) if not c.variant.startswith("pb-tailcall")]
-    assert _two_gbs(only_gcc).verdict == "unmeasurable"
+    assert verdict(only_gcc, "a").verdict == "unmeasurable"
 
 
 def test_beats_cpp_against_the_best_cpp_configuration():
-    v = _beats_cpp(matrix(0.25, 1, 1, 1), {})
-    assert v.verdict == "confirmed"  # 4x the faster C++ flavour everywhere
-    assert "4.000x" in v.evidence and "cpp-tailcall" in v.evidence
-    # 1.6x the slow default parser but only 0.8x the table-driven one: refuted
-    assert _beats_cpp(matrix(1.25, 2, 1, 4), {}).verdict == "refuted"
+    v = verdict(matrix(0.25, 1, 1, 1), "b")
+    assert v.verdict == "confirmed" and "reached in 4 of 4" in v.evidence  # 2 payloads x 2
+    assert "4.000x [" in v.evidence and "against cpp-tailcall parse (clang-19 -O2)" in \
+        v.evidence
+    # 1.6x the slow default parser (gcc) but only 0.8x the table-driven one: refuted
+    assert verdict(matrix(1.25, 2, 1, 4), "b").verdict == "refuted"
     # one payload below target is enough to refute "every payload"
     cases = matrix(0.25, 1, 1, 1)
     cases = [c for c in cases if not (c.params["payload"] == "varints" and
                                       c.variant.startswith("cpp-tailcall"))]
-    cases += [fake(f"cpp-tailcall parse copy {a}", "varints", 0.26) for a in ("fresh", "reused")]
-    v = _beats_cpp(cases, {})
-    assert v.verdict == "refuted" and "varints" in v.evidence
-
-
-def test_beats_cpp_reports_what_the_cpp_parsers_were():
-    parsers = {"protoc": "libprotoc 3.21.12",
-               "cpp-tailcall.clang-19.O2": {"table-driven": 32, "switch": 0},
-               "libprotobuf": {"unavailable": "no symbol table"}}
-    ev = _beats_cpp(matrix(0.25, 1, 1, 1), parsers).evidence
-    assert "libprotoc 3.21.12" in ev and "32 messages table-driven, 0 switch" in ev
-    assert "no symbol table" in ev
+    cases += [fake("cpp-tailcall parse", "varints", 0.26, arena=a) for a in ("fresh", "reused")]
+    v = verdict(cases, "b")
+    assert v.verdict == "refuted" and "short in 2" in v.evidence
+    assert "arena=fresh, bytes=12000, payload=varints, strings=copy: 1.040x" in v.evidence
 
 
 def test_beats_cpp_counts_the_heap_message_as_reuse():
     """A reused arena is judged against the faster of C++'s reused arena and its reused
     heap message (Clear() then parse), which the verdict then names."""
-    v = _beats_cpp(matrix(0.25, 1, 1, 1, heap=0.3), {})
-    assert v.verdict == "refuted" and "reused vs cpp-tailcall parse copy heap" in v.evidence
-    assert "descriptor fresh vs cpp-tailcall parse copy fresh" in v.evidence
+    v = verdict(matrix(0.25, 1, 1, 1, heap=0.3), "b")
+    assert v.verdict == "refuted"
+    assert "arena=reused, bytes=7670, payload=descriptor, strings=copy: 1.200x" in \
+        v.evidence and "against cpp-tailcall parse heap (clang-19 -O2)" in v.evidence
+    assert "arena=fresh, bytes=7670, payload=descriptor, strings=copy: 4.000x" in \
+        v.evidence
+
+
+def test_cpp_parsers_table_says_what_the_cpp_parsers_were():
+    parsers = {"protoc": "libprotoc 3.21.12",
+               "cpp-tailcall.clang-19.O2": {"table-driven": 32, "switch": 0},
+               "libprotobuf": {"unavailable": "no symbol table"}}
+    t = cpp_parsers_table(parsers)
+    assert t.rows == [["cpp-tailcall.clang-19.O2", "32", "0"]]
+    assert "libprotoc 3.21.12" in t.title and "no symbol table" in t.title
 
 
 def test_beats_upb_needs_every_payload_and_mode():
-    assert _beats_upb(matrix(0.25, 1, 1, 1)).verdict == "confirmed"
-    v = _beats_upb(matrix(0.25, 1, 1, 0.5))  # 2x < 2.5x
+    assert verdict(matrix(0.25, 1, 1, 1), "c").verdict == "confirmed"
+    v = verdict(matrix(0.25, 1, 1, 0.5), "c")  # 2x < 2.5x
     assert v.verdict == "refuted" and "2.000x" in v.evidence
-    # every string and arena mode is a row; upb through Python is shown, not judged
-    assert "varints alias reused" in v.evidence and "upb through Python" in v.evidence
-    assert "6.000x" in v.evidence
+    # every string and arena mode is a set; upb through Python is not a peer
+    assert "reached in 0 of 8" in v.evidence
+    assert "arena=reused, bytes=12000, payload=varints, strings=alias" in v.evidence
+    assert "upb-python" not in v.evidence
+    # a payload without upb is not a comparison: the others decide
     no_upb = [c for c in matrix(0.25, 1, 1, 1)
               if not (c.variant.startswith("upb-generic") and c.params["payload"] == "varints")]
-    v = _beats_upb(no_upb)
-    assert v.verdict == "inconclusive" and "not measured: varints copy fresh" in v.evidence
-    v = _beats_upb([c for c in matrix(0.25, 1, 1, 1) if "upb-generic" not in c.variant])
-    assert v.verdict == "unmeasurable" and "build_upb_peer.sh" in v.evidence
+    v = verdict(no_upb, "c")
+    assert v.verdict == "confirmed" and "reached in 4 of 4" in v.evidence
+    v = verdict([c for c in matrix(0.25, 1, 1, 1) if "upb-generic" not in c.variant], "c")
+    assert v.verdict == "unmeasurable"
+    assert "no case of upb-generic parse beside pb-tailcall fast" in v.evidence
 
 
-def test_beats_upb_fasttable_judges_the_fasttable_peer_alone():
-    assert _beats_upb_fasttable(matrix(0.25, 1, 1, 1, fasttable=0.6)).verdict == "confirmed"
-    v = _beats_upb_fasttable(matrix(0.25, 1, 1, 1, fasttable=0.4))  # 1.6x < 2x
+def test_beats_upb_fasttable_judges_the_fastest_fasttable_peer():
+    assert verdict(matrix(0.25, 1, 1, 1, fasttable=0.6), "d").verdict == "confirmed"
+    v = verdict(matrix(0.25, 1, 1, 1, fasttable=0.4), "d")  # 1.6x < 2x
     assert v.verdict == "refuted" and "1.600x" in v.evidence
-    assert _beats_upb(matrix(0.25, 1, 1, 1, fasttable=0.4)).verdict == "confirmed"
+    assert verdict(matrix(0.25, 1, 1, 1, fasttable=0.4), "c").verdict == "confirmed"
+    # the repository's fasttable, where built, counts when it is the faster
+    git = matrix(0.25, 1, 1, 1, fasttable=0.6) + [
+        fake("upb-fasttable-git parse", p, 0.4, strings=m, arena=a)
+        for p in PAYLOADS for m in ("copy", "alias") for a in ("fresh", "reused")]
+    v = verdict(git, "d")
+    assert v.verdict == "refuted" and "against upb-fasttable-git parse" in v.evidence
     no_fast = [c for c in matrix(0.25, 1, 1, 1) if "fasttable" not in c.variant]
-    assert _beats_upb_fasttable(no_fast).verdict == "unmeasurable"
+    assert verdict(no_fast, "d").verdict == "unmeasurable"
 
 
 def test_beats_switch_pairs_the_same_build():
-    assert _beats_switch(matrix(0.25, 1, 1, 1)).verdict == "confirmed"  # 4x
-    v = _beats_switch(matrix(0.25, 0.3, 1, 1))  # 1.2x
+    v = verdict(matrix(0.25, 1, 1, 1), "e")  # 4x
+    assert v.verdict == "confirmed" and "clang-19 -O2, arena=fresh" in v.evidence
+    v = verdict(matrix(0.25, 0.3, 1, 1), "e")  # 1.2x
     assert v.verdict == "refuted" and "1.200x" in v.evidence
-    assert "trampoline builds' fast/switch" in v.evidence  # shown, not judged
+    assert "pb-trampoline" not in v.evidence  # the trampoline builds are not judged
     # a noisy ratio whose interval straddles the target is inconclusive
     wide = [c for c in matrix(0.25, 1, 1, 1) if "switch" not in c.variant]
     for p in PAYLOADS:
         for a in ("fresh", "reused"):
             t = Metric.of([0.3, 0.5, 0.7, 0.35, 0.45, 0.6], "ns/byte", "clock")
-            wide.append(Case(f"pb-tailcall switch copy {a}", CLANG,
-                             {"payload": p, "bytes": PAYLOADS[p]}, {"time": t}))
-    assert _beats_switch(wide).verdict == "inconclusive"
+            wide.append(Case("pb-tailcall switch", CLANG,
+                             {"payload": p, "bytes": PAYLOADS[p], "strings": "copy",
+                              "arena": a}, {"time": t}))
+    assert verdict(wide, "e").verdict == "inconclusive"
 
 
 def frames(framed: list[str], ret: list[str] = ()) -> dict:
     single = ["pb_fast_varint32_singular_tag1", "pb_fast_fixed64_oneof_tag2"]
-    return {"tailcall clang-19 -O2": {
-        "source": "asm", "functions": 4, "single-field": single,
-        "framed": framed, "instructions": dict.fromkeys(single, 20), "ret": list(ret)}}
+    return {"source": "asm", "functions": 4, "single-field": single, "framed": framed,
+            "instructions": dict.fromkeys(single, 20), "ret": list(ret)}
+
+
+def framed(f: dict) -> list[Case]:
+    """The fresh copy-mode descriptor case of one tail-call build, with its machine code."""
+    c = fake(OURS, "descriptor", 0.25)
+    _add_frames(c, f)
+    return [c, fake(OURS, "varints", 0.25)]
 
 
 def test_frameless_verdict():
-    assert _frameless(frames(["pb_fast_message_singular_tag1"])).verdict == "confirmed"
-    v = _frameless(frames(["pb_fast_varint32_singular_tag1"]))
-    assert v.verdict == "refuted" and "pb_fast_varint32_singular_tag1" in v.evidence
-    assert _frameless(frames([], ["pb_fast_fixed64_oneof_tag2"])).verdict == "refuted"
-    assert _frameless({"trampoline gcc-12 -O2": {}}).verdict == "unmeasurable"
-    assert _frameless({"tailcall clang-19 -O2": {"error": "x"}}).verdict == "unmeasurable"
+    v = verdict(framed(frames(["pb_fast_message_singular_tag1"])), "f")
+    assert v.verdict == "confirmed" and "at most 0 in 1 of 1" in v.evidence
+    assert "clang-19 -O2, arena=fresh, bytes=7670, payload=descriptor, strings=copy: " \
+        "0 functions" in v.evidence
+    v = verdict(framed(frames(["pb_fast_varint32_singular_tag1"])), "f")
+    assert v.verdict == "refuted" and ": 1 functions" in v.evidence
+    assert verdict(framed(frames([], ["pb_fast_fixed64_oneof_tag2"])), "f").verdict == \
+        "refuted"
+    v = verdict(framed({"error": "objdump failed"}), "f")
+    assert v.verdict == "unmeasurable" and "objdump failed" in v.evidence
+    v = verdict(framed({"source": "asm", "single-field": []}), "f")
+    assert v.verdict == "unmeasurable" and "no single-field fast functions" in v.evidence
+    assert verdict([fake("pb-trampoline fast", "descriptor", 1, GCC)], "f").verdict == \
+        "unmeasurable"
+
+
+def test_failed_cases_are_left_out_of_every_verdict():
+    broken = Case(OURS, CLANG, {"payload": "descriptor"}, error="killed by SIGSEGV")
+    got = EXPERIMENT.verdicts([broken], Evidence())
+    assert all(v.verdict == "unmeasurable" for v in got)
 
 
 # ---- where the native upb peers come from (scripted) -------------------------------------
@@ -338,7 +389,8 @@ def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete", run["notes"]
     errors = [(c["variant"], c.get("error")) for c in run["cases"] if c.get("error")]
     assert not errors
-    seen = {(c["params"]["payload"], c["variant"], (c["build"] or {}).get("compiler", "-")[:3])
+    seen = {(c["params"]["payload"], f"{c['variant']} {c['params']['strings']} "
+             f"{c['params']['arena']}", (c["build"] or {}).get("compiler", "-")[:3])
             for c in run["cases"]}
     # --quick measures the native upb peers that exist, and says why the others do not
     upbs = [u for u in ("upb-generic", "upb-fasttable")
@@ -352,9 +404,11 @@ def check_quick_run(run: dict) -> None:
                     assert (p, f"pb-trampoline {dec} {mode} {arena}", "cla") in seen
                 for u in upbs:
                     assert (p, f"{u} parse {mode} {arena}", "cla") in seen
-        for arena in ("fresh", "reused", "heap"):
+        for arena in ("fresh", "reused"):
             assert (p, f"cpp-default parse copy {arena}", "gcc") in seen
             assert (p, f"cpp-tailcall parse copy {arena}", "cla") in seen
+        assert (p, "cpp-default parse heap copy reused", "gcc") in seen  # Clear(), parse
+        assert (p, "cpp-tailcall parse heap copy reused", "cla") in seen
         assert (p, "upb-python FromString python fresh", "-") in seen
     for c in run["cases"]:
         gbs = c["metrics"]["throughput"]
@@ -362,6 +416,10 @@ def check_quick_run(run: dict) -> None:
         assert c["metrics"]["ns/message"]["source"] == "clock"
         if c["variant"].startswith("upb-python"):
             assert "tsc" in c["unavailable"] and "tsc" not in c["metrics"]
+        if c["variant"] == OURS:  # read from the build's machine code: none framed
+            assert c["metrics"][FRAMED] == {"median": 0, "mad": 0.0, "n": 1,
+                                            "unit": "functions", "source": "asm",
+                                            "min": 0, "max": 0}
     assert len(run["verdicts"]) == 6
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]

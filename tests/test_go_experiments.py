@@ -84,16 +84,67 @@ def _case(variant, t, params=None, build="go-1.26"):
                 {"time": m})
 
 
+CLEAN = {"allocator calls": 1, "REP STOSQ": 0, "REP MOVSQ": 0, "DUFFZERO": 0,
+         "DUFFCOPY": 0, "vector zero stores": 0, "instructions": 14}
+
+
+def _goalloc(times: dict[str, float], code: dict[str, dict | str], size: int = 64):
+    """One case per way with its time and its function's listing counts (or why none)."""
+    cases = [_case(v, t, {"size": size}) for v, t in times.items()]
+    for c in cases:
+        goalloc._add_code(c, code.get(c.variant))
+    return cases
+
+
+def _goalloc_verdicts(cases):
+    """By letter; each seed claim is two verdicts: its code, then its time or calls."""
+    got = goalloc.EXPERIMENT.verdicts(cases, Evidence())
+    assert [v.claim[:3] for v in got] == ["(a)", "(a)", "(b)", "(b)", "(c)", "(c)"]
+    return {f"{v.claim[1]}{i % 2}": v for i, v in enumerate(got)}
+
+
 def test_goalloc_verdicts_follow_the_code():
-    clean = {"allocator calls": 1, "REP STOSQ": 0, "REP MOVSQ": 0, "DUFFZERO": 0,
-             "DUFFCOPY": 0, "vector zero stores": 0, "instructions": 14}
-    zeroing = {**clean, "DUFFZERO": 1}
-    asm = {"go-1.26": {"new|64": clean, "addr-of|64": zeroing, "copied|64": clean}}
-    cases = [_case("new", 10, {"size": 64}), _case("addr-of", 20, {"size": 64}),
-             _case("copied", 10, {"size": 64})]
-    a, b, c = goalloc.EXPERIMENT.verdicts(cases, Evidence(facts={"asm": asm}))
-    assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "confirmed", "refuted")
-    assert goalloc.EXPERIMENT.verdicts(cases, Evidence())[0].verdict == "unmeasurable"
+    code = {"new": CLEAN, "addr-of": {**CLEAN, "DUFFZERO": 1}, "copied": CLEAN}
+    got = _goalloc_verdicts(_goalloc({"new": 10, "addr-of": 20, "copied": 10}, code))
+    assert got["a0"].verdict == got["a1"].verdict == "confirmed"
+    assert "asm zeroing+copying of new at most 0 in 1 of 1" in got["a0"].evidence
+    assert got["b0"].verdict == got["b1"].verdict == "confirmed"  # zeroes, and 2x slower
+    assert "go-1.26, size=64: 1 instructions" in got["b0"].evidence
+    assert got["c0"].verdict == "refuted"  # no copy in the code at all
+    assert got["c1"].verdict == "inconclusive"  # as fast as new(T): neither way
+    assert got["a0"].seed == goalloc.SEED
+
+
+def test_goalloc_refuted_by_the_code_or_the_clock():
+    code = {"new": {**CLEAN, "REP STOSQ": 1, "allocator calls": 0},
+            "addr-of": {**CLEAN, "REP STOSQ": 1}, "copied": {**CLEAN, "DUFFCOPY": 2}}
+    got = _goalloc_verdicts(_goalloc({"new": 20, "addr-of": 10, "copied": 30}, code))
+    assert got["a0"].verdict == got["a1"].verdict == "refuted"
+    assert got["b0"].verdict == "confirmed" and got["b1"].verdict == "refuted"
+    assert got["c0"].verdict == got["c1"].verdict == "confirmed"
+    # the 64 KiB struct is not the seed's: its code and times are not judged
+    large = _goalloc({"new": 10, "addr-of": 5, "copied": 5}, {}, size=64 << 10)
+    assert all(v.verdict == "unmeasurable" for v in goalloc.EXPERIMENT.verdicts(
+        large, Evidence()))
+
+
+def test_goalloc_without_a_listing_is_unmeasurable_and_says_why():
+    why = "no listing of bench/goalloc: go: not found"
+    cases = _goalloc({"new": 10, "addr-of": 20, "copied": 10}, dict.fromkeys(
+        ("new", "addr-of", "copied"), why))
+    got = _goalloc_verdicts(cases)
+    for k in ("a0", "a1", "b0", "c0"):
+        assert got[k].verdict == "unmeasurable" and "go: not found" in got[k].evidence
+    assert got["b1"].verdict == "confirmed"  # the clock still speaks
+    assert goalloc.EXPERIMENT.evidence(None, cases).tables[0].rows == []
+    got = _goalloc_verdicts(_goalloc({"new": 10}, {}))
+    assert "not in the listing" in got["a0"].evidence
+
+
+def test_goalloc_evidence_table_is_read_from_the_cases():
+    cases = _goalloc({"new": 10}, {"new": CLEAN})
+    (table,) = goalloc.EXPERIMENT.evidence(None, cases).tables
+    assert table.rows == [["go-1.26", "new", "64 B", "1", "0", "0", "0", "0", "0", "14"]]
 
 
 def test_fanin_claims_tally_every_group():

@@ -10,6 +10,9 @@ interval over processes.
   fastest of them), named in the evidence.
 - `requires`: a set where a precondition fails (a shared dispatch with more than one
   indirect jump) is skipped and listed, not judged.
+- `fastest_build`: a set is a parameter set alone; the variant's build that leads its
+  strongest peer build by most is the one compared (medians factor, so that is the
+  fastest against the fastest), and the evidence names both builds.
 
 `faster` weighs each interval against `by` (`results.tally`: "every" set must reach
 it, or "most"). `within` asks whether the interval lies inside [1/(1+by), 1+by]:
@@ -34,8 +37,48 @@ def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Cas
     out: dict[Group, dict[str, list[Case]]] = {}
     for c in cases:
         if c.variant in wanted and not c.error:
-            out.setdefault(group_of(c, claim.over), {}).setdefault(c.variant, []).append(c)
+            g = group_of(c, claim.over)
+            if claim.fastest_build:
+                g = (ANY_BUILD, g[1])
+            out.setdefault(g, {}).setdefault(c.variant, []).append(c)
     return out
+
+
+ANY_BUILD = "fastest builds"
+
+
+def _by_build(claim: ClaimSpec, cases: list[Case]) -> dict[str, list[Case]]:
+    """The cases a comparison takes together: one list, or one per build where
+    `fastest_build` lets each build stand for the variant."""
+    if not claim.fastest_build:
+        return {"": cases}
+    out: dict[str, list[Case]] = {}
+    for c in cases:
+        out.setdefault(c.build_label, []).append(c)
+    return out
+
+
+def _named(variant: str, label: str) -> str:
+    return f"{variant} ({label})" if label and label != "-" else variant
+
+
+def _strongest(claim: ClaimSpec, by_variant: dict[str, list[Case]]
+               ) -> tuple[str, str, tuple[str, Ratio]] | None:
+    """(the form and build compared, the peer it leads by least, (metric, speed-up)) in
+    one set: of the variant's forms (and, with `fastest_build`, builds), the one whose
+    weakest lead is largest."""
+    peers = [(_named(p, label), cs) for p in claim.peers if p in by_variant
+             for label, cs in _by_build(claim, by_variant[p]).items()]
+    best = None
+    for form in (claim.variant, *claim.forms):
+        for label, mine in _by_build(claim, by_variant.get(form, [])).items():
+            found = [(p, s) for p, cs in peers if mine and (s := _speedup(claim, mine, cs))]
+            if not found:
+                continue
+            peer, s = min(found, key=lambda f: f[1][1].value)
+            if best is None or s[1].value > best[2][1].value:
+                best = (_named(form, label), peer, s)
+    return best
 
 
 def _speedup(claim: ClaimSpec, mine: list[Case], peer: list[Case]) -> tuple[str, Ratio] | None:
@@ -72,13 +115,10 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         if failed:
             skipped.append(f"{where_of(g)} ({'; '.join(failed)})")
             continue
-        # per form the peer it leads by least; of those, the form that leads by most
-        leads = [min(found, key=lambda f: f[2][1].value) for form in forms
-                 if (found := [(form, p, s) for p in claim.peers if p in by_variant
-                               and (s := _speedup(claim, by_variant[form], by_variant[p]))])]
-        if not leads:
+        strongest = _strongest(claim, by_variant)
+        if strongest is None:
             continue
-        form, peer, (metric, r) = max(leads, key=lambda f: f[2][1].value)
+        mine, peer, (metric, r) = strongest
         if claim.kind == "within":
             inside, outside = _inside(r, claim.by)
             tally.n += 1
@@ -88,16 +128,23 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         else:
             tally.add(r, claim.by)
         shown = f"{metric} " if claim.metric == CYCLES else ""
-        against = f" against {peer}" if len(claim.peers) > 1 else ""
-        by_form = f" by {form}" if claim.forms else ""
-        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{by_form}{against}")
+        against = f" against {peer}" if len(claim.peers) > 1 or claim.fastest_build else ""
+        if claim.fastest_build and mine != claim.variant:
+            against = f" of {mine}{against}"
+        elif claim.forms:
+            against = f" by {mine}{against}"
+        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{against}")
     tail = f"; not compared, a precondition fails: {', '.join(skipped)}" if skipped else ""
     if not tally.n:
         wanted = "tsc" if claim.metric == CYCLES else claim.metric
         why = missing(cases, claim.variant, wanted)
-        for p in claim.peers:
-            if why.startswith("no case"):
-                why = missing(cases, p, wanted)
+        if why.startswith("no case"):  # a peer's reason, where one gives one
+            why = next((m for p in claim.peers if not (m := missing(cases, p, wanted))
+                        .startswith("no case")), why)
+        if why.startswith("no case") and any(c.variant == claim.variant for c in cases):
+            why = f"no case of {' or '.join(claim.peers)} beside {claim.variant}"
+        if skipped:  # the cases were there: the preconditions left nothing to compare
+            why = "no set meets the claim's preconditions"
         return Verdict(claim.text, "unmeasurable", why + tail)
     return Verdict(claim.text, tally_verdict(tally, claim.builds), _head(claim, tally)
                    + "; " + "; ".join(rows) + tail)
@@ -109,13 +156,14 @@ def _head(claim: ClaimSpec, tally: Tally) -> str:
     peers = " or ".join(claim.peers)
     peers = f"the fastest of {peers}" if len(claim.peers) > 1 else peers
     over = f", geometric mean over {claim.over}" if claim.over else ""
+    over += ", fastest build of each" if claim.fastest_build else ""
     mine = (f"the fastest of {' or '.join((claim.variant, *claim.forms))}" if claim.forms
             else claim.variant)
     if claim.kind == "within":
         head = (f"{mine} against {peers} ({metric}{over}; within {claim.by:.0%}): "
                 f"inside in {tally.above} of {tally.n}, outside in {tally.below}")
     else:
-        head = (f"{mine} over {peers} ({metric}{over}; target {claim.by:g}x): "
+        head = (f"{mine} over {peers} ({metric}{over}; target {claim.by:.3g}x): "
                 f"reached in {tally.above} of {tally.n}, short in {tally.below}")
     if tally.no_interval:
         head += f", {tally.no_interval} without an interval (too few processes)"

@@ -13,7 +13,10 @@ in that build and parameter set (the strongest peer there), and the evidence nam
 `over` names a parameter whose values a comparison averages (a geometric mean paired
 by round: "over the programs"). `requires` states what must hold of a case before it
 is compared at all (a shared dispatch has one indirect jump); cases without it are
-skipped and listed, never judged.
+skipped and listed, never judged. `fastest_build` takes the build out of the set: in
+each parameter set the variant's fastest build meets its peers' fastest builds (a peer
+the lab does not build, such as a system library, has no build to pair with), and the
+evidence names both.
 
 `forms` names other forms of the variant (rtdiv's branchfree verb beside its branchy
 one): each set compares the fastest of them, the form the evidence names. A claim "at
@@ -86,6 +89,9 @@ class ClaimSpec:
     # a run must have every value `where` names (else unmeasurable, but for a refutation
     # by "every" build and parameter set)
     every_value: bool = False
+    # faster/within: compare each variant at its fastest build in each parameter set,
+    # not build by build ("than the best compiler build"; peers built by no one)
+    fastest_build: bool = False
 
     @property
     def peers(self) -> tuple[str, ...]:

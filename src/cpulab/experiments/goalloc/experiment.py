@@ -13,13 +13,14 @@ DUFFCOPY copying, which is what the seed's claims are about. The C analogues
 
 from __future__ import annotations
 
-from cpulab.build import BuildError, Target, go_build, go_listing
-from cpulab.context import Context, cases_from_outcome
+from cpulab.build import BuildConfig, BuildError, Target, go_build, go_listing
+from cpulab.claims import ClaimSpec
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.goalloc import listing
+from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
-from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
-from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable
 
 PACKAGE = "bench/goalloc"
 WAYS = {"New": "new", "AddrOf": "addr-of", "Copied": "copied"}  # Go function -> variant
@@ -29,8 +30,27 @@ SEED = ("Go 1.2.2, 6g: new(container) 13.9 ns/op (runtime.new only); &container{
         "(runtime.new + two REP MOVSQ from a zero template)")
 
 
+# Exact figures from the compiler's listing of each case's function (source asm): every
+# feature `listing` counts, and the zeroing and copying beyond the allocator call.
+ASM = {k: f"asm {k}" for k in listing.FEATURES}
+ZEROING, COPYING = "asm zeroing", "asm copying"
+EXTRA = "asm zeroing+copying"
+SMALL = {"size": (str(SIZES["Small"]),)}  # the seed's 64-byte struct
+
+
 def benchmark(way: str, size: str) -> str:
     return f"{way}{size}"
+
+
+def _extra_claims(way: str, metric: str, kinds: tuple[str, ...], does: str
+                  ) -> tuple[ClaimSpec, ClaimSpec]:
+    """(b) and (c): the extra work is in the 64-byte function's code, and it costs time."""
+    letter = "b" if way == "addr-of" else "c"
+    return (ClaimSpec("at-least", way, metric=metric, value=1, where=SMALL, seed=SEED,
+                      text=f"({letter}) {way} {does} ({' / '.join(kinds)}) beyond the "
+                           "allocator (64-byte struct, from the listing)"),
+            ClaimSpec("faster", "new", than=way, metric="time", where=SMALL, seed=SEED,
+                      text=f"({letter}) {way} is slower than new(T) (64-byte struct)"))
 
 
 class GoAlloc(Experiment):
@@ -46,6 +66,16 @@ class GoAlloc(Experiment):
     )
     compilers = ("go",)
     table_metrics = ("time", "bytes", "allocs")
+    # Each seed claim is two: what the code does (exact, from the listing) and its time.
+    claims = (
+        ClaimSpec("at-most", "new", metric=EXTRA, value=0, seed=SEED,
+                  text="(a) new(T) compiles to the allocator call alone, with no zeroing or "
+                       "copying"),
+        ClaimSpec("at-least", "new", metric=ASM["allocator calls"], value=1, seed=SEED,
+                  text="(a) new(T) calls the allocator (the object is on the heap)"),
+        *_extra_claims("addr-of", ZEROING, listing.ZEROING, "re-zeroes"),
+        *_extra_claims("copied", COPYING, listing.COPYING, "copies from a zero template"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -74,106 +104,58 @@ class GoAlloc(Experiment):
                           for v in WAYS.values() for n in SIZES.values()]
                 continue
             ms = ctx.profile.target_ms * 5  # b.N calibration wants a longer run than ours
-            programs = [Program([
+            programs = {benchmark(w, s): Program([
                 str(exe), "-test.run", "^$", "-test.bench", f"^Benchmark{benchmark(w, s)}$",
                 "-test.benchmem", "-test.count", str(ctx.profile.reps),
                 "-test.benchtime", f"{ms}ms"], output="gobench",
-                key=f"{cfg.label}|{benchmark(w, s)}")
-                for s in SIZES for w in WAYS]
-            outcomes = ctx.measure(programs)
-            for s, n in SIZES.items():
-                for w, v in WAYS.items():
-                    name = benchmark(w, s)
-                    cases += cases_from_outcome(outcomes[f"{cfg.label}|{name}"],
-                                                lambda _, v=v: v, build, {"size": n}, [name])
+                variant=v, build=build, params={"size": n})
+                for s, n in SIZES.items() for w, v in WAYS.items()}
+            outcomes = ctx.measure(list(programs.values()))
+            code = _listing(ctx, cfg)
+            for name, p in programs.items():
+                for case in cases_of(p, outcomes[p.key], case_names=[name]):
+                    if not case.error:
+                        _add_code(case, code if isinstance(code, str) else code.get(name))
+                    cases.append(case)
         return cases
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
-        asm: dict[str, dict[str, dict[str, int]]] = {}
-        rows = []
-        for cfg in ctx.configs:
-            try:
-                text = go_listing(cfg, PACKAGE)
-            except BuildError as e:
-                ctx.note(f"no listing of {PACKAGE}: {str(e).splitlines()[0]}")
-                continue
-            fns = listing.functions(text, f"cpulab/gorep/{PACKAGE}")
-            per = {}
-            for s, n in SIZES.items():
-                for w, v in WAYS.items():
-                    body = fns.get(benchmark(w, s))
-                    if body is None:
-                        continue
-                    f = listing.features(body)
-                    per[f"{v}|{n}"] = f
-                    rows.append([cfg.label, v, f"{n:,} B",
-                                 *(str(f[k]) for k in listing.FEATURES)])
-            asm[cfg.label] = per
+        """The listing's counts per function, from the cases' exact asm figures."""
+        rows = [[c.build_label, c.variant, f"{c.params['size']:,} B",
+                 *(f"{c.value(ASM[k]):.0f}" for k in listing.FEATURES)]
+                for c in cases if ASM["instructions"] in c.metrics]
         table = EvidenceTable("The compiler's code for each function (go build -gcflags=-S, "
                               "source asm): counts of instructions",
                               ["build", "way", "size", *listing.FEATURES], rows)
-        return Evidence([table], {"asm": asm})
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        asm = evidence.facts.get("asm", {})
-        return [_new_only(asm), _extra("addr-of", listing.ZEROING, "re-zeroes", cases, asm),
-                _extra("copied", listing.COPYING, "copies from a zero template", cases, asm)]
+        return Evidence([table])
 
 
-def _new_only(asm: dict) -> Verdict:
-    claim = "(a) new(T) compiles to the allocator call alone, with no zeroing or copying"
-    facts = [(b, k, f) for b, per in asm.items() for k, f in per.items() if k.startswith("new|")]
-    if not facts:
-        return Verdict(claim, "unmeasurable", "no compiler listing", SEED)
-    clean = all(f["allocator calls"] >= 1 and not any(f[x] for x in (*listing.ZEROING,
-                                                                      *listing.COPYING))
-                for _, _, f in facts)
-    ev = "; ".join(f"{b}, {int(k.split('|')[1]):,} B: {f['allocator calls']} allocator "
-                   "call(s), "
-                   f"{sum(f[x] for x in listing.ZEROING)} zeroing, "
-                   f"{sum(f[x] for x in listing.COPYING)} copying instructions"
-                   for b, k, f in facts)
-    return Verdict(claim, "confirmed" if clean else "refuted", ev + " (asm)", SEED)
+def _listing(ctx: Context, cfg: BuildConfig) -> dict[str, dict[str, int]] | str:
+    """Go function -> the features of its listing, or why there is no listing."""
+    try:
+        text = go_listing(cfg, PACKAGE)
+    except BuildError as e:
+        why = f"no listing of {PACKAGE}: {str(e).splitlines()[0]}"
+        ctx.note(why)
+        return why
+    fns = listing.functions(text, f"cpulab/gorep/{PACKAGE}")
+    return {name: listing.features(body) for name, body in fns.items()}
 
 
-def _extra(way: str, kinds: tuple[str, ...], does: str, cases: list[Case], asm: dict) -> Verdict:
-    claim = (f"({'b' if way == 'addr-of' else 'c'}) {way} {does} ({' / '.join(kinds)}) "
-             "beyond the allocator, and is slower than new(T)")
-    code, timing = [], []
-    extra_found = None
-    for b, per in asm.items():
-        for key, f in per.items():
-            w, size = key.split("|")
-            if w != way:
-                continue
-            n = sum(f[k] for k in kinds)
-            extra_found = bool(extra_found) or n > 0
-            code.append(f"{b}, {int(size):,} B: {n} {'/'.join(kinds)}, "
-                        f"{f['allocator calls']} allocator call(s), "
-                        f"{f['instructions']} instructions")
-    ok = [c for c in cases if not c.error]
-    for size in SIZES.values():
-        this = [c for c in ok if c.variant == way and c.params.get("size") == size]
-        new = [c for c in ok if c.variant == "new" and c.params.get("size") == size]
-        for c in this:
-            base = next((n for n in new if n.build_label == c.build_label), None)
-            r = median_ratio(c, base, "time") if base else None
-            if r:
-                timing.append((r, f"{c.build_label}, {size:,} B: {way}/new time = "
-                                  f"{format_ratio(r)} ({c.value('time'):.1f} vs "
-                                  f"{base.value('time'):.1f} ns/op)"))
-    if extra_found is None:
-        return Verdict(claim, "unmeasurable", "no compiler listing", SEED)
-    small = [r for r, text in timing if text.split(", ")[1].startswith("64 B")]
-    if not extra_found:
-        kind = "refuted"  # the claimed work is not in the code at all
-    elif small and all(r.above(1) for r in small):
-        kind = "confirmed"
-    else:
-        kind = "inconclusive"
-    ev = ("machine code: " + "; ".join(code) + ". Time (clock, go test -bench): "
-          + ("; ".join(t for _, t in timing) or "not measured"))
-    return Verdict(claim, kind, ev, SEED)
+def _add_code(case: Case, features: dict[str, int] | str | None) -> None:
+    """The function's listing counts as exact figures of its case, or why they are
+    missing (never zeros)."""
+    if not isinstance(features, dict):
+        why = features or "the function is not in the listing"
+        for m in (*ASM.values(), ZEROING, COPYING, EXTRA):
+            case.unavailable[m] = {"source": "asm", "reason": why}
+        return
+    zeroing = sum(features[k] for k in listing.ZEROING)
+    copying = sum(features[k] for k in listing.COPYING)
+    for k, n in features.items():
+        case.metrics[ASM[k]] = Metric.exact(n, "instructions", "asm")
+    for m, n in ((ZEROING, zeroing), (COPYING, copying), (EXTRA, zeroing + copying)):
+        case.metrics[m] = Metric.exact(n, "instructions", "asm")
 
 
 EXPERIMENT = GoAlloc()

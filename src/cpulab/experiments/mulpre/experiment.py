@@ -27,18 +27,22 @@ from pathlib import Path
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.build import Artifact, BuildConfig, Target, library
-from cpulab.context import Context, cases_from_outcome
+from cpulab.claims import CYCLES, ClaimSpec, Requirement
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.mulpre.gmp import GMP_MUL, case_prefix, gmp_peers, usable_peers
+from cpulab.experiments.mulpre.gmp import (
+    GMP_BUILDS,
+    GMP_MUL,
+    case_prefix,
+    gmp_peers,
+    usable_peers,
+)
 from cpulab.experiments.mulpre.mcl import MCL, MCL_NAME, mcl_peer
 from cpulab.machine.cpuinfo import parse_cpuinfo
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import Ratio
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
-from cpulab.results.ratios import cycle_metric, format_ratio, median_ratio
-from cpulab.results.tally import Tally
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable
 
 DIR = KERNELS / "mulpre"
 LIB = library("mulpre")
@@ -60,6 +64,17 @@ THROUGHPUT = "throughput"
 MODES = (THROUGHPUT, "chain_x", "chain_y")
 FAST_VS_MCL = 1.15  # issue target: asm >= 1.15x mcl in throughput at N = 4..8
 MCL_SIZES = range(4, 9)
+# Every GMP the benchmark can load: Debian's linked one, build_gmp_peer.sh's, gmpy2's.
+GMPS = tuple(case_prefix(label) for label in ("linked", *GMP_BUILDS, "gmpy2"))
+# Exact figures of each asm function (asm) that the in-register claim reads.
+MULX_OFF = "mulx off N^2"  # |mulx - N^2|
+STACK = "spills+reloads"
+_THROUGHPUT = {"mode": (THROUGHPUT,)}
+_NO_MCL = Requirement(MCL, "time", ">=", 0)  # mcl was measured in that mode and N
+
+
+def _sizes(sizes) -> tuple[str, ...]:
+    return tuple(str(n) for n in sizes)
 
 
 class Mulpre(Experiment):
@@ -78,6 +93,56 @@ class Mulpre(Experiment):
     table_metrics = ("time", "tsc", "cycles", "mulx", "spills")
     plots = (PlotSpec("n", "ns per call against N (the seed's table as a figure)", x="N",
                       metric="time", x_label="N (64-bit limbs per operand)", log_x=False),)
+    # Timed claims compare the asm (the main build's) with each peer's fastest build at
+    # each N and mode (`fastest_build`): the GMPs and mcl are built by no compiler here,
+    # and "the best compiler build" is any compiler's and flags'.
+    claims = (
+        ClaimSpec("faster", "asm", than=GMPS, by=FAST_VS_GMP, metric=CYCLES,
+                  where={"N": _sizes(ECC_SIZES), **_THROUGHPUT}, fastest_build=True,
+                  text=f"(a) the asm is at least {FAST_VS_GMP}x faster than GMP's mpn_mul_n "
+                       "at N = 4 and N = 6 (the elliptic-curve sizes), against the fastest "
+                       "GMP measured at each N",
+                  seed="Xeon 8280: GMP / hand asm = 2.09x at N=4 (12.93 / 6.19 ns), 1.90x "
+                       "at N=6 (23.43 / 12.31 ns); 'hand asm 1.7-2x faster than GMP'"),
+        ClaimSpec("faster", "asm", than=GMPS, metric=CYCLES, where=_THROUGHPUT,
+                  fastest_build=True,
+                  text="(b) the asm is faster than every GMP measured, at every N from 1 "
+                       "to 9",
+                  seed="Xeon 8280: GMP / hand asm from 1.75x (N=8) to 6.38x (N=3) over "
+                       "N = 3..8"),
+        ClaimSpec("faster", "asm", than=COMPILED, by=FAST_VS_CC, metric=CYCLES,
+                  where={"N": _sizes([CC_SIZE]), **_THROUGHPUT}, fastest_build=True,
+                  text=f"(c) at N = {CC_SIZE} the asm is at least {FAST_VS_CC}x faster "
+                       "than the best compiler build (portable C or intrinsics, any "
+                       "compiler and flags)",
+                  seed="Xeon 8280 at N=8: LLVM with mulx / hand asm = 2.29x (50.25 / 21.97 "
+                       "ns); '~1.4x faster than LLVM with mulx' over N = 3..8"),
+        ClaimSpec("at-most", "asm", metric=MULX_OFF, value=0,
+                  text="(d) the generated asm keeps the product in registers: for every "
+                       "N <= 9 exactly N^2 mulx (static, from the machine code)",
+                  seed="N=4, LLVM: 16 mulx, 31 add-type, 36 mov with 8-byte stack spills; "
+                       "hand asm: 16 mulx, 31 add-type, 16 mov, 4 xor, no spills"),
+        ClaimSpec("at-most", "asm", metric=STACK, value=0,
+                  text="(d) the generated asm keeps the product in registers: for every "
+                       "N <= 9 no stack spill or reload (static, from the machine code)",
+                  seed="N=4, LLVM: 36 mov with 8-byte stack spills; hand asm: no spills"),
+        ClaimSpec("faster", "asm", than=(MCL, *GMPS), metric=CYCLES, fastest_build=True,
+                  requires=(_NO_MCL,),
+                  text="(e) the asm is at least as fast as the fastest peer (mcl or any "
+                       "GMP) in every mode (independent inputs, a chain through x, a chain "
+                       "through y), at every N from 1 to 9",
+                  seed="Xeon 8280: hand asm (mcl's code) 4.48-21.97 ns at N = 3..8; the "
+                       "seed does not compare against it, it is the code being reproduced"),
+        ClaimSpec("faster", "asm", than=(MCL, *GMPS), by=FAST_VS_MCL, metric=CYCLES,
+                  where={"N": _sizes(MCL_SIZES), **_THROUGHPUT}, fastest_build=True,
+                  requires=(_NO_MCL,),
+                  text=f"(f) in throughput the asm is at least {FAST_VS_MCL}x faster than "
+                       f"{MCL_NAME} at N = {MCL_SIZES[0]}..{MCL_SIZES[-1]}, and than any "
+                       "faster peer",
+                  seed="Xeon 8280: GMP / hand asm = 2.09x at N=4; 'hand asm 1.7-2x faster "
+                       "than GMP' needs code faster than mcl where GMP runs its own mulx "
+                       "code"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [
@@ -131,26 +196,21 @@ class Mulpre(Experiment):
         main = built[0]
         peers = usable_peers(ctx, main.path, gmp_peers(ctx))
         mcl = mcl_peer(ctx) if _cpu_has_mulx() else None
-        programs = [_program(main, ctx, peers, main=True, mcl=mcl)]
-        programs += [_program(main, ctx, peers, main=True, mcl=mcl, mode=m)
-                     for m in MODES[1:] if _cpu_has_mulx()]
-        programs += [_program(a, ctx, {}, main=False) for a in built[1:]]
-        outcomes = ctx.measure(programs)
+        # (build, program, the implementations it must report)
+        plan = [(main, _program(main, ctx, peers, main=True, mcl=mcl), LIB_CASES)]
+        plan += [(main, _program(main, ctx, peers, main=True, mcl=mcl, mode=m), ("asm",))
+                 for m in MODES[1:] if _cpu_has_mulx()]
+        plan += [(a, _program(a, ctx, {}, main=False), COMPILED) for a in built[1:]]
+        outcomes = ctx.measure([p for _, p, _ in plan])
+        mixes = {a.path: _mixes(a) for a in built}
         for a in built:
-            mixes = _mixes(a)
-            if isinstance(mixes, str):
-                ctx.note(f"instruction mix of {a.config.label}: {mixes}")
-                mixes = {}
-            expected = [f"{v}/N={n}" for v in (LIB_CASES if a is main else COMPILED)
-                        for n in SIZES]
-            for case in cases_from_outcome(outcomes[_key(a)], str, a.config.as_dict(),
-                                           {"mode": THROUGHPUT}, expected):
-                cases.append(_finish(case, mixes))
-            for m in MODES[1:]:
-                if a is main and _key(a, m) in outcomes:
-                    cases += [_finish(c, {}) for c in cases_from_outcome(
-                        outcomes[_key(a, m)], str, a.config.as_dict(), {"mode": m},
-                        [f"asm/N={n}" for n in SIZES])]
+            if isinstance(mixes[a.path], str):
+                ctx.note(f"instruction mix of {a.config.label}: {mixes[a.path]}")
+        for a, p, impls in plan:
+            expected = [f"{v}/N={n}" for v in impls for n in SIZES]
+            # The kernel names its cases "asm/N=4": `_finish` reads the variant and N.
+            cases += [_finish(c, mixes[a.path])
+                      for c in cases_of(p, outcomes[p.key], case_names=expected)]
         return sorted(cases, key=_order)
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
@@ -158,14 +218,6 @@ class Mulpre(Experiment):
         instruction mix of the N = 4 and N = 8 functions."""
         return Evidence([t for t in (time_table(cases), mix_table(cases), model_table(cases))
                          if t])
-
-    # ---- verdicts (pure) -------------------------------------------------------------
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_fast_at_ecc_sizes(ok), _beats_every_gmp(ok), _beats_compilers(ok),
-                _asm_in_registers(ok), _as_fast_as_mcl(ok), _faster_than_mcl(ok)]
-
 
 # ---- builds and peers ----------------------------------------------------------------
 
@@ -204,11 +256,7 @@ def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool,
         argv += ["--param", "gmp_peers=" + ",".join(f"{k}:{v}" for k, v in peers.items())]
     if main and mcl is not None:
         argv += ["--param", f"mcl_peer={mcl}"]
-    return Program(argv, key=_key(a, mode))
-
-
-def _key(a: Artifact, mode: str = THROUGHPUT) -> str:
-    return f"{a.target.name}|{a.config.label}" + ("" if mode == THROUGHPUT else f"|{mode}")
+    return Program(argv, build=a.config.as_dict(), params={"mode": mode})
 
 
 def _symbol(variant: str, n: int | str) -> str:
@@ -227,21 +275,33 @@ def _mixes(a: Artifact) -> dict[str, dict[str, int]] | str:
                      "mulx": sum(i.mnemonic == "mulx" for i in disassemble(f))} for f in fns}
 
 
-def _finish(case: Case, mixes: dict[str, dict[str, int]]) -> Case:
+def _finish(case: Case, mixes: dict[str, dict[str, int]] | str) -> Case:
     """Variant and N from the kernel's case name ("asm/N=4"); GMP cases lose the build
     (their code is not built here); the static mix of the case's function as exact `asm`
-    figures."""
+    figures, and for the asm how far it is from N^2 mulx and no stack use (or why the
+    machine code could not say)."""
     case.variant, _, size = case.variant.partition("/N=")
-    case.params["N"] = int(size)
+    n = case.params["N"] = int(size)
     if case.variant.startswith("gmp_") or case.variant == MCL:
         case.build = None
-    elif case.variant in ("asm", "asm_sqr", *COMPILED) and not case.error \
-            and _mode(case) == THROUGHPUT:  # one static mix per function, not per mode
-        mix = mixes.get(_symbol(case.variant, case.params["N"]))
+        return case
+    if case.error or _mode(case) != THROUGHPUT:  # one static mix per function, not per mode
+        return case
+    if case.variant in ("asm", "asm_sqr", *COMPILED):
+        symbol = _symbol(case.variant, n)
+        mix = mixes.get(symbol) if isinstance(mixes, dict) else None
         if mix is not None:
             case.metrics.update({m: Metric.exact(mix[m], "instructions", "asm") for m in MIX})
-    if case.variant == "asm" and not case.error and _mode(case) == THROUGHPUT:
-        n = case.params["N"]
+        if case.variant == "asm" and mix is not None:
+            case.metrics[MULX_OFF] = Metric.exact(abs(mix["mulx"] - n * n), "instructions",
+                                                  "asm")
+            case.metrics[STACK] = Metric.exact(mix["spills"] + mix["reloads"],
+                                               "instructions", "asm")
+        elif case.variant == "asm":
+            why = mixes if isinstance(mixes, str) else f"{symbol} not found in the build"
+            for m in (MULX_OFF, STACK):
+                case.unavailable[m] = {"source": "asm", "reason": why}
+    if case.variant == "asm":
         case.metrics["model_cycles"] = Metric.exact(model_cycles(n), "cycles/call", "model")
     return case
 
@@ -307,215 +367,6 @@ def mix_table(cases: list[Case]) -> EvidenceTable | None:
                          ["function", "build", *MIX], rows)
 
 
-# ---- verdicts ------------------------------------------------------------------------
-
-
-def _at(cases: list[Case], n: int, mode: str = THROUGHPUT) -> list[Case]:
-    return [c for c in cases if c.params.get("N") == n and _mode(c) == mode]
-
-
-def _asm(cases: list[Case], n: int, mode: str = THROUGHPUT) -> Case | None:
-    return next((c for c in _at(cases, n, mode) if c.variant == "asm"), None)
-
-
-def _gmps(cases: list[Case], n: int, mode: str = THROUGHPUT) -> list[Case]:
-    return [c for c in _at(cases, n, mode) if c.variant.split("@")[0] == GMP_MUL]
-
-
-def _peers(cases: list[Case], n: int, mode: str) -> list[Case]:
-    """mcl and every GMP measured at N in one mode: the field the asm is judged in."""
-    return [c for c in _at(cases, n, mode) if c.variant == MCL] + _gmps(cases, n, mode)
-
-
-def _name(c: Case) -> str:
-    return c.variant if c.build is None else f"{c.variant} ({c.build_label})"
-
-
-def _speedup(slow: Case, asm: Case) -> Ratio | None:
-    """slow/asm per call (TSC ticks where both have them): > 1 means the asm is faster."""
-    return median_ratio(slow, asm, cycle_metric(slow, asm))
-
-
-def _fastest(cases: list[Case], asm: Case) -> tuple[Case, Ratio] | None:
-    ratios = [(c, r) for c in cases if (r := _speedup(c, asm)) is not None]
-    return min(ratios, key=lambda cr: cr[1].value, default=None)
-
-
-def _metric_of(cases: list[Case]) -> str:
-    return cycle_metric(*cases) if cases else "time"
-
-
-def _fast_at_ecc_sizes(cases: list[Case]) -> Verdict:
-    claim = (f"(a) the asm is at least {FAST_VS_GMP}x faster than GMP's mpn_mul_n at N = 4 and "
-             "N = 6 (the elliptic-curve sizes), against the fastest GMP measured at each N")
-    seed = ("Xeon 8280: GMP / hand asm = 2.09x at N=4 (12.93 / 6.19 ns), 1.90x at N=6 "
-            "(23.43 / 12.31 ns); 'hand asm 1.7-2x faster than GMP'")
-    tally, rows = Tally(), []
-    for n in ECC_SIZES:
-        asm = _asm(cases, n)
-        best = _fastest(_gmps(cases, n), asm) if asm else None
-        if asm is None or best is None:
-            return Verdict(claim, "unmeasurable", f"no asm and GMP cases at N={n} (the asm "
-                           "needs BMI2 and ADX)", seed)
-        gmp, r = best
-        tally.add(r, FAST_VS_GMP)
-        every = ", ".join(f"{c.variant} {format_ratio(s)}" for c in _gmps(cases, n)
-                          if (s := _speedup(c, asm)) is not None)
-        rows.append(f"N={n}: fastest GMP {gmp.variant} / asm "
-                    f"{_metric_of([gmp, asm])} = {format_ratio(r)} (every GMP: {every})")
-    head = f"needs the 95% interval at or above {FAST_VS_GMP}x at both sizes"
-    return Verdict(claim, tally.every(), head + ". " + "; ".join(rows), seed)
-
-
-def _beats_every_gmp(cases: list[Case]) -> Verdict:
-    claim = "(b) the asm is faster than every GMP measured, at every N from 1 to 9"
-    seed = "Xeon 8280: GMP / hand asm from 1.75x (N=8) to 6.38x (N=3) over N = 3..8"
-    pairs = [(c, asm, r) for n in SIZES if (asm := _asm(cases, n)) is not None
-             for c in _gmps(cases, n) if (r := _speedup(c, asm)) is not None]
-    if not pairs:
-        return Verdict(claim, "unmeasurable", "no N with both an asm and a GMP case", seed)
-    tally = Tally.of(r for _, _, r in pairs)
-    worst = min(pairs, key=lambda p: p[2].value)
-    lost = [f"{c.variant} N={c.params['N']} {format_ratio(r)}" for c, _, r in pairs
-            if not r.above(1.0)]
-    sizes = sorted({c.params["N"] for c, _, _ in pairs})
-    ev = (f"GMP / asm ({_metric_of([worst[0], worst[1]])}): interval above 1 in "
-          f"{tally.above} of {tally.n} (GMP, N) pairs over N = {sizes[0]}..{sizes[-1]}"
-          f" and {len({c.variant for c, _, _ in pairs})} GMPs; smallest "
-          f"{worst[0].variant} at N={worst[0].params['N']}: {format_ratio(worst[2])}")
-    if lost:
-        ev += "; not above 1: " + ", ".join(lost)
-    return Verdict(claim, tally.every(), ev, seed)
-
-
-def _beats_compilers(cases: list[Case]) -> Verdict:
-    claim = (f"(c) at N = {CC_SIZE} the asm is at least {FAST_VS_CC}x faster than the best "
-             "compiler build (portable C or intrinsics, any compiler and flags)")
-    seed = ("Xeon 8280 at N=8: LLVM with mulx / hand asm = 2.29x (50.25 / 21.97 ns); "
-            "'~1.4x faster than LLVM with mulx' over N = 3..8")
-    asm = _asm(cases, CC_SIZE)
-    compiled = [c for c in _at(cases, CC_SIZE) if c.variant in COMPILED]
-    best = _fastest(compiled, asm) if asm else None
-    if asm is None or best is None:
-        return Verdict(claim, "unmeasurable", f"no asm and compiler-built cases at "
-                       f"N={CC_SIZE}", seed)
-    c, r = best
-    others = ", ".join(f"{_name(o)} {format_ratio(s)}" for o in compiled
-                       if o is not c and (s := _speedup(o, asm)) is not None)
-    ev = (f"fastest compiler build {_name(c)} / asm ({_metric_of([c, asm])}) = "
-          f"{format_ratio(r)}, needs the interval at or above {FAST_VS_CC}x; the others: "
-          f"{others or 'none'}")
-    return Verdict(claim, Tally.of([r], FAST_VS_CC).every(), ev, seed)
-
-
-def _asm_in_registers(cases: list[Case]) -> Verdict:
-    claim = ("(d) the generated asm keeps the product in registers: for every N <= 9 exactly "
-             "N^2 mulx and no stack spill or reload (static, from the machine code)")
-    seed = ("N=4, LLVM: 16 mulx, 31 add-type, 36 mov with 8-byte stack spills; "
-            "hand asm: 16 mulx, 31 add-type, 16 mov, 4 xor, no spills")
-    asm = {c.params["N"]: c for c in cases if c.variant == "asm" and "mulx" in c.metrics}
-    if not asm:
-        return Verdict(claim, "unmeasurable", "no instruction mix of the asm (not built, or "
-                       "this CPU lacks BMI2/ADX so the kernel has no asm case)", seed)
-    bad = [f"N={n}: {c.value('mulx'):.0f} mulx, {c.value('spills'):.0f} spills, "
-           f"{c.value('reloads'):.0f} reloads" for n, c in sorted(asm.items())
-           if c.value("mulx") != n * n or c.value("spills") or c.value("reloads")]
-    missing = [n for n in SIZES if n not in asm]
-    ev = (f"asm: N^2 mulx and no spill for {len(asm) - len(bad)} of {len(SIZES)} sizes"
-          + (f"; wrong: {'; '.join(bad)}" if bad else "")
-          + (f"; no mix for N = {missing}" if missing else ""))
-    for n in MIX_SIZES:
-        compiled = [c for c in _at(cases, n) if c.variant in COMPILED and "mulx" in c.metrics]
-        if n in asm and compiled:
-            ev += (f"; N={n}: asm {_mix_row(asm[n])}; the {len(compiled)} compiler builds "
-                   f"{_span(compiled, 'mov')} mov, {_span(compiled, 'spills')} spills, "
-                   f"{_span(compiled, 'reloads')} reloads")
-    kind = "refuted" if bad else "inconclusive" if missing else "confirmed"
-    return Verdict(claim, kind, ev, seed)
-
-
-def _mix_row(c: Case) -> str:
-    return ", ".join(f"{c.value(m):.0f} {m}" for m in MIX)
-
-
-def _span(cases: list[Case], metric: str) -> str:
-    values = sorted(c.value(metric) or 0 for c in cases)
-    return f"{values[0]:.0f}" if values[0] == values[-1] else \
-        f"{values[0]:.0f}-{values[-1]:.0f}"
-
-
-EXPERIMENT = Mulpre()
-
-
-# ---- against mcl, the strongest peer, and the model ------------------------------------
-
-
-def _mcl_missing(cases: list[Case]) -> str | None:
-    if not any(c.variant == MCL for c in cases):
-        return ("no mcl case: build_mcl_peer.sh builds it (the default profile runs it); "
-                "it needs cargo, and BMI2 and ADX like the asm")
-    return None
-
-
-def _as_fast_as_mcl(cases: list[Case]) -> Verdict:
-    claim = ("(e) the asm is at least as fast as the fastest peer (mcl or any GMP) in every "
-             "mode (independent inputs, a chain through x, a chain through y), at every N "
-             "from 1 to 9")
-    seed = ("Xeon 8280: hand asm (mcl's code) 4.48-21.97 ns at N = 3..8; the seed does "
-            "not compare against it, it is the code being reproduced")
-    if why := _mcl_missing(cases):
-        return Verdict(claim, "unmeasurable", why, seed)
-    tally, rows, lost = Tally(), [], []
-    for mode in MODES:
-        worst = None
-        for n in SIZES:
-            asm = _asm(cases, n, mode)
-            best = _fastest(_peers(cases, n, mode), asm) if asm else None
-            if best is None:
-                continue
-            peer, r = best
-            tally.add(r)
-            if not r.above(1.0):
-                lost.append(f"{mode} N={n} {peer.variant} {format_ratio(r)}")
-            if worst is None or r.value < worst[1].value:
-                worst = (peer, r, n)
-        if worst:
-            rows.append(f"{mode}: closest N={worst[2]}, fastest peer {worst[0].variant} / asm "
-                        f"= {format_ratio(worst[1])}")
-    if not tally.n:
-        return Verdict(claim, "unmeasurable", "no (mode, N) with both an asm and a peer case",
-                       seed)
-    ev = (f"peer / asm ({_metric_of(cases)}; > 1: the asm is faster): interval above 1 in "
-          f"{tally.above} of {tally.n} (mode, N) pairs, below 1 in {tally.below}; "
-          + "; ".join(rows))
-    if lost:
-        ev += "; not above 1: " + ", ".join(lost)
-    return Verdict(claim, tally.every(), ev, seed)
-
-
-def _faster_than_mcl(cases: list[Case]) -> Verdict:
-    claim = (f"(f) in throughput the asm is at least {FAST_VS_MCL}x faster than {MCL_NAME} "
-             f"at N = {MCL_SIZES[0]}..{MCL_SIZES[-1]}, and than any faster peer")
-    seed = ("Xeon 8280: GMP / hand asm = 2.09x at N=4; 'hand asm 1.7-2x faster than GMP' "
-            "needs code faster than mcl where GMP runs its own mulx code")
-    if why := _mcl_missing(cases):
-        return Verdict(claim, "unmeasurable", why, seed)
-    tally, rows = Tally(), []
-    for n in MCL_SIZES:
-        asm = _asm(cases, n)
-        best = _fastest(_peers(cases, n, THROUGHPUT), asm) if asm else None
-        if best is None:
-            continue
-        peer, r = best
-        tally.add(r, FAST_VS_MCL)
-        rows.append(f"N={n}: {peer.variant} / asm {format_ratio(r)}")
-    if not tally.n:
-        return Verdict(claim, "unmeasurable", "no N with both an asm and an mcl case", seed)
-    ev = (f"fastest peer / asm ({_metric_of(cases)}), needs the interval at or above "
-          f"{FAST_VS_MCL}x at every N: " + "; ".join(rows))
-    return Verdict(claim, tally.every(), ev, seed)
-
-
 def model_table(cases: list[Case]) -> EvidenceTable | None:
     """How close the asm comes to the model's minimum at each N, in throughput: core
     cycles where the PMU gives them; TSC ticks beside them, which are not core cycles."""
@@ -540,3 +391,6 @@ def model_table(cases: list[Case]) -> EvidenceTable | None:
                          + (f". Cycles unavailable: {why}" if why else ""),
                          ["N", "model cycles", "cycles/call (pmu)", "cycles / model",
                           "ticks/call (tsc)", "ticks / model"], rows)
+
+
+EXPERIMENT = Mulpre()

@@ -41,18 +41,16 @@ from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.disasm import DisasmError
 from cpulab.asm.mix import has_frame
 from cpulab.build import Artifact, BuildConfig, Target, library
+from cpulab.claims import ClaimSpec
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.protobuf import payloads
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
-from cpulab.experiments.protobuf.upb_native import UpbPeer, upb_peers
+from cpulab.experiments.protobuf.upb_native import GIT_PEER, UpbPeer, upb_peers
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
-from cpulab.measure.stats import Ratio, ratio_to
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, SeedTable, Verdict
-from cpulab.results.ratios import median_ratio
-from cpulab.results.tally import Tally
+from cpulab.results import Case, CaseConditions, Evidence, EvidenceTable, SeedTable
 
 DIR = KERNELS / "protobuf"
 PB = library("pb")
@@ -71,6 +69,18 @@ LIBPROTOBUF = Path("/usr/lib/x86_64-linux-gnu/libprotobuf.so")
 # Fast-path functions of one field (the seed's "handful of instructions"): every singular
 # and oneof function except those that call out of line (sub-message, UTF-8 check).
 _SINGLE_FIELD = re.compile(r"pb_fast_(?!message_|string_utf8_)\w+_(singular|oneof)_tag[12]$")
+# A case's variant is the implementation and its decoder ("pb-tailcall fast", "cpp-default
+# parse"); its string and arena modes are parameters, so that a claim pairs the same
+# modes. C++'s heap message, Clear()ed and parsed again, is its other way to reuse memory:
+# variant "... heap", arena "reused".
+OURS, SWITCH = "pb-tailcall fast", "pb-tailcall switch"
+CPP = ("cpp-default parse", "cpp-tailcall parse", "cpp-default parse heap",
+       "cpp-tailcall parse heap")
+FASTTABLES = ("upb-fasttable parse", f"{GIT_PEER} parse")
+HEAP = "heap"
+# Single-field fast-path functions with a stack frame or ending in ret (asm), per build.
+FRAMED = "framed fast paths"
+SEED_PAYLOAD = {"payload": ("descriptor",), "strings": ("copy",), "arena": ("fresh",)}
 
 
 @dataclass(frozen=True)
@@ -100,7 +110,52 @@ class Protobuf(Experiment):
     )
     compilers = ("gcc", "clang")
     opts = ("O2",)
-    table_metrics = ("throughput", "ns/message", "time", "tsc")
+    table_metrics = ("throughput", "ns/message", "time", "tsc", FRAMED)
+    # Against a peer, pb's tail-call decoder at its fastest build meets the peer's fastest
+    # (`fastest_build`: C++ is built by gcc and clang, pb's musttail code by clang only).
+    claims = (
+        ClaimSpec("at-least", OURS, metric="throughput", value=TARGET_GBS,
+                  where=SEED_PAYLOAD,
+                  text=f"(a) the tail-call decoder reads descriptor.proto's "
+                       f"FileDescriptorSet at {TARGET_GBS:g} GB/s or more, strings copied, "
+                       "a fresh arena per message",
+                  seed="upb, musttail, descriptor.proto: more than 2 GB/s"),
+        ClaimSpec("faster", OURS, than=CPP, by=VS_CPP, metric="time",
+                  where={"strings": ("copy",)}, fastest_build=True,
+                  text=f"(b) the tail-call decoder (copy mode) is at least {VS_CPP:g}x the "
+                       "best protobuf C++ configuration on every payload: fresh arenas "
+                       "against a fresh arena; a reused arena against C++'s reused arena or "
+                       "reused heap message (Clear() then parse), whichever is faster",
+                  seed="upb's tail-call parser: over twice the best previous parser"),
+        ClaimSpec("faster", OURS, than="upb-generic parse", by=VS_UPB, metric="time",
+                  fastest_build=True,
+                  text=f"(c) the tail-call decoder is at least {VS_UPB:g}x native upb's "
+                       "generic decoder on every payload, strings copied or aliased, fresh "
+                       "or reused arena",
+                  seed="upb itself is the seed's parser (> 2 GB/s from C)"),
+        # The faster of the PyPI-vendored fasttable and, where one was built, the
+        # repository's.
+        ClaimSpec("faster", OURS, than=FASTTABLES, by=VS_UPB_FAST, metric="time",
+                  fastest_build=True,
+                  text=f"(d) the tail-call decoder is at least {VS_UPB_FAST:g}x upb's "
+                       "fasttable parser (the seed's own, \"over twice the best previous "
+                       "parser\") on every payload, strings copied or aliased, fresh or "
+                       "reused arena",
+                  seed="upb's fasttable parser: over twice the best previous parser"),
+        ClaimSpec("faster", OURS, than=SWITCH, by=VS_SWITCH, metric="time",
+                  where={"strings": ("copy",)},
+                  text=f"(e) the tail-call field functions are at least {VS_SWITCH:g}x the "
+                       "switch loop over the same tables, same build, on every payload "
+                       "(copy mode)",
+                  seed="without guaranteed tail calls the same code is \"catastrophically "
+                       "pessimised\""),
+        ClaimSpec("at-most", OURS, metric=FRAMED, value=0, where=SEED_PAYLOAD,
+                  text="(f) each single-field fast-path function of the tail-call build "
+                       "compiles to a handful of instructions with no prologue, epilogue or "
+                       "stack use",
+                  seed="upb: each fast path is a handful of instructions, no "
+                       "prologue/epilogue/stack use"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable(
@@ -193,8 +248,10 @@ class Protobuf(Experiment):
         programs = self.programs(ctx, kernel, built, loaded, manifest)
         outcomes = ctx.measure(programs)
         by_label = {i.label: i for i in loaded}
-        for key, outcome in outcomes.items():
-            cases += _cases(key, outcome, by_label, sizes)
+        frames = {i.label: fast_path_frames(built[i].path) for i in loaded
+                  if i.name == "pb-tailcall"}
+        for p in programs:
+            cases += _cases(p, outcomes[p.key], by_label, sizes, frames)
         return cases
 
     def programs(self, ctx: Context, kernel: Artifact, built: dict[Impl, Artifact],
@@ -208,11 +265,11 @@ class Protobuf(Experiment):
             programs.append(Program([
                 str(kernel.path), "--param", f"manifest={manifest}", "--param", f"impls={spec}",
                 "--param", f"decoders={decoders}", *ctx.profile.harness_args()],
-                key=f"pb_bench|{opt}"))
+                params={"opt": opt}))
         programs.append(Program([
             sys.executable, "-m", "cpulab.experiments.protobuf.upb", "--manifest",
             str(manifest), "--reps", str(ctx.profile.reps),
-            "--target-ms", str(ctx.profile.target_ms)], key=UPB_LABEL))
+            "--target-ms", str(ctx.profile.target_ms)], variant=f"{UPB_LABEL} FromString"))
         return programs
 
     # ---- evidence from the machine code ------------------------------------------------
@@ -234,39 +291,55 @@ class Protobuf(Experiment):
             ev["protobuf C++ parsers"]["protoc"] = payloads.protoc_version().strip()
         except payloads.PayloadError as e:
             ev["protobuf C++ parsers"]["protoc"] = str(e)
-        return Evidence(facts=ev)
+        return Evidence([cpp_parsers_table(ev["protobuf C++ parsers"])], facts=ev)
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_two_gbs(ok), _beats_cpp(ok, evidence.facts.get("protobuf C++ parsers", {})),
-                _beats_upb(ok), _beats_upb_fasttable(ok), _beats_switch(ok),
-                _frameless(evidence.facts.get("fast-path frames", {}))]
 
 
 # ---- turning the programs' output into cases ----------------------------------------------
 
-def _cases(key: str, outcome: Outcome, impls: dict[str, Impl],
-           sizes: dict[str, int]) -> list[Case]:
+def _cases(program: Program, outcome: Outcome, impls: dict[str, Impl],
+           sizes: dict[str, int], frames: dict[str, dict]) -> list[Case]:
+    """The cases of one program. The kernel names each "payload/impl label/decoder/
+    strings/arena" (its build is the impl's, not the kernel's): the names are read here,
+    not through `context.cases_of`, which gives every case the program's build."""
     if outcome.error or outcome.output is None:
         why = outcome.error or "no output"
-        if key == UPB_LABEL:
-            return [Case(f"{UPB_LABEL} FromString python fresh", None, {"payload": p},
-                         error=why) for p in sizes]
-        opt = key.split("|")[1]
+        if program.variant is not None:
+            return [Case(program.variant, None, {"payload": p}, error=why) for p in sizes]
         return [Case(i.name, i.config.as_dict(), {"payload": p}, error=why)
-                for i in impls.values() if i.config.opt == opt for p in sizes]
+                for i in impls.values() if i.config.opt == program.params["opt"]
+                for p in sizes]
     out = []
+    conditions = CaseConditions.of(outcome.processes)
     for name in outcome.output.cases():
         payload, label, decoder, strings, arena = name.split("/")
         impl = impls.get(label)
         metrics, unavailable = case_metrics(outcome.output, name)
         metrics.update(_per_message(metrics["time"], sizes[payload]))
-        variant = f"{impl.name if impl else label} {decoder} {strings} {arena}"
-        out.append(Case(variant, impl.config.as_dict() if impl else None,
-                        {"payload": payload, "bytes": sizes[payload]}, metrics, unavailable))
+        variant = f"{impl.name if impl else label} {decoder}"
+        if arena == HEAP:
+            variant, arena = f"{variant} {HEAP}", "reused"
+        case = Case(variant, impl.config.as_dict() if impl else None,
+                    {"payload": payload, "bytes": sizes[payload], "strings": strings,
+                     "arena": arena}, metrics, unavailable, conditions=conditions)
+        if variant == OURS:
+            _add_frames(case, frames.get(label, {"error": "not read"}))
+        out.append(case)
     return out
+
+
+def _add_frames(case: Case, f: dict) -> None:
+    """How many single-field fast paths of the case's build have a frame or end in ret
+    (exact, asm), or why the machine code could not say."""
+    if "error" in f or not f.get("single-field"):
+        why = f.get("error", "no single-field fast functions found")
+        case.unavailable[FRAMED] = {"source": "asm", "reason": why}
+        return
+    single = set(f["single-field"])
+    framed = (set(f["framed"]) & single) | set(f["ret"])
+    case.metrics[FRAMED] = Metric.exact(len(framed), "functions", "asm")
 
 
 def _per_message(ns_per_byte: Metric, size: int) -> dict[str, Metric]:
@@ -303,6 +376,23 @@ def generated_parsers(gen: Path) -> dict:
             "switch": text.count("_InternalParse(const char* ptr"), "source": "protoc"}
 
 
+def cpp_parsers_table(parsers: dict) -> EvidenceTable:
+    """What the C++ configurations really were: protoc's choice per message in each
+    generated package, and the parser library's machine code (or why it was not read)."""
+    rows = [[label, str(p["table-driven"]), str(p["switch"])]
+            for label, p in parsers.items() if isinstance(p, dict) and "table-driven" in p]
+    lib = parsers.get("libprotobuf", {})
+    if "unavailable" in lib:
+        lib_text = f"libprotobuf's TcParser code not inspected: {lib['unavailable']}"
+    else:
+        lib_text = (f"libprotobuf (asm): {lib.get('ending in ret', '?')} of "
+                    f"{lib.get('fast functions', '?')} TcParser fast functions end in ret "
+                    "(no tail calls)")
+    return EvidenceTable(f"protobuf C++ parsers ({parsers.get('protoc', 'protoc')}): "
+                         f"messages per generated parser (source protoc); {lib_text}",
+                         ["build", "table-driven", "switch"], rows)
+
+
 def libprotobuf_parser() -> dict:
     """The table-driven parser's functions live in libprotobuf.so, built by Debian (with
     gcc, which has no musttail); whether this lab can read their machine code."""
@@ -313,221 +403,6 @@ def libprotobuf_parser() -> dict:
     mixes = [instruction_mix(f) for f in fns]
     return {"fast functions": len(fns), "ending in ret": sum(bool(m["ret"]) for m in mixes),
             "source": "asm"}
-
-
-# ---- verdict helpers (pure) --------------------------------------------------------------
-
-def _parts(c: Case) -> tuple[str, str, str, str]:
-    impl, decoder, strings, arena = c.variant.split()
-    return impl, decoder, strings, arena
-
-
-def _select(cases: Iterable[Case], payload: str, impl: str, decoder: str | None = None,
-            strings: str | None = None, arena: str | None = None) -> list[Case]:
-    out = []
-    for c in cases:
-        if c.params.get("payload") != payload or "time" not in c.metrics:
-            continue
-        i, d, s, a = _parts(c)
-        if _named(i, impl) and \
-                decoder in (None, d) and strings in (None, s) and arena in (None, a):
-            out.append(c)
-    return out
-
-
-def _named(impl: str, pattern: str) -> bool:
-    """`impl` is `pattern`, or starts with it when it ends in `*` (cpp-*)."""
-    return impl == pattern or (pattern.endswith("*") and impl.startswith(pattern[:-1]))
-
-
-def _fastest(cases: list[Case]) -> Case | None:
-    return min(cases, key=lambda c: c.metrics["time"].median, default=None)
-
-
-def _payloads(cases: Iterable[Case]) -> list[str]:
-    return list(dict.fromkeys(c.params["payload"] for c in cases if "payload" in c.params))
-
-
-def _speedup(slow: Case, fast: Case) -> Ratio | None:
-    """time(slow)/time(fast): how many times faster `fast` is, with its interval."""
-    return median_ratio(slow, fast, "time")
-
-
-def _name(c: Case) -> str:
-    return f"{c.variant} ({c.build_label})" if c.build else c.variant
-
-
-def _at_least(claim: str, seed: str, target: float,
-              rows: list[tuple[str, Ratio | None]]) -> Verdict:
-    measured = [(what, r) for what, r in rows if r is not None]
-    missing = [what for what, r in rows if r is None]
-    tail = f"; not measured: {', '.join(missing)}" if missing else ""
-    if not measured:
-        return Verdict(claim, "unmeasurable", "no pair of cases to compare" + tail, seed)
-    tally = Tally.of((r for _, r in measured), target)
-    kind = tally.every()
-    if missing and kind == "confirmed":
-        kind = "inconclusive"  # "every payload" is not shown by some of them
-    worst = min(measured, key=lambda p: p[1].value)
-    head = (f"target {target:g}x; lowest {worst[1].value:.3f}x ({worst[0]}); "
-            f"{tally.above} of {tally.n} intervals at or above it: ")
-    return Verdict(claim, kind, head + "; ".join(f"{w}: {r}" for w, r in measured) + tail,
-                   seed)
-
-
-def _two_gbs(cases: list[Case]) -> Verdict:
-    claim = (f"(a) the tail-call decoder reads descriptor.proto's FileDescriptorSet at "
-             f"{TARGET_GBS:g} GB/s or more, strings copied, a fresh arena per message")
-    seed = "upb, musttail, descriptor.proto: more than 2 GB/s"
-    fresh = _fastest(_select(cases, "descriptor", "pb-tailcall", "fast", "copy", "fresh"))
-    if fresh is None or "throughput" not in fresh.metrics:
-        return Verdict(claim, "unmeasurable", "no tail-call (musttail) build measured on the "
-                       "descriptor payload (needs clang with musttail)", seed)
-    gbs = fresh.metrics["throughput"]
-    r = ratio_to(gbs.sample, TARGET_GBS)
-    kind = Tally.of([r]).every()
-    ev = (f"{_name(fresh)}: {gbs.median:.3f} GB/s (clock, GB = 10^9 bytes; "
-          f"{fresh.value('ns/message'):.0f} ns per {fresh.params['bytes']}-byte message), "
-          f"{r} of the target")
-    reused = _fastest(_select(cases, "descriptor", "pb-tailcall", "fast", "copy", "reused"))
-    if reused is not None and "throughput" in reused.metrics:
-        ev += f"; with a reused arena {reused.value('throughput'):.3f} GB/s"
-    return Verdict(claim, kind, ev, seed)
-
-
-def _beats_cpp(cases: list[Case], parsers: dict) -> Verdict:
-    claim = (f"(b) the tail-call decoder (copy mode) is at least {VS_CPP:g}x the best "
-             "protobuf C++ configuration on every payload: fresh arenas against a fresh "
-             "arena; a reused arena against C++'s reused arena or reused heap message "
-             "(Clear() then parse), whichever is faster")
-    seed = "upb's tail-call parser: over twice the best previous parser"
-    rows = []
-    for p in _payloads(cases):
-        for arena, theirs in (("fresh", ("fresh",)), ("reused", ("reused", "heap"))):
-            ours = _fastest(_select(cases, p, "pb-tailcall", "fast", "copy", arena))
-            cpp = _fastest([c for a in theirs for c in _select(cases, p, "cpp-*", arena=a)])
-            what = f"{p} {arena}" + (f" vs {_name(cpp)}" if cpp else "")
-            rows.append((what, _speedup(cpp, ours) if ours and cpp else None))
-    v = _at_least(claim, seed, VS_CPP, rows)
-    v.evidence += ". " + _cpp_parsers(parsers)
-    return v
-
-
-def _cpp_parsers(parsers: dict) -> str:
-    """What the C++ flavours really were: protoc's choice per message, and the parser
-    library's machine code (or why it could not be read)."""
-    gen = [f"{label}: {p['table-driven']} messages table-driven, {p['switch']} switch"
-           for label, p in parsers.items() if isinstance(p, dict) and "table-driven" in p]
-    lib = parsers.get("libprotobuf", {})
-    if "unavailable" in lib:
-        lib_text = f"libprotobuf's TcParser code not inspected: {lib['unavailable']}"
-    elif lib:
-        lib_text = (f"libprotobuf (asm): {lib['ending in ret']} of {lib['fast functions']} "
-                    "TcParser fast functions end in ret (no tail calls)")
-    else:
-        lib_text = ""
-    head = f"{parsers['protoc']}, generated parsers (protoc): " if "protoc" in parsers else ""
-    return head + ("; ".join(gen) or "none measured") + (f"; {lib_text}" if lib_text else "")
-
-
-def _against_upb(cases: list[Case], peer: str, target: float, claim: str,
-                 seed: str) -> Verdict:
-    """pb's tail-call decoder against the fastest native upb named by `peer`, pairing the
-    same string and arena modes on every payload."""
-    rows = []
-    for p in _payloads(cases):
-        for strings in ("copy", "alias"):
-            for arena in ("fresh", "reused"):
-                ours = _fastest(_select(cases, p, "pb-tailcall", "fast", strings, arena))
-                upb = _fastest(_select(cases, p, peer, "parse", strings, arena))
-                which = f" vs {_parts(upb)[0]}" if upb and peer.endswith("*") else ""
-                rows.append((f"{p} {strings} {arena}{which}",
-                             _speedup(upb, ours) if ours and upb else None))
-    if not any(_named(_parts(c)[0], peer) for c in cases):
-        return Verdict(claim, "unmeasurable", f"{peer} was not measured (the run's notes "
-                       "say why; native/kernels/protobuf/build_upb_peer.sh builds it)", seed)
-    return _at_least(claim, seed, target, rows)
-
-
-def _beats_upb(cases: list[Case]) -> Verdict:
-    claim = (f"(c) the tail-call decoder is at least {VS_UPB:g}x native upb's generic "
-             "decoder on every payload, strings copied or aliased, fresh or reused arena")
-    seed = "upb itself is the seed's parser (> 2 GB/s from C)"
-    v = _against_upb(cases, "upb-generic", VS_UPB, claim, seed)
-    python = []
-    for p in _payloads(cases):
-        ours = _fastest(_select(cases, p, "pb-tailcall", "fast", "copy", "fresh"))
-        upb = _fastest(_select(cases, p, UPB_LABEL))
-        if ours and upb:
-            python.append(f"{p}: {_speedup(upb, ours)}")
-    if python:
-        v.evidence += (". Not judged, upb through Python (FromString, call overhead "
-                       "included) against copy mode, fresh arena: " + "; ".join(python))
-    return v
-
-
-def _beats_upb_fasttable(cases: list[Case]) -> Verdict:
-    claim = (f"(d) the tail-call decoder is at least {VS_UPB_FAST:g}x upb's fasttable "
-             "parser (the seed's own, \"over twice the best previous parser\") on every "
-             "payload, strings copied or aliased, fresh or reused arena")
-    seed = "upb's fasttable parser: over twice the best previous parser"
-    # The faster of the PyPI-vendored fasttable and, where one was built, the repository's.
-    return _against_upb(cases, "upb-fasttable*", VS_UPB_FAST, claim, seed)
-
-
-def _beats_switch(cases: list[Case]) -> Verdict:
-    claim = (f"(e) the tail-call field functions are at least {VS_SWITCH:g}x the switch "
-             "loop over the same tables, same build, on every payload (copy mode)")
-    seed = "without guaranteed tail calls the same code is \"catastrophically pessimised\""
-    rows, trampoline = [], []
-    for p in _payloads(cases):
-        for arena in ("fresh", "reused"):
-            for fast in _select(cases, p, "pb-tailcall", "fast", "copy", arena):
-                sw = [c for c in _select(cases, p, "pb-tailcall", "switch", "copy", arena)
-                      if c.build_label == fast.build_label]
-                rows.append((f"{p} {arena} {fast.build_label}",
-                             _speedup(sw[0], fast) if sw else None))
-        for fast in _select(cases, p, "pb-trampoline", "fast", "copy", "fresh"):
-            sw = [c for c in _select(cases, p, "pb-trampoline", "switch", "copy", "fresh")
-                  if c.build_label == fast.build_label]
-            if sw:
-                trampoline.append(f"{p} {fast.build_label}: {_speedup(sw[0], fast)}")
-    v = _at_least(claim, seed, VS_SWITCH, rows)
-    if trampoline:
-        v.evidence += ". Not judged, the trampoline builds' fast/switch: " + \
-            "; ".join(trampoline)
-    return v
-
-
-def _frameless(frames: dict) -> Verdict:
-    claim = ("(f) each single-field fast-path function of the tail-call build compiles to "
-             "a handful of instructions with no prologue, epilogue or stack use")
-    seed = "upb: each fast path is a handful of instructions, no prologue/epilogue/stack use"
-    tail = {k: v for k, v in frames.items() if k.startswith("tailcall ")}
-    if not tail:
-        return Verdict(claim, "unmeasurable", "no tail-call build (needs clang)", seed)
-    rows, framed_any, measured = [], False, False
-    for label, f in tail.items():
-        if "error" in f or not f.get("single-field"):
-            rows.append(f"{label}: {f.get('error', 'no single-field fast functions found')}")
-            continue
-        measured = True
-        single = f["single-field"]
-        framed = [n for n in f["framed"] if n in single]
-        framed_any |= bool(framed) or bool(f["ret"])
-        sizes = sorted(f["instructions"].values())
-        others = [n for n in f["framed"] if n not in single]
-        rows.append(
-            f"{label} (asm): {len(single) - len(framed)} of {len(single)} single-field "
-            f"functions without a frame, {sizes[0]}-{sizes[-1]} instructions each "
-            f"(slow branches included), {len(f['ret'])} ending in ret"
-            + (f"; framed: {', '.join(framed)}" if framed else "")
-            + (f". With a frame, as expected, {len(others)} of {f['functions']} pb_fast_* "
-               "functions that loop or call out (sub-messages, UTF-8, packed varints, "
-               "the fallback)" if others else ""))
-    if not measured:
-        return Verdict(claim, "unmeasurable", "; ".join(rows), seed)
-    return Verdict(claim, "refuted" if framed_any else "confirmed", "; ".join(rows), seed)
 
 
 EXPERIMENT = Protobuf()
