@@ -102,6 +102,8 @@ def test_the_batch_is_judged_against_the_vectorised_constant():
     assert ok.verdict == "confirmed"
     v = _verdicts(_types(BASE))["(e)"]  # no batch at all: the claim's own variant is named
     assert v.verdict == "unmeasurable" and "no case of rtdiv_batch" in v.evidence
+    v = _verdicts(_types({**BASE, "rtdiv_batch": 0.6}))["(e)"]  # the batch, no const_vec
+    assert v.verdict == "unmeasurable" and "no case of const_vec beside" in v.evidence
 
 
 def test_speed_is_judged_in_throughput_only():
