@@ -115,6 +115,15 @@ def claim_text(c: ClaimSpec) -> str:
         what += f" on {metric_text(c.metric)}, {judged_in(c.builds)}"
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
+    elif c.kind == "best-faster":
+        what = (f"the fastest of {code_list((c.variant, *c.family))} faster than the fastest "
+                f"of {code_list(c.peers)}")
+        if c.by != 1.0:
+            what += f" by at least {c.by:g}x"
+        sets = "in some build or parameter set" if c.builds == "some" else judged_in(c.builds)
+        if c.across_builds:  # a set is the parameters alone, its cases from every build
+            sets = f"the fastest build, {sets.replace('builds and ', '')}"
+        what += f" on {metric_text(c.metric)}, {sets}"
     else:
         bound = "at most" if c.kind == "at-most" else "at least"
         what = f"{metric_text(c.metric)} of `{c.variant}` {bound} {c.value:g}"

@@ -3,6 +3,8 @@ verdict, and a missing figure is `unmeasurable` with its reason, never a zero.""
 
 from __future__ import annotations
 
+import pytest
+
 from cpulab.claims import ASM_FACT, MNEMONIC, ClaimSpec, count_of, judge
 from cpulab.measure.metrics import Metric
 from cpulab.results import Case, Evidence
@@ -149,3 +151,69 @@ def test_a_failed_precondition_skips_the_build_and_says_why():
     v = judge(claim, cases, Evidence())
     assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
     assert "precondition fails: gcc-12 -O3 (b's sites == 1 (3))" in v.evidence
+
+
+def test_best_faster_takes_the_fastest_of_each_side():
+    # a is slow, its family member c fast; against the fastest peer (b, not d) c leads 2x
+    cases = [_case("a", "O2", SLOW), _case("c", "O2", FAST), _case("b", "O2", SLOW),
+             _case("d", "O2", [4 * x for x in SLOW])]
+    claim = ClaimSpec("best-faster", "a", "the a family beats b and d", than=("b", "d"),
+                      family=("c",), by=1.5, metric="tsc")
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed" and "c over b 2.000x" in v.evidence
+    alone = ClaimSpec("best-faster", "a", "a alone", than=("b", "d"), by=1.5, metric="tsc")
+    assert judge(alone, cases, Evidence()).verdict == "refuted"
+    assert judge(alone, [], Evidence()).verdict == "unmeasurable"
+
+
+def test_best_faster_in_some_set_is_a_rebuttal():
+    # a wins at O3 only: "some" is confirmed where "every" is refuted; losing everywhere
+    # refutes "some", and a tie somewhere (the rest lost) decides nothing
+    win = [_case("a", "O2", SLOW), _case("b", "O2", FAST),
+           _case("a", "O3", FAST), _case("b", "O3", SLOW)]
+    some = ClaimSpec("best-faster", "a", "a wins somewhere", than="b", by=1.5, metric="tsc",
+                     builds="some")
+    assert judge(some, win, Evidence()).verdict == "confirmed"
+    every = ClaimSpec("best-faster", "a", "a wins everywhere", than="b", by=1.5, metric="tsc")
+    assert judge(every, win, Evidence()).verdict == "refuted"
+    assert judge(some, win[:2], Evidence()).verdict == "refuted"
+    tie = win[:2] + [_case("a", "O3", FAST), _case("b", "O3", SAME)]
+    at_par = ClaimSpec("best-faster", "a", "a as fast somewhere", than="b", metric="tsc",
+                       builds="some")
+    assert judge(at_par, tie, Evidence()).verdict == "inconclusive"
+
+
+def test_best_faster_across_builds_takes_the_fastest_build():
+    def tagged(variant, opt, values):
+        c = _case(variant, opt, params={"n": 1})
+        c.metrics["tsc"] = Metric.of(list(values), "ticks/item", "tsc", range(len(values)))
+        return c
+
+    # x in two builds against y in a third, measured in the same rounds
+    cases = [tagged("x", "O2", SLOW), tagged("x", "O3", FAST),
+             tagged("y", "O1", [1.5 * v for v in FAST])]
+    claim = ClaimSpec("best-faster", "x", "x's best build beats y", than="y", by=1.2,
+                      metric="tsc", across_builds=True)
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed", v.evidence
+    assert "n=1: x (gcc-12 -O3) over y (gcc-12 -O1) 1.500x" in v.evidence
+    # within each build, x and y never meet
+    apart = ClaimSpec("best-faster", "x", "x beats y", than="y", by=1.2, metric="tsc")
+    assert judge(apart, cases, Evidence()).verdict == "unmeasurable"
+
+
+def test_best_faster_in_a_description(tmp_path):
+    from cpulab.described import DescriptionError, load
+
+    (tmp_path / "pick.c").write_text("int main(void) { return 0; }\n")
+    head = ("name = 'pick'\n" + "".join(
+        f"[[variants]]\nname = '{n}'\nsources = ['pick.c']\n" for n in "abc")
+            + "[[claims]]\nkind = 'best-faster'\nvariant = 'a'\nthan = 'c'\n")
+    (tmp_path / "experiment.toml").write_text(head + "family = ['b']\nbuilds = 'some'\n")
+    (claim,) = load(tmp_path).claims
+    assert (claim.kind, claim.family, claim.peers, claim.builds) == (
+        "best-faster", ("b",), ("c",), "some")
+    assert "the fastest of a or b" in claim.text
+    (tmp_path / "experiment.toml").write_text(head + "family = ['c']\n")
+    with pytest.raises(DescriptionError, match="claims.0..family"):
+        load(tmp_path)

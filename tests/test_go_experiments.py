@@ -9,7 +9,6 @@ import pytest
 from cpulab.build import BuildConfig, find_toolchain, matrix
 from cpulab.context import PROFILES
 from cpulab.experiments import fanin
-from cpulab.experiments.fileread.verdicts import go_slower
 from cpulab.experiments.goalloc import experiment as goalloc
 from cpulab.experiments.goalloc import listing
 from cpulab.experiments.gorep import commands, corpus
@@ -139,16 +138,6 @@ def test_outputs_compare_as_sorted_relative_lines(tmp_path):
     assert got == ["a:1:y", "b:2:x"]
     assert commands.difference(got, got) is None
     assert "1 only here" in commands.difference(got + ["c:1:z"], got)
-
-
-def test_fileread_go_row():
-    cases = []
-    for size in (1 << 20,):
-        p = {"size": size, "cache": "warm"}
-        cases += [_case("go-read-64k", 2, p), _case("read-64k", 1, p, "gcc-12"),
-                  _case("go-mmap", 2, p), _case("mmap", 1, p, "gcc-12")]
-    assert go_slower(cases).verdict == "confirmed"
-    assert go_slower([]).verdict == "unmeasurable"
 
 
 def test_large_file_skips_directories_named_like_sources(tmp_path):

@@ -13,6 +13,7 @@ zero.
 
 from __future__ import annotations
 
+from cpulab.claims.best import best_claim
 from cpulab.claims.bound import bound
 from cpulab.claims.machine_code import ASM_FACT, no_instruction
 from cpulab.claims.ratio import ratio_claim
@@ -21,7 +22,7 @@ from cpulab.results import Case, Evidence, Verdict
 
 # kind -> the judge of that kind over the chosen cases
 _MEASURED = {"faster": ratio_claim, "within": ratio_claim, "at-most": bound,
-             "at-least": bound}
+             "at-least": bound, "best-faster": best_claim}
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:

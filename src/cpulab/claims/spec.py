@@ -14,13 +14,18 @@ in that build and parameter set (the strongest peer there), and the evidence nam
 by round: "over the programs"). `requires` states what must hold of a case before it
 is compared at all (a shared dispatch has one indirect jump); cases without it are
 skipped and listed, never judged.
+
+`best-faster` (claims/best.py): the fastest of a family (`variant` and `family`) against
+the fastest of `than`, in each build and parameter set, or each parameter set with
+`across_builds` (the fastest build); `builds` may also be "some" (one set confirms,
+every set short refutes: a rebuttal of "faster in general").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "best-faster")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -63,6 +68,10 @@ class ClaimSpec:
     over: str | None = None  # faster/within: a parameter averaged over (geometric mean)
     requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
     seed: str | None = None  # what the seed reported, shown beside the verdict
+    # best-faster: the variants beside `variant` whose fastest is compared
+    family: tuple[str, ...] = ()
+    # best-faster: compare across builds (each build's case a candidate of its own)
+    across_builds: bool = False
 
     @property
     def peers(self) -> tuple[str, ...]:

@@ -348,7 +348,8 @@ class _Reader:
                   "within": ("than", "by", "metric", "builds", "where", "over"),
                   "no-instruction": ("instruction",),
                   "at-most": ("metric", "value", "builds", "where"),
-                  "at-least": ("metric", "value", "builds", "where")}[kind]
+                  "at-least": ("metric", "value", "builds", "where"),
+                  "best-faster": ("than", "family", "by", "metric", "builds", "where")}[kind]
         self.known_keys(c, where, ("kind", "variant", "text", *fields))
 
         def variant(key: str) -> str:
@@ -360,9 +361,11 @@ class _Reader:
 
         name = variant("variant")
         text = self.get(c, "text", f"{where}.text", str, "a string")
-        builds = self.get(c, "builds", f"{where}.builds", str, '"every" or "most"', "every")
-        if builds not in ("every", "most"):
-            raise self.fail(f"{where}.builds", '"every" or "most"', builds)
+        allowed = ("every", "most", "some") if kind == "best-faster" else ("every", "most")
+        said = " or ".join(f'"{b}"' for b in allowed)
+        builds = self.get(c, "builds", f"{where}.builds", str, said, "every")
+        if builds not in allowed:
+            raise self.fail(f"{where}.builds", said, builds)
         metric = self.get(c, "metric", f"{where}.metric", str, "a metric name", "tsc")
         if metric not in METRICS:
             raise self.fail(f"{where}.metric", f"a metric ({', '.join(METRICS)})", metric)
@@ -394,6 +397,8 @@ class _Reader:
                             f"{builds} build and parameter{scope}")
             return ClaimSpec(kind, name, text, than=than, by=float(by), metric=metric,
                              builds=builds, where=only, over=over)
+        if kind == "best-faster":
+            return self.best_faster(c, where, name, text, variants, metric, builds, only)
         if kind == "no-instruction":
             ins = self.get(c, "instruction", f"{where}.instruction", str,
                            f"an instruction category ({', '.join(CATEGORIES)}) or a "
@@ -409,3 +414,26 @@ class _Reader:
         text = text or f"{metric} of {name} is {word} {value:g} in {builds} build{scope}"
         return ClaimSpec(kind, name, text, metric=metric, value=float(value), builds=builds,
                          where=only)
+
+    def best_faster(self, c: dict, where: str, name: str, text: str | None,
+                    variants: list[str], metric: str, builds: str,
+                    only: dict[str, tuple[str, ...]]) -> ClaimSpec:
+        """`best-faster`: the fastest of `variant` and `family` (a list of variants)
+        against the fastest of `than`, in every, most or some build and parameter set."""
+        than = self.peers(c, where, name, variants)
+        family = self.strings(c, "family", f"{where}.family")
+        peers = (than,) if isinstance(than, str) else than
+        for v in family:
+            if v not in variants or v in peers:
+                raise self.fail(f"{where}.family", "variants of this experiment, none of "
+                                f"them in `than` ({', '.join(variants)})", v)
+        by = self.get(c, "by", f"{where}.by", (int, float), "a ratio > 0 (1.2: 20% faster)",
+                      1.0)
+        if by <= 0:
+            raise self.fail(f"{where}.by", "a ratio > 0 (1.2: 20% faster)", by)
+        scope = f" where {where_text(only)}" if only else ""
+        text = text or (f"the fastest of {' or '.join((name, *family))} is at least {by:g}x "
+                        f"as fast as the fastest of {' or '.join(peers)} on {metric} in "
+                        f"{builds} build and parameter{scope}")
+        return ClaimSpec("best-faster", name, text, than=than, by=float(by), metric=metric,
+                         builds=builds, where=only, family=family)
