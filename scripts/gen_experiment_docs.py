@@ -115,6 +115,9 @@ def claim_text(c: ClaimSpec) -> str:
         what += f" on {metric_text(c.metric)}, {judged_in(c.builds)}"
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
+    elif c.kind == "rank":
+        what = (f"{code_list((c.variant, *c.family))} first among the variants by "
+                f"{metric_text(c.metric)}, largest first, {judged_in(c.builds)}")
     elif c.kind == "best-faster":
         what = (f"the fastest of {code_list((c.variant, *c.family))} faster than the fastest "
                 f"of {code_list(c.peers)}")

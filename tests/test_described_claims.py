@@ -217,3 +217,39 @@ def test_best_faster_in_a_description(tmp_path):
     (tmp_path / "experiment.toml").write_text(head + "family = ['c']\n")
     with pytest.raises(DescriptionError, match="claims.0..family"):
         load(tmp_path)
+
+
+def _share(variant, values, mode="self"):
+    return Case(variant, None, {"mode": mode},
+                {"share": Metric.of(list(values), "%", "sw", range(len(values)))})
+
+
+def test_rank_holds_the_first_places_against_the_strongest_other():
+    big, mid, small = [10, 11, 10.5, 9.5, 10], [5, 5.5, 5.2, 4.8, 5], [1, 1.1, 0.9, 1, 1.05]
+    first = ClaimSpec("rank", "a", "a is first", metric="share")
+    cases = [_share("a", big), _share("b", mid), _share("c", small)]
+    v = judge(first, cases, Evidence())
+    assert v.verdict == "confirmed" and "a over b" in v.evidence and "a #1" in v.evidence
+    two = ClaimSpec("rank", "a", "a and c lead", family=("c",), metric="share")
+    v = judge(two, cases, Evidence())
+    assert v.verdict == "refuted" and "c over b" in v.evidence and "c #3" in v.evidence
+    # a member without a figure where others have one is not ranked; a failed one
+    # decides nothing; nothing to rank against: unmeasurable with the reason
+    gone = ClaimSpec("rank", "a", "a and d lead", family=("d",), metric="share")
+    assert judge(gone, cases, Evidence()).verdict == "refuted"
+    failed = cases + [Case("d", None, {"mode": "self"}, error="perf: no samples")]
+    assert judge(gone, failed, Evidence()).verdict == "inconclusive"
+    alone = [Case("x", None, {"mode": "self"}, error="no miniruby")]
+    v = judge(first, alone, Evidence())
+    assert v.verdict == "unmeasurable" and "no miniruby" in v.evidence
+
+
+def test_rank_is_no_kind_of_a_users_description(tmp_path):
+    from cpulab.described import DescriptionError, load
+
+    (tmp_path / "pick.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "experiment.toml").write_text(
+        "name = 'pick'\n[[variants]]\nname = 'a'\nsources = ['pick.c']\n"
+        "[[claims]]\nkind = 'rank'\nvariant = 'a'\n")
+    with pytest.raises(DescriptionError, match="claims.0..kind"):
+        load(tmp_path)

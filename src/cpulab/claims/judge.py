@@ -16,13 +16,14 @@ from __future__ import annotations
 from cpulab.claims.best import best_claim
 from cpulab.claims.bound import bound
 from cpulab.claims.machine_code import ASM_FACT, no_instruction
+from cpulab.claims.rank import rank_claim
 from cpulab.claims.ratio import ratio_claim
 from cpulab.claims.spec import ClaimSpec, where_text
 from cpulab.results import Case, Evidence, Verdict
 
 # kind -> the judge of that kind over the chosen cases
 _MEASURED = {"faster": ratio_claim, "within": ratio_claim, "at-most": bound,
-             "at-least": bound, "best-faster": best_claim}
+             "at-least": bound, "best-faster": best_claim, "rank": rank_claim}
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:

@@ -19,13 +19,18 @@ skipped and listed, never judged.
 the fastest of `than`, in each build and parameter set, or each parameter set with
 `across_builds` (the fastest build); `builds` may also be "some" (one set confirms,
 every set short refutes: a rebuttal of "faster in general").
+
+`rank` (claims/rank.py): `variant`, and `family` after it, hold the first places among
+all the variants of each set by `metric`, largest first (the hottest instructions of a
+profile): the weakest of them over the strongest other must reach `by`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "best-faster")
+CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "best-faster",
+               "rank")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -68,7 +73,8 @@ class ClaimSpec:
     over: str | None = None  # faster/within: a parameter averaged over (geometric mean)
     requires: tuple[Requirement, ...] = ()  # faster/within: what a compared case must have
     seed: str | None = None  # what the seed reported, shown beside the verdict
-    # best-faster: the variants beside `variant` whose fastest is compared
+    # best-faster: the variants beside `variant` whose fastest is compared; rank: the
+    # variants that hold the places after it
     family: tuple[str, ...] = ()
     # best-faster: compare across builds (each build's case a candidate of its own)
     across_builds: bool = False
