@@ -253,3 +253,10 @@ def test_rank_is_no_kind_of_a_users_description(tmp_path):
         "[[claims]]\nkind = 'rank'\nvariant = 'a'\n")
     with pytest.raises(DescriptionError, match="claims.0..kind"):
         load(tmp_path)
+
+
+def test_rank_with_a_figure_of_zero_decides_nothing():
+    first = ClaimSpec("rank", "a", "a is first", metric="share")
+    cases = [_share("a", [10, 11, 10.5]), _share("b", [5, 0.0, 5.2])]
+    v = judge(first, cases, Evidence())
+    assert v.verdict == "inconclusive" and "a figure of 0" in v.evidence

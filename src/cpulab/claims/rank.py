@@ -3,8 +3,10 @@ variants of a set, ranked by `metric` largest first ("opt_aref is the hottest
 instruction", "the seed's three are the three hottest"). The rank of a figure is a
 comparison like any other: the weakest member's figure over the strongest other
 variant's, with its 95% interval over processes (`stats.ratio`), must reach `by` (1:
-ahead). A set whose ratio straddles it decides nothing; a member with no figure where
-others have one is not ranked (refutes that set); a member that failed decides nothing.
+ahead). A set whose ratio straddles it decides nothing, and so does one where either
+figure is 0 in some process (no ratio: an instruction without a sample in one profile);
+a member with no figure where others have one is not ranked (refutes that set); a
+member that failed decides nothing.
 """
 
 from __future__ import annotations
@@ -39,8 +41,15 @@ def rank_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
                                           for i, c in enumerate(ranked[:SHOWN])))
         if len(mine) == len(members):
             weakest, strongest = mine[-1], others[0]
-            r = stats.ratio(weakest.metrics[claim.metric].sample,
-                            strongest.metrics[claim.metric].sample)
+            try:
+                r = stats.ratio(weakest.metrics[claim.metric].sample,
+                                strongest.metrics[claim.metric].sample)
+            except ValueError:  # a process where one had no figure (0 samples): no ratio
+                tally.n += 1
+                tally.no_interval += 1
+                rows.append(f"{head}; {weakest.variant} over {strongest.variant}: no ratio, "
+                            "a figure of 0 in some process")
+                continue
             tally.add(r, claim.by)
             rows.append(f"{head}; {weakest.variant} over {strongest.variant}: "
                         f"{format_ratio(r)}")
