@@ -112,12 +112,15 @@ def claim_text(c: ClaimSpec) -> str:
     peers = f"the fastest of {peers}" if len(c.peers) > 1 else peers
     over = f", geometric mean over {c.over}" if c.over else ""
     if c.kind == "faster":
-        mine = (f"the fastest of {' or '.join(f'`{v}`' for v in (c.variant, *c.forms))}"
-                if c.forms else f"`{c.variant}`")
+        mine = (f"the fastest of {' or '.join(f'`{v}`' for v in (c.variant, *c.family))}"
+                if c.family else f"`{c.variant}`")
         what = f"{mine} faster than {peers}"
         if c.by != 1.0:
             what += f" by at least {c.by:.3g}x"
-        what += f" on {metric_text(c.metric)}{over}, {judged_in(c.builds)}"
+        sets = "in some build or parameter set" if c.builds == "some" else judged_in(c.builds)
+        if c.fastest_build:  # a set is the parameters alone, each side its fastest build
+            sets = f"the fastest build of each, {sets.replace('builds and ', '')}"
+        what += f" on {metric_text(c.metric)}{over}, {sets}"
     elif c.kind == "within":
         what = (f"`{c.variant}` within {c.by:.0%} of {peers} on {metric_text(c.metric)}"
                 f"{over}, {judged_in(c.builds)}")
@@ -130,6 +133,9 @@ def claim_text(c: ClaimSpec) -> str:
                 f"errors), {judged_in(c.builds)}")
     elif c.kind == "no-instruction":
         what = f"no `{c.instruction}` in the hot functions of `{c.variant}`"
+    elif c.kind == "rank":
+        what = (f"{code_list((c.variant, *c.family))} first among the variants by "
+                f"{metric_text(c.metric)}, largest first, {judged_in(c.builds)}")
     else:
         bound = "at most" if c.kind == "at-most" else "at least"
         what = f"{metric_text(c.metric)} of `{c.variant}` {bound} {c.value:g}"

@@ -193,12 +193,12 @@ def test_growth_needs_three_sizes_and_the_metric():
     assert v.verdict == "unmeasurable" and "no invariant TSC" in v.evidence
 
 
-def test_forms_compare_the_fastest_form_of_the_variant():
+def test_a_family_compares_the_fastest_form_of_the_variant():
     cases = [_case("a", "O2", SLOW), _case("a2", "O2", FAST), _case("b", "O2", SLOW)]
     alone = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc")
     assert judge(alone, cases, Evidence()).verdict == "refuted"
     either = ClaimSpec("faster", "a", "a beats b", than="b", by=1.5, metric="tsc",
-                       forms=("a2",))
+                       family=("a2",))
     v = judge(either, cases, Evidence())
     assert v.verdict == "confirmed" and "] by a2" in v.evidence
     assert "the fastest of a or a2 over b" in v.evidence
@@ -329,7 +329,7 @@ def test_fastest_build_compares_the_fastest_builds_and_peers_built_by_no_one():
                        fastest_build=True)
     v = judge(pooled, cases, Evidence())
     assert v.verdict == "confirmed" and "reached in 1 of 1" in v.evidence
-    assert "fastest builds: 2.000x [" in v.evidence
+    assert "all: 2.000x [" in v.evidence
     assert v.evidence.endswith("of a (gcc-12 -O3) against c")
     assert "fastest build of each" in v.evidence
     # against the fastest of every peer build: b's O2 is as fast as a's best
@@ -337,3 +337,112 @@ def test_fastest_build_compares_the_fastest_builds_and_peers_built_by_no_one():
                      fastest_build=True)
     v = judge(both, cases, Evidence())
     assert v.verdict == "refuted" and "against b (gcc-12 -O2)" in v.evidence
+
+
+def test_a_family_against_several_peers_takes_the_fastest_of_each_side():
+    # a is slow, its family member c fast; against the fastest peer (b, not d) c leads 2x
+    cases = [_case("a", "O2", SLOW), _case("c", "O2", FAST), _case("b", "O2", SLOW),
+             _case("d", "O2", [4 * x for x in SLOW])]
+    claim = ClaimSpec("faster", "a", "the a family beats b and d", than=("b", "d"),
+                      family=("c",), by=1.5, metric="tsc")
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed" and "2.000x [1.964, 2.037] by c against b" in v.evidence
+    alone = ClaimSpec("faster", "a", "a alone", than=("b", "d"), by=1.5, metric="tsc")
+    assert judge(alone, cases, Evidence()).verdict == "refuted"
+    assert judge(alone, [], Evidence()).verdict == "unmeasurable"
+
+
+def test_faster_in_some_set_is_a_rebuttal():
+    # a wins at O3 only: "some" is confirmed where "every" is refuted; losing everywhere
+    # refutes "some", and a tie somewhere (the rest lost) decides nothing
+    win = [_case("a", "O2", SLOW), _case("b", "O2", FAST),
+           _case("a", "O3", FAST), _case("b", "O3", SLOW)]
+    some = ClaimSpec("faster", "a", "a wins somewhere", than="b", by=1.5, metric="tsc",
+                     builds="some")
+    assert judge(some, win, Evidence()).verdict == "confirmed"
+    every = ClaimSpec("faster", "a", "a wins everywhere", than="b", by=1.5, metric="tsc")
+    assert judge(every, win, Evidence()).verdict == "refuted"
+    assert judge(some, win[:2], Evidence()).verdict == "refuted"
+    tie = win[:2] + [_case("a", "O3", FAST), _case("b", "O3", SAME)]
+    at_par = ClaimSpec("faster", "a", "a as fast somewhere", than="b", metric="tsc",
+                       builds="some")
+    assert judge(at_par, tie, Evidence()).verdict == "inconclusive"
+
+
+def test_fastest_build_pairs_builds_measured_in_the_same_rounds():
+    def tagged(variant, opt, values):
+        c = _case(variant, opt, params={"n": 1})
+        c.metrics["tsc"] = Metric.of(list(values), "ticks/item", "tsc", range(len(values)))
+        return c
+
+    # x in two builds against y in a third, measured in the same rounds
+    cases = [tagged("x", "O2", SLOW), tagged("x", "O3", FAST),
+             tagged("y", "O1", [1.5 * v for v in FAST])]
+    claim = ClaimSpec("faster", "x", "x's best build beats y", than="y", by=1.2,
+                      metric="tsc", fastest_build=True)
+    v = judge(claim, cases, Evidence())
+    assert v.verdict == "confirmed", v.evidence
+    assert "n=1: 1.500x of x (gcc-12 -O3) against y (gcc-12 -O1)" in v.evidence
+    # within each build, x and y never meet
+    apart = ClaimSpec("faster", "x", "x beats y", than="y", by=1.2, metric="tsc")
+    assert judge(apart, cases, Evidence()).verdict == "unmeasurable"
+
+
+def test_a_family_and_some_sets_in_a_description(tmp_path):
+    from cpulab.described import DescriptionError, load
+
+    (tmp_path / "pick.c").write_text("int main(void) { return 0; }\n")
+    head = ("name = 'pick'\n" + "".join(
+        f"[[variants]]\nname = '{n}'\nsources = ['pick.c']\n" for n in "abc")
+            + "[[claims]]\nkind = 'faster'\nvariant = 'a'\nthan = 'c'\n")
+    (tmp_path / "experiment.toml").write_text(head + "family = ['b']\nbuilds = 'some'\n")
+    (claim,) = load(tmp_path).claims
+    assert (claim.kind, claim.family, claim.peers, claim.builds) == (
+        "faster", ("b",), ("c",), "some")
+    assert "the fastest of a or b" in claim.text
+    (tmp_path / "experiment.toml").write_text(head + "family = ['c']\n")
+    with pytest.raises(DescriptionError, match="claims.0..family"):
+        load(tmp_path)
+
+
+def _share(variant, values, mode="self"):
+    return Case(variant, None, {"mode": mode},
+                {"share": Metric.of(list(values), "%", "sw", range(len(values)))})
+
+
+def test_rank_holds_the_first_places_against_the_strongest_other():
+    big, mid, small = [10, 11, 10.5, 9.5, 10], [5, 5.5, 5.2, 4.8, 5], [1, 1.1, 0.9, 1, 1.05]
+    first = ClaimSpec("rank", "a", "a is first", metric="share")
+    cases = [_share("a", big), _share("b", mid), _share("c", small)]
+    v = judge(first, cases, Evidence())
+    assert v.verdict == "confirmed" and "a over b" in v.evidence and "a #1" in v.evidence
+    two = ClaimSpec("rank", "a", "a and c lead", family=("c",), metric="share")
+    v = judge(two, cases, Evidence())
+    assert v.verdict == "refuted" and "c over b" in v.evidence and "c #3" in v.evidence
+    # a member without a figure where others have one is not ranked; a failed one
+    # decides nothing; nothing to rank against: unmeasurable with the reason
+    gone = ClaimSpec("rank", "a", "a and d lead", family=("d",), metric="share")
+    assert judge(gone, cases, Evidence()).verdict == "refuted"
+    failed = cases + [Case("d", None, {"mode": "self"}, error="perf: no samples")]
+    assert judge(gone, failed, Evidence()).verdict == "inconclusive"
+    alone = [Case("x", None, {"mode": "self"}, error="no miniruby")]
+    v = judge(first, alone, Evidence())
+    assert v.verdict == "unmeasurable" and "no miniruby" in v.evidence
+
+
+def test_rank_is_no_kind_of_a_users_description(tmp_path):
+    from cpulab.described import DescriptionError, load
+
+    (tmp_path / "pick.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "experiment.toml").write_text(
+        "name = 'pick'\n[[variants]]\nname = 'a'\nsources = ['pick.c']\n"
+        "[[claims]]\nkind = 'rank'\nvariant = 'a'\n")
+    with pytest.raises(DescriptionError, match="claims.0..kind"):
+        load(tmp_path)
+
+
+def test_rank_with_a_figure_of_zero_decides_nothing():
+    first = ClaimSpec("rank", "a", "a is first", metric="share")
+    cases = [_share("a", [10, 11, 10.5]), _share("b", [5, 0.0, 5.2])]
+    v = judge(first, cases, Evidence())
+    assert v.verdict == "inconclusive" and "a figure of 0" in v.evidence

@@ -23,7 +23,7 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, build_one
 from cpulab.context import PROFILES
-from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile, verdicts
+from cpulab.experiments.fileread import experiment, smallfiles, strategies, testfile
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import FakeRunner
@@ -329,12 +329,19 @@ def fake_outcome(ns: dict[str, list[int]], extra: list[dict], size: int = MiB,
     return Outcome(output=parse("\n".join(json.dumps(x) for x in lines)))
 
 
+def cases_of(out: Outcome, build: dict, params: dict,
+             variants: tuple[str, ...] = strategies.VARIANTS) -> list[Case]:
+    """The cases of one program of `build` and `params` that printed `out`."""
+    return experiment.program_cases(Program(["fileread"], build=build, params=params), out,
+                                    variants)
+
+
 def test_cases_carry_rates_refusals_and_probes():
     out = fake_outcome({"mmap": [500_000, 250_000], "memory": [50_000, 50_000]}, [
         {"type": "refused", "case": "mmap-hugepage", "reason": "madvise: Invalid argument"},
         {"type": "pmd-mapped", "case": "mmap", "bytes": MiB, "file_pmd_mapped": MiB // 2},
         {"type": "eviction", "pages": 256, "resident": 1}])
-    cases = {c.variant: c for c in experiment.cases_of(out, {"compiler": "gcc-12",
+    cases = {c.variant: c for c in cases_of(out, {"compiler": "gcc-12",
                                                               "flags": "-O2"},
                                                        {"size": MiB, "cache": "cold"})}
     assert set(cases) == {"mmap", "memory", "mmap-hugepage"}
@@ -353,7 +360,7 @@ def test_cases_carry_rates_refusals_and_probes():
 def test_warm_cases_carry_the_pages_read_back():
     out = fake_outcome({"read-4k": [100_000]}, [
         {"type": "rewarm", "pages": 256, "calls": 3, "most_missing": 2}])
-    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+    (c,) = cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
                                {"size": MiB, "cache": "warm"})
     assert c.metrics["rewarmed-calls"].median == 3
     assert c.metrics["missing-before-pass"].median == pytest.approx(200 / 256)
@@ -384,7 +391,7 @@ def test_extra_lines_of_every_process_count():
         [refused, {"type": "pmd-mapped", "case": "mmap", "bytes": MiB,
                    "file_pmd_mapped": MiB // 2},
          {"type": "eviction", "pages": 256, "resident": 2}])
-    cases = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+    cases = cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
                                 {"size": MiB, "cache": "cold"})
     assert [c.variant for c in cases] == ["mmap", "mmap-hugepage"]  # one refusal, not two
     m = cases[0]
@@ -396,7 +403,7 @@ def test_rewarmed_calls_are_summed_over_the_processes():
     out = over_rounds([{"type": "rewarm", "pages": 256, "calls": 3, "most_missing": 2}],
                      [{"type": "rewarm", "pages": 256, "calls": 1, "most_missing": 8}],
                      [{"type": "rewarm", "pages": 256, "calls": 0, "most_missing": 0}])
-    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+    (c,) = cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
                                {"size": MiB, "cache": "warm"})
     assert c.metrics["rewarmed-calls"].median == 4
     assert c.metrics["missing-before-pass"].median == pytest.approx(800 / 256)
@@ -405,14 +412,14 @@ def test_rewarmed_calls_are_summed_over_the_processes():
 def test_huge_mapped_unknown_in_any_process_is_unavailable():
     probe = {"type": "pmd-mapped", "case": "mmap", "bytes": MiB}
     out = over_rounds([{**probe, "file_pmd_mapped": 0}], [{**probe, "file_pmd_mapped": -1}])
-    (c,) = experiment.cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
+    (c,) = cases_of(out, {"compiler": "gcc-12", "flags": "-O2"},
                                {"size": MiB, "cache": "warm"})
     assert "huge-mapped" not in c.metrics and "smaps" in c.unavailable["huge-mapped"]["reason"]
 
 
 def test_a_failed_program_fails_every_variant():
     why = "exit status 1: eviction without effect: posix_fadvise left 256 of 256 pages"
-    cases = experiment.cases_of(Outcome(error=why), {"compiler": "gcc-12", "flags": "-O2"},
+    cases = cases_of(Outcome(error=why), {"compiler": "gcc-12", "flags": "-O2"},
                                 {"size": MiB, "cache": "cold"})
     assert [c.variant for c in cases] == list(strategies.VARIANTS)
     assert all(c.error == why for c in cases)
@@ -423,7 +430,7 @@ def test_small_file_cases_carry_rates_per_file():
     out = fake_outcome({"files-mmap": [8_000, 10_000], "files-read": [4_000, 4_000]},
                        [{"type": "rewarm", "pages": 400 * 4, "calls": 0, "most_missing": 0}],
                        size=1, unit="file")  # one file per rep, 16 faults in it
-    cases = {c.variant: c for c in experiment.cases_of(
+    cases = {c.variant: c for c in cases_of(
         out, {"compiler": "gcc-12", "flags": "-O2"},
         {"size": size, "files": 400, "cache": "warm"}, strategies.FILE_STRATEGIES)}
     m = cases["files-mmap"]
@@ -460,36 +467,61 @@ def group(size: int, cache: str, read: float, mapped: float, **others: float) ->
     return cs + [case(v.replace("_", "-"), t, size, cache) for v, t in others.items()]
 
 
+def verdicts_of(cases: list[Case]) -> dict[str, object]:
+    """The experiment's verdicts by letter ("(a)"); the three Go verdicts as "(e)" in a list."""
+    out: dict[str, object] = {}
+    for v in experiment.EXPERIMENT.verdicts(cases, Evidence()):
+        letter = v.claim[:3]
+        if letter == "(e)":
+            out.setdefault(letter, []).append(v)  # type: ignore[union-attr]
+        else:
+            out[letter] = v
+    return out
+
+
 def test_seed_claim_warm_confirmed_cold_refuted():
     cases = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
              + group(MiB, "cold", 0.3, 0.6))
-    a, b, _, _, _ = experiment.EXPERIMENT.verdicts(cases, Evidence())
-    assert (a.verdict, b.verdict) == ("confirmed", "refuted")
+    v = verdicts_of(cases)
+    a, b = v["(a)"], v["(b)"]
+    assert (a.verdict, b.verdict) == ("confirmed", "refuted"), (a.evidence, b.evidence)
     assert "2.000x" in a.evidence and "in 2 of 2" in a.evidence
-    assert "20.00 vs 40.00 GB/s" in a.evidence and "10^9" in a.evidence
+    assert "cache=warm" in a.evidence and "cache=cold" not in a.evidence
     assert "1.70 s" in a.seed and "0.83 s" in a.seed
     assert "0.500x" in b.evidence
+
+
+def test_seed_claim_is_judged_by_most_sizes_and_builds():
+    # mmap wins at two sizes and loses at one: confirmed by most; a split decides nothing
+    three = (group(MiB, "warm", 0.05, 0.025) + group(GiB, "warm", 0.05, 0.04)
+             + group(16 * MiB, "warm", 0.02, 0.04))
+    assert verdicts_of(three)["(a)"].verdict == "confirmed"
+    split = group(MiB, "warm", 0.05, 0.025) + group(16 * MiB, "warm", 0.02, 0.04)
+    assert verdicts_of(split)["(a)"].verdict == "inconclusive"
 
 
 def test_rebuttal_judges_the_fastest_of_each_family():
     # read-64k loses to mmap, but read-1m beats every mmap flavour at 16 MiB.
     cases = group(MiB, "warm", 0.05, 0.025) + group(16 * MiB, "warm", 0.05, 0.04,
                                                     read_1m=0.02, mmap_populate=0.03)
-    v = verdicts.rebuttal(cases)
+    v = verdicts_of(cases)["(c)"]
     assert v.verdict == "confirmed", v.evidence
-    assert "read() faster, fastest read-1m" in v.evidence and "mmap-populate" in v.evidence
-    everywhere = verdicts.rebuttal(group(MiB, "warm", 0.05, 0.025))
-    assert everywhere.verdict == "refuted"
+    assert "1.500x [1.466, 1.535] by read-1m against mmap-populate" in v.evidence
+    assert "reached in 1 of 2" in v.evidence
+    everywhere = verdicts_of(group(MiB, "warm", 0.05, 0.025))["(c)"]
+    assert everywhere.verdict == "refuted", everywhere.evidence
+    # a tie decides nothing: neither confirmed nor refuted
+    tie = verdicts_of(group(MiB, "warm", 0.05, 0.025) + group(16 * MiB, "warm", 0.04, 0.04))
+    assert tie["(c)"].verdict == "inconclusive", tie["(c)"].evidence
 
 
 def test_cold_verdict_is_unmeasurable_with_the_reason_when_eviction_fails():
     failed = [Case(v, BUILD, {"size": MiB, "cache": "cold"},
                    error="eviction without effect: left 256 of 256 pages resident")
               for v in strategies.VARIANTS]
-    a, b, _, _, _ = experiment.EXPERIMENT.verdicts(group(MiB, "warm", 0.05, 0.025) + failed,
-                                                   Evidence())
-    assert a.verdict == "confirmed"
-    assert b.verdict == "unmeasurable" and "eviction without effect" in b.evidence
+    v = verdicts_of(group(MiB, "warm", 0.05, 0.025) + failed)
+    assert v["(a)"].verdict == "confirmed"
+    assert v["(b)"].verdict == "unmeasurable" and "eviction without effect" in v["(b)"].evidence
     assert {v.verdict for v in experiment.EXPERIMENT.verdicts([], Evidence())} == {"unmeasurable"}
 
 
@@ -513,24 +545,50 @@ def small(size: int, cache: str, read: float, mapped: float) -> list[Case]:
     return out
 
 
-def test_small_files_verdict_is_judged_warm_and_shows_cold_beside():
+def test_small_files_verdict_is_judged_warm():
     cases = (small(4096, "warm", 3000, 9000) + small(65536, "warm", 6000, 12000)
              + small(4096, "cold", 60000, 30000) + group(MiB, "warm", 0.05, 0.025))
-    v = verdicts.small_files(cases)
+    v = verdicts_of(cases)["(d)"]
     assert v.verdict == "confirmed", v.evidence
-    assert "in 2 of 2, mmap faster in 0" in v.evidence
-    assert "4,000 x 4 KiB gcc-12 -O2: files-mmap/files-read time = 3.000x" in v.evidence
-    assert "3.00 vs 9.00 us/file" in v.evidence and "0.00 vs 1.00 faults/file" in v.evidence
-    assert "Cold, not counted" in v.evidence and "0.500x" in v.evidence
-    assert verdicts.small_files(small(4096, "warm", 9000, 3000)).verdict == "refuted"
-    assert experiment.EXPERIMENT.verdicts(cases, Evidence())[3].claim.startswith("(d)")
+    assert "reached in 2 of 2, short in 0" in v.evidence
+    assert "gcc-12 -O2, cache=warm, files=4000, size=4096: 3.000x" in v.evidence
+    assert "cache=cold" not in v.evidence  # cold passes wait on the disk: not judged
+    assert verdicts_of(small(4096, "warm", 9000, 3000))["(d)"].verdict == "refuted"
+    assert verdicts_of(small(4096, "cold", 3000, 9000))["(d)"].verdict == "unmeasurable"
 
 
 def test_small_files_verdict_is_unmeasurable_with_the_reason():
     failed = [Case(v, BUILD, {"size": 4096, "files": 4000, "cache": "warm"},
                    error="build failed: smallfiles.c: error") for v in strategies.FILE_STRATEGIES]
-    v = verdicts.small_files(failed + group(MiB, "warm", 0.05, 0.025))
+    v = verdicts_of(failed + group(MiB, "warm", 0.05, 0.025))["(d)"]
     assert v.verdict == "unmeasurable" and "build failed" in v.evidence
+
+
+def go_group(size: int, cache: str, go: float, gcc: float, clang: float) -> list[Case]:
+    """Each Go way at `go` ns per byte and the C way it mirrors in two builds."""
+    out = []
+    for go_way, c_way in strategies.GO_PAIRS:
+        for variant, build, t in ((go_way, {"compiler": "go-1.19", "flags": "", "pgo": False},
+                                   go), (c_way, BUILD, gcc),
+                                  (c_way, {**BUILD, "compiler": "clang-19"}, clang)):
+            c = Case(variant, build, {"size": size, "cache": cache})
+            c.metrics["time"] = Metric.of([t * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
+                                          "ns/byte", "clock", range(5))
+            out.append(c)
+    return out
+
+
+def test_go_is_judged_against_the_fastest_c_build_of_each_way():
+    # gcc is slower than Go, clang faster: the fastest C build decides
+    e = verdicts_of(go_group(MiB, "warm", 0.1, 0.2, 0.05))["(e)"]
+    assert [v.verdict for v in e] == ["confirmed"] * 3, [v.evidence for v in e]
+    assert "2.000x of read-64k (clang-19 -O2) against go-read-64k (go-1.19)" in e[0].evidence
+    assert ["read() 64 KiB" in e[0].claim, "(mmap)" in e[1].claim,
+            "bufio against fread" in e[2].claim] == [True] * 3
+    faster = verdicts_of(go_group(MiB, "warm", 0.04, 0.2, 0.05))["(e)"]
+    assert [v.verdict for v in faster] == ["refuted"] * 3
+    none = verdicts_of(go_group(MiB, "warm", 0.1, 0.2, 0.05)[:1])["(e)"]
+    assert [v.verdict for v in none] == ["unmeasurable"] * 3
 
 
 def test_small_files_table_states_time_against_read():
@@ -577,7 +635,8 @@ def test_quick_run_end_to_end(results_db, capsys):
                 assert c["metrics"]["page-faults"]["unit"] == "faults/file"
             else:
                 assert c["metrics"]["time"]["unit"] == "ns/byte"
-    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)"]
+    assert [v["claim"][:3] for v in rec["verdicts"]] == ["(a)", "(b)", "(c)", "(d)", "(e)",
+                                                          "(e)", "(e)"]
     cold_refused = any("eviction" in (c.get("error") or "") for c in rec["cases"])
     for v in rec["verdicts"]:
         unmeasurable_ok = v["claim"].startswith("(b)") and cold_refused

@@ -17,7 +17,8 @@ from cpulab.results import Case, Evidence
 
 
 def case(name: str, mode: str, shares: list[float]) -> Case:
-    return Case(name, None, {"mode": mode}, {"share": Metric.of(shares, "% of samples", "sw")})
+    return Case(name, None, {"mode": mode}, {"share": Metric.of(shares, "% of samples", "sw",
+                                                                range(len(shares)))})
 
 
 def profile(mode: str, ranking: dict[str, float]) -> list[Case]:
@@ -33,7 +34,10 @@ def test_seed_ranking_confirmed():
     cases = profile("self", SEED_ORDER) + profile("inclusive", SEED_ORDER)
     a, b, c = yarv.EXPERIMENT.verdicts(cases, Evidence())
     assert (a.verdict, b.verdict, c.verdict) == ("confirmed", "confirmed", "confirmed")
-    assert "opt_minus #3" in a.evidence and "opt_newarray_min (12.0%)" in b.evidence
+    assert "opt_minus #3" in a.evidence and "mode=self" in a.evidence
+    assert "mode=inclusive" not in a.evidence and "mode=inclusive" in c.evidence
+    assert "opt_aref over opt_newarray_min: 1.41" in b.evidence
+    assert "opt_minus over putobject: 2.50" in a.evidence
 
 
 def test_an_instruction_outside_the_top_three_refutes():
@@ -41,6 +45,18 @@ def test_an_instruction_outside_the_top_three_refutes():
     a, b, c = yarv.EXPERIMENT.verdicts(cases, Evidence())
     assert a.verdict == "refuted" and "opt_minus #4" in a.evidence
     assert b.verdict == "confirmed" and c.verdict == "confirmed"
+    # an instruction of the three without a sample in any profile is not ranked
+    absent = profile("self", {"opt_aref": 17.0, "opt_minus": 12.0, "getlocal": 11.0})
+    a = yarv.EXPERIMENT.verdicts(absent, Evidence())[0]
+    assert a.verdict == "refuted" and "not ranked: opt_newarray_min" in a.evidence
+
+
+def test_third_and_fourth_within_noise_decide_nothing():
+    # putobject's shares move against opt_minus's from profile to profile
+    close = [c for c in profile("self", SEED_ORDER) if c.variant != "putobject"]
+    close.append(case("putobject", "self", [10.3, 9.7, 10.2, 9.8, 10.05]))
+    a = yarv.EXPERIMENT.verdicts(close, Evidence())[0]
+    assert a.verdict == "inconclusive", a.evidence
 
 
 def test_a_tie_at_the_top_is_inconclusive_and_a_loss_refutes():
@@ -52,9 +68,15 @@ def test_a_tie_at_the_top_is_inconclusive_and_a_loss_refutes():
 
 
 def test_no_profile_is_unmeasurable_with_the_reason():
-    cases = [Case("miniruby", None, error="no miniruby built yet")]
+    cases = [Case("miniruby", None, {"mode": m}, error="no miniruby built yet")
+             for m in yarv.MODES]
     for v in yarv.EXPERIMENT.verdicts(cases, Evidence()):
         assert v.verdict == "unmeasurable" and "no miniruby built yet" in v.evidence
+    # one mode failed in every round: its claim says why, the other mode's is judged
+    failed = [Case("profile", None, {"mode": "inclusive"}, error="perf recorded no samples")]
+    a, _, c = yarv.EXPERIMENT.verdicts(profile("self", SEED_ORDER) + failed, Evidence())
+    assert a.verdict == "confirmed"
+    assert c.verdict == "unmeasurable" and "no samples" in c.evidence
 
 
 class ScriptRunner:
@@ -75,7 +97,9 @@ def test_only_the_default_profile_builds_miniruby(profile_name):
     runner = ScriptRunner(built=False)
     ctx = Context(PROFILES[profile_name], [], runner)
     cases = yarv.EXPERIMENT.run(ctx)
-    assert [c.variant for c in cases] == ["miniruby"] and "no miniruby" in cases[0].error
+    assert [(c.variant, c.params["mode"]) for c in cases] == [
+        ("miniruby", m) for m in yarv.MODES]
+    assert all("no miniruby" in c.error for c in cases)
     assert ("--print-path" in runner.calls[0]) == (profile_name == "quick")
     assert ("build_cruby_peer.sh` builds it" in ctx.notes[0]) == (profile_name == "quick")
 

@@ -9,12 +9,10 @@ import pytest
 from cpulab.build import BuildConfig, find_toolchain, matrix
 from cpulab.context import PROFILES
 from cpulab.experiments import fanin
-from cpulab.experiments.fileread.verdicts import go_slower
 from cpulab.experiments.goalloc import experiment as goalloc
 from cpulab.experiments.goalloc import listing
 from cpulab.experiments.gorep import commands, corpus
 from cpulab.experiments.gorep import experiment as gorep
-from cpulab.experiments.gorep import verdicts as gorep_verdicts
 from cpulab.measure.gobench import parse_gobench
 from cpulab.measure.kernel_output import KernelOutputError
 from cpulab.measure.metrics import Metric, case_metrics
@@ -162,17 +160,54 @@ def test_fanin_sweeps_past_128_producers_in_the_full_profile_only():
     assert len(fanin.NS["default"]) >= 3  # a growth to see, and groups for both verdicts
 
 
-def test_gorep_verdicts():
+def _gorep_cases(rg=9.0, patterns=("p1", "p2"), names=None):
     cases = []
-    for pat in ("p1", "p2"):
+    for pat in patterns:
         params = {"corpus": "go-tree", "pattern": pat, "threads": 1}
-        cases += [_case("gorep", 10, params), _case("rg", 9, params),
+        cases += [_case("gorep", 10, params), _case("rg", rg, params),
                   _case("grep", 30, params), _case("ag", 8, params)]
-    a, b, c, d = gorep_verdicts.all_verdicts(cases)
-    assert a.verdict == "confirmed" and b.verdict == "refuted"
-    assert c.verdict == "confirmed" and "gorep/rg" in c.evidence
-    assert d.verdict == "unmeasurable"
-    assert gorep_verdicts.slow_patterns(cases) == []
+    if names:
+        params = {"corpus": "go-tree", "pattern": "gopher", "threads": 2}
+        cases += [_case(tool, t, params) for tool, t in names.items()]
+    return cases
+
+
+def test_gorep_verdicts():
+    a, b, c, d = gorep.EXPERIMENT.verdicts(_gorep_cases(), Evidence())
+    assert a.verdict == "confirmed" and "reached in 2 of 2" in a.evidence
+    assert b.verdict == "refuted"
+    assert c.verdict == "confirmed", c.evidence
+    assert "geometric mean over pattern" in c.evidence and "corpus=go-tree" in c.evidence
+    assert d.verdict == "unmeasurable" and "no case of" in d.evidence
+    assert gorep.slow_patterns(_gorep_cases()) == []
+    slow = _gorep_cases(rg=5.0)
+    assert [p[:2] for p in gorep.slow_patterns(slow)] == [("go-tree", "p1"), ("go-tree", "p2")]
+
+
+def test_gorep_against_a_missing_tool_is_unmeasurable_with_the_reason():
+    cases = [c for c in _gorep_cases() if c.variant != "ag"] + [
+        Case("ag", None, {"corpus": "go-tree", "pattern": p, "threads": 1},
+             error="ag is not installed (make setup)") for p in ("p1", "p2")]
+    b = gorep.EXPERIMENT.verdicts(cases, Evidence())[1]
+    assert b.verdict == "unmeasurable" and "not installed" in b.evidence
+
+
+def test_gorep_near_ripgrep_is_one_sided():
+    # gorep 2x ripgrep: refuted; gorep far faster than ripgrep is still within 1.3x
+    assert gorep.EXPERIMENT.verdicts(_gorep_cases(rg=5.0), Evidence())[2].verdict == "refuted"
+    assert gorep.EXPERIMENT.verdicts(_gorep_cases(rg=40.0), Evidence())[2].verdict == \
+        "confirmed"
+    # at the edge (1.3x) the interval straddles the target: inconclusive
+    edge = gorep.EXPERIMENT.verdicts(_gorep_cases(rg=10 / 1.3), Evidence())[2]
+    assert edge.verdict == "inconclusive", edge.evidence
+
+
+def test_gorep_names_against_the_faster_pipeline():
+    both = _gorep_cases(names={"gorep-names": 10, "find+grep": 30, "rg-files+rg": 15})
+    d = gorep.EXPERIMENT.verdicts(both, Evidence())[3]
+    assert d.verdict == "confirmed" and "against rg-files+rg" in d.evidence
+    one = _gorep_cases(names={"gorep-names": 10, "find+grep": 30, "rg-files+rg": 8})
+    assert gorep.EXPERIMENT.verdicts(one, Evidence())[3].verdict == "refuted"
 
 
 def test_gorep_searches_the_1_gib_file_with_every_pattern_in_the_full_profile_only():
@@ -190,16 +225,6 @@ def test_outputs_compare_as_sorted_relative_lines(tmp_path):
     assert got == ["a:1:y", "b:2:x"]
     assert commands.difference(got, got) is None
     assert "1 only here" in commands.difference(got + ["c:1:z"], got)
-
-
-def test_fileread_go_row():
-    cases = []
-    for size in (1 << 20,):
-        p = {"size": size, "cache": "warm"}
-        cases += [_case("go-read-64k", 2, p), _case("read-64k", 1, p, "gcc-12"),
-                  _case("go-mmap", 2, p), _case("mmap", 1, p, "gcc-12")]
-    assert go_slower(cases).verdict == "confirmed"
-    assert go_slower([]).verdict == "unmeasurable"
 
 
 def test_large_file_skips_directories_named_like_sources(tmp_path):

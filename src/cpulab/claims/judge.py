@@ -17,6 +17,7 @@ from __future__ import annotations
 from cpulab.claims.bound import bound
 from cpulab.claims.growth import growth
 from cpulab.claims.machine_code import ASM_FACT, no_instruction
+from cpulab.claims.rank import rank_claim
 from cpulab.claims.ratio import ratio_claim
 from cpulab.claims.share import share
 from cpulab.claims.spec import ClaimSpec, where_text
@@ -24,7 +25,7 @@ from cpulab.results import Case, Evidence, Verdict
 
 # kind -> the judge of that kind over the chosen cases
 _MEASURED = {"faster": ratio_claim, "within": ratio_claim, "at-most": bound,
-             "at-least": bound, "growth": growth, "share": share}
+             "at-least": bound, "growth": growth, "share": share, "rank": rank_claim}
 
 
 def judge(claim: ClaimSpec, cases: list[Case], evidence: Evidence) -> Verdict:

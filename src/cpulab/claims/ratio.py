@@ -6,7 +6,7 @@ interval over processes.
   and the evidence names it; a peer missing from a set is not a comparison.
 - `over`: the speed-up is the geometric mean over that parameter's values, paired by
   round (`stats.geomean_ratio`): one figure per build and remaining parameters.
-- `forms`: the variant's other forms; in each set, the one that leads by most (the
+- `family`: the variant's other forms; in each set, the one that leads by most (the
   fastest of them), named in the evidence.
 - `requires`: a set where a precondition fails (a shared dispatch with more than one
   indirect jump) is skipped and listed, not judged.
@@ -32,7 +32,7 @@ from cpulab.results.tally import Tally
 
 def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
     """build and parameters (less `over`) -> variant -> its cases there."""
-    wanted = {claim.variant, *claim.forms, *claim.peers,
+    wanted = {claim.variant, *claim.family, *claim.peers,
               *(r.variant for r in claim.requires)}
     out: dict[Group, dict[str, list[Case]]] = {}
     for c in cases:
@@ -65,12 +65,12 @@ def _named(variant: str, label: str) -> str:
 def _strongest(claim: ClaimSpec, by_variant: dict[str, list[Case]]
                ) -> tuple[str, str, tuple[str, Ratio]] | None:
     """(the form and build compared, the peer it leads by least, (metric, speed-up)) in
-    one set: of the variant's forms (and, with `fastest_build`, builds), the one whose
+    one set: of the variant and its family (and, with `fastest_build`, builds), the one whose
     weakest lead is largest."""
     peers = [(_named(p, label), cs) for p in claim.peers if p in by_variant
              for label, cs in _by_build(claim, by_variant[p]).items()]
     best = None
-    for form in (claim.variant, *claim.forms):
+    for form in (claim.variant, *claim.family):
         for label, mine in _by_build(claim, by_variant.get(form, [])).items():
             found = [(p, s) for p, cs in peers if mine and (s := _speedup(claim, mine, cs))]
             if not found:
@@ -108,7 +108,7 @@ def _inside(r: Ratio, tolerance: float) -> tuple[bool, bool]:
 def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     tally, rows, skipped = Tally(), [], []
     for g, by_variant in _sets(claim, cases).items():
-        forms = [f for f in (claim.variant, *claim.forms) if f in by_variant]
+        forms = [f for f in (claim.variant, *claim.family) if f in by_variant]
         if not forms:
             continue
         failed = unmet(claim, by_variant)
@@ -131,9 +131,10 @@ def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
         against = f" against {peer}" if len(claim.peers) > 1 or claim.fastest_build else ""
         if claim.fastest_build and mine != claim.variant:
             against = f" of {mine}{against}"
-        elif claim.forms:
+        elif claim.family:
             against = f" by {mine}{against}"
-        rows.append(f"{where_of(g)}: {shown}{format_ratio(r)}{against}")
+        at = (g[1] or "all") if g[0] == ANY_BUILD else where_of(g)
+        rows.append(f"{at}: {shown}{format_ratio(r)}{against}")
     tail = f"; not compared, a precondition fails: {', '.join(skipped)}" if skipped else ""
     if not tally.n:
         wanted = "tsc" if claim.metric == CYCLES else claim.metric
@@ -157,7 +158,7 @@ def _head(claim: ClaimSpec, tally: Tally) -> str:
     peers = f"the fastest of {peers}" if len(claim.peers) > 1 else peers
     over = f", geometric mean over {claim.over}" if claim.over else ""
     over += ", fastest build of each" if claim.fastest_build else ""
-    mine = (f"the fastest of {' or '.join((claim.variant, *claim.forms))}" if claim.forms
+    mine = (f"the fastest of {' or '.join((claim.variant, *claim.family))}" if claim.family
             else claim.variant)
     if claim.kind == "within":
         head = (f"{mine} against {peers} ({metric}{over}; within {claim.by:.0%}): "

@@ -18,7 +18,7 @@ each parameter set the variant's fastest build meets its peers' fastest builds (
 the lab does not build, such as a system library, has no build to pair with), and the
 evidence names both.
 
-`forms` names other forms of the variant (rtdiv's branchfree verb beside its branchy
+`family` names other forms of the variant (rtdiv's branchfree verb beside its branchy
 one): each set compares the fastest of them, the form the evidence names. A claim "at
 every size" sets `every_value`: a run without some value of its `where` (a `--quick`
 run stops early) cannot confirm it, though with `builds = "every"` a set that falls
@@ -31,6 +31,10 @@ two standard errors does, refuted where k less two does not (claims.growth).
 `share`: the part of the variant's figure its one peer `than` does not account for,
 1 - than/variant (the trap's share of a fault: 1 - populate/fault), above `value` (0.5:
 "most"); a figure outside 0% to 100% is no share and decides nothing.
+
+`rank` (claims/rank.py): `variant`, and `family` after it, hold the first places among
+all the variants of each set by `metric`, largest first (the hottest instructions of a
+profile): the weakest of them over the strongest other must reach `by`.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 CLAIM_KINDS = ("faster", "within", "no-instruction", "at-most", "at-least", "growth",
-               "share")
+               "share", "rank")
 # The metric of a claim judged on the best cycle-like figure the cases have.
 CYCLES = "cycles|tsc|time"
 
@@ -72,7 +76,8 @@ class ClaimSpec:
     than: str | tuple[str, ...] | None = None
     by: float = 1.0  # faster: the ratio to reach; within: the tolerance (0.05: 5%)
     metric: str = "tsc"
-    builds: str = "every"  # faster/at-most/at-least: "every" or "most" build and parameter
+    # faster/at-most/at-least: "every" or "most" build and parameter set, or "some"
+    builds: str = "every"
     instruction: str | None = None  # no-instruction: a category or a mnemonic
     # at-most / at-least: the bound; growth: the exponent's; share: the share to pass
     value: float | None = None
@@ -84,8 +89,9 @@ class ClaimSpec:
     # faster/within/at-most/at-least: what a judged build and parameter set must have
     requires: tuple[Requirement, ...] = ()
     seed: str | None = None  # what the seed reported, shown beside the verdict
-    # faster/within: other forms of the variant; each set compares the fastest of them
-    forms: tuple[str, ...] = ()
+    # faster/within: the variant's other forms, each set comparing the fastest of them;
+    # rank: the variants that hold the places after it
+    family: tuple[str, ...] = ()
     # a run must have every value `where` names (else unmeasurable, but for a refutation
     # by "every" build and parameter set)
     every_value: bool = False

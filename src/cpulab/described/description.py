@@ -38,6 +38,11 @@ _MNEMONIC = re.compile(r"^[a-z][a-z0-9]*$")
 _OPT = re.compile(r"^O[0-3sgz]$|^Ofast$")
 
 
+# Kinds of the built-in experiments alone: `rank` orders by the largest figure (a
+# profile's shares), where a user's metrics are times, smallest best.
+_BUILT_IN_ONLY = ("rank",)
+
+
 class DescriptionError(ValueError):
     """The description is invalid; the message names the file, the field, the fix."""
 
@@ -339,12 +344,13 @@ class _Reader:
         where = f"claims[{i}]"
         if not isinstance(c, dict):
             raise self.fail(where, "a table with kind and variant", c)
-        kind = self.get(c, "kind", f"{where}.kind", str, f"one of {', '.join(CLAIM_KINDS)}",
+        kinds = tuple(k for k in CLAIM_KINDS if k not in _BUILT_IN_ONLY)
+        kind = self.get(c, "kind", f"{where}.kind", str, f"one of {', '.join(kinds)}",
                         required=True)
-        if kind not in CLAIM_KINDS:
-            raise self.fail(f"{where}.kind", f"one of {', '.join(CLAIM_KINDS)}", kind)
+        if kind not in kinds:
+            raise self.fail(f"{where}.kind", f"one of {', '.join(kinds)}", kind)
         # `where` limits measured claims; machine code is the same for every parameter.
-        fields = {"faster": ("than", "by", "metric", "builds", "where", "over"),
+        fields = {"faster": ("than", "family", "by", "metric", "builds", "where", "over"),
                   "within": ("than", "by", "metric", "builds", "where", "over"),
                   "no-instruction": ("instruction",),
                   "at-most": ("metric", "value", "builds", "where"),
@@ -362,9 +368,11 @@ class _Reader:
 
         name = variant("variant")
         text = self.get(c, "text", f"{where}.text", str, "a string")
-        builds = self.get(c, "builds", f"{where}.builds", str, '"every" or "most"', "every")
-        if builds not in ("every", "most"):
-            raise self.fail(f"{where}.builds", '"every" or "most"', builds)
+        allowed = ("every", "most", "some") if kind == "faster" else ("every", "most")
+        said = " or ".join(f'"{b}"' for b in allowed)
+        builds = self.get(c, "builds", f"{where}.builds", str, said, "every")
+        if builds not in allowed:
+            raise self.fail(f"{where}.builds", said, builds)
         metric = self.get(c, "metric", f"{where}.metric", str, "a metric name", "tsc")
         if metric not in METRICS:
             raise self.fail(f"{where}.metric", f"a metric ({', '.join(METRICS)})", metric)
@@ -387,15 +395,17 @@ class _Reader:
                 if not 0 < by < 1:
                     raise self.fail(f"{where}.by", "a tolerance between 0 and 1 (0.05: "
                                     "within 5%)", by)
+            family = self.family(c, where, than, variants) if kind == "faster" else ()
             peers = " or ".join(than) if isinstance(than, tuple) else than
             mean = f", geometric mean over {over}" if over else ""
-            text = text or (f"{name} is at least {by:g}x as fast as {peers} on {metric}"
+            mine = f"the fastest of {' or '.join((name, *family))}" if family else name
+            text = text or (f"{mine} is at least {by:g}x as fast as {peers} on {metric}"
                             f"{mean} in {builds} build and parameter{scope}"
                             if kind == "faster" else
                             f"{name} is within {by:.0%} of {peers} on {metric}{mean} in "
                             f"{builds} build and parameter{scope}")
             return ClaimSpec(kind, name, text, than=than, by=float(by), metric=metric,
-                             builds=builds, where=only, over=over)
+                             builds=builds, where=only, over=over, family=family)
         if kind == "no-instruction":
             ins = self.get(c, "instruction", f"{where}.instruction", str,
                            f"an instruction category ({', '.join(CATEGORIES)}) or a "
@@ -439,3 +449,15 @@ class _Reader:
         text = text or f"{metric} of {name} is {word} {value:g} in {builds} build{scope}"
         return ClaimSpec(kind, name, text, metric=metric, value=float(value), builds=builds,
                          where=only)
+
+    def family(self, c: dict, where: str, than: str | tuple[str, ...],
+               variants: list[str]) -> tuple[str, ...]:
+        """A faster claim's `family`: other forms of its variant (a list of variants),
+        the fastest of which is compared in each set; none of them a peer."""
+        family = self.strings(c, "family", f"{where}.family")
+        peers = (than,) if isinstance(than, str) else than
+        for v in family:
+            if v not in variants or v in peers:
+                raise self.fail(f"{where}.family", "variants of this experiment, none of "
+                                f"them in `than` ({', '.join(variants)})", v)
+        return family

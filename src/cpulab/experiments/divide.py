@@ -16,7 +16,7 @@ quo_bench.c times the seed's quo() (`c = a / b; c * b == a` against `a % b == 0`
 Per case: ns and TSC ticks per division or call (clock, tsc), cycles where the PMU
 counts them (pmu), and the `div` instructions of the loop (asm); quo_mod's, the
 instructions it adds over quo_mul in its build (asm). The claims are declared
-(`claims`): the faster of rtdiv's verbs (`forms`) against the fastest peer in each
+(`claims`): the faster of rtdiv's verbs (`family`) against the fastest peer in each
 (build, divisor, type, op) set, in throughput.
 """
 
@@ -79,20 +79,20 @@ class Divide(Experiment):
     table_metrics = ("time", "tsc", "cycles", _DIVS, _SIZE)
     claims = (
         # "within 1.15x": at most 1.15x slower, i.e. a speed-up of at least 1/1.15
-        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf",), than="const", by=1 / CONST_BOUND,
+        ClaimSpec("faster", "rtdiv", family=("rtdiv_bf",), than="const", by=1 / CONST_BOUND,
                   metric=CYCLES, where=TPUT,
                   text=f"(a) rtdiv's scalar verbs (the faster of div and div_bf) divide "
                        f"within {CONST_BOUND}x of the compiler's scalar compile-time "
                        "constant, for every type, divisor kind and compiler, in throughput",
                   seed="no figure: the seed muses on run-time magic numbers (\"JIT-like\")"),
-        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf",), than=LIBDIVIDE, by=1 / (1 + TIE),
+        ClaimSpec("faster", "rtdiv", family=("rtdiv_bf",), than=LIBDIVIDE, by=1 / (1 + TIE),
                   metric=CYCLES, where=TPUT,
                   text="(b) rtdiv's scalar verbs (the faster form) are at least as fast as "
                        "libdivide's faster form (libdivide or libdivide_bf) for every type, "
                        f"divisor kind and compiler, in throughput (a tie: at most {TIE:.0%} "
                        "slower)",
                   seed="no figure (libdivide is the peer the library is measured against)"),
-        ClaimSpec("faster", "rtdiv", forms=("rtdiv_bf", "rtdiv_batch"), than="hw",
+        ClaimSpec("faster", "rtdiv", family=("rtdiv_bf", "rtdiv_batch"), than="hw",
                   metric=CYCLES, where=TPUT,
                   text="(c) on this CPU, rtdiv is faster than the hardware `div` for every "
                        "type (throughput; latency shown beside)",

@@ -21,14 +21,14 @@ from pathlib import Path
 
 from cpulab.build import Target
 from cpulab.build.peer_script import build_hint, peer_path
+from cpulab.claims import ClaimSpec
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
 from cpulab.measure.metrics import Metric
 from cpulab.opprof.errors import OpprofError
 from cpulab.opprof.run import Options, profile_command
 from cpulab.paths import KERNELS, ROOT
-from cpulab.results import Case, Evidence, SeedTable, Verdict
-from cpulab.results.ratios import format_ratio, median_ratio
+from cpulab.results import Case, SeedTable
 
 BUILD_SCRIPT = KERNELS / "opprof" / "build_cruby_peer.sh"
 WORKLOAD = ROOT / "tests" / "data" / "opprof" / "yarv_hot.rb"
@@ -39,6 +39,13 @@ MODES = ("self", "inclusive")
 SEED_HOT = ("opt_aref", "opt_minus", "opt_newarray_min")
 SEED_SHARES = {"opt_aref": 17.75, "opt_minus": 13.45, "opt_newarray_min": 11.16}
 SEED = "S2: opt_aref 17.75%, opt_minus 13.45%, opt_newarray_min 11.16% (perf + insns.def)"
+
+
+def _top_three(mode: str, text: str) -> ClaimSpec:
+    """The seed's three hold the first three places of `mode`'s profile: the least of
+    their shares against the largest of any other instruction's."""
+    return ClaimSpec("rank", SEED_HOT[0], family=SEED_HOT[1:], metric="share",
+                     where={"mode": (mode,)}, seed=SEED, text=text)
 
 
 class Yarv(Experiment):
@@ -53,6 +60,16 @@ class Yarv(Experiment):
     )
     compilers = ()  # the interpreter is built by its own script, not by the build matrix
     table_metrics = ("share",)
+    claims = (
+        _top_three("self", "(a) by each instruction's own samples, the seed's hot three "
+                   "(opt_aref, opt_minus, opt_newarray_min) are the three hottest "
+                   "instructions of a loop made of them"),
+        ClaimSpec("rank", "opt_aref", metric="share", where={"mode": ("self",)}, seed=SEED,
+                  text="(b) opt_aref is the hottest instruction by its own samples (seed: "
+                       "17.75%, ahead of opt_minus's 13.45%)"),
+        _top_three("inclusive", "(c) with callees charged to the instruction that called "
+                   "them (--inclusive), the seed's hot three are the three hottest"),
+    )
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable("S2: cost per YARV instruction (perf report, Ruby)",
@@ -67,8 +84,8 @@ class Yarv(Experiment):
 
     def run(self, ctx: Context) -> list[Case]:
         miniruby = _miniruby(ctx)
-        if isinstance(miniruby, str):
-            return [Case("miniruby", None, error=miniruby)]
+        if isinstance(miniruby, str):  # neither mode profiled, for this reason
+            return [Case("miniruby", None, {"mode": m}, error=miniruby) for m in MODES]
         n = ITERATIONS["quick" if ctx.profile.quick else "default"]
         # per mode, one {instruction: % of samples} per profile that succeeded
         profiles: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
@@ -98,20 +115,13 @@ class Yarv(Experiment):
         for mode, shares in profiles.items():
             names = dict.fromkeys(name for one in shares for name in one)
             for name in names:
-                # an instruction absent from a profile had no sample in it: 0% there
+                # an instruction absent from a profile had no sample in it: 0% there;
+                # each profile is a process, so two instructions pair by profile
                 values = [one.get(name, 0.0) for one in shares]
                 cases.append(Case(name, None, {"mode": mode},
-                                  {"share": Metric.of(values, "% of samples", sources[mode])}))
+                                  {"share": Metric.of(values, "% of samples", sources[mode],
+                                                      range(len(values)))}))
         return cases + errors[:len(MODES)]
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        return [_top_three(cases, "self", "(a) by each instruction's own samples, the seed's "
-                           "hot three (opt_aref, opt_minus, opt_newarray_min) are the three "
-                           "hottest instructions of a loop made of them"),
-                _first(cases),
-                _top_three(cases, "inclusive", "(c) with callees charged to the instruction "
-                           "that called them (--inclusive), the seed's hot three are the "
-                           "three hottest")]
 
 
 def _miniruby(ctx: Context) -> Path | str:
@@ -124,52 +134,6 @@ def _miniruby(ctx: Context) -> Path | str:
     why = path + ("" if build_now else build_hint(BUILD_SCRIPT))
     ctx.note(f"miniruby not measured: {why}")
     return why
-
-
-def _ranked(cases: list[Case], mode: str) -> list[Case]:
-    """The instructions of one mode, hottest first by median share."""
-    rows = [c for c in cases if not c.error and c.params.get("mode") == mode
-            and "share" in c.metrics]
-    return sorted(rows, key=lambda c: -c.metrics["share"].median)
-
-
-def _describe(ranked: list[Case], k: int = 5) -> str:
-    return "; ".join(f"{i + 1}. {c.variant} {c.metrics['share'].median:.1f}%"
-                     for i, c in enumerate(ranked[:k]))
-
-
-def _unmeasurable(claim: str, cases: list[Case]) -> Verdict:
-    errors = sorted({c.error for c in cases if c.error})
-    return Verdict(claim, "unmeasurable", "; ".join(errors[:2]) or "no profile", SEED)
-
-
-def _top_three(cases: list[Case], mode: str, claim: str) -> Verdict:
-    ranked = _ranked(cases, mode)
-    if not ranked:
-        return _unmeasurable(claim, cases)
-    top = {c.variant for c in ranked[:3]}
-    ranks = {c.variant: i + 1 for i, c in enumerate(ranked)}
-    where = ", ".join(f"{n} #{ranks.get(n, '-')}" for n in SEED_HOT)
-    verdict = "confirmed" if top == set(SEED_HOT) else "refuted"
-    return Verdict(claim, verdict, f"ranks: {where}. Hottest (median share of all samples, "
-                   f"{ranked[0].metrics['share'].n} rounds): {_describe(ranked)}", SEED)
-
-
-def _first(cases: list[Case]) -> Verdict:
-    claim = ("(b) opt_aref is the hottest instruction by its own samples (seed: 17.75%, "
-             "ahead of opt_minus's 13.45%)")
-    ranked = _ranked(cases, "self")
-    aref = next((c for c in ranked if c.variant == "opt_aref"), None)
-    others = [c for c in ranked if c.variant != "opt_aref"]
-    if aref is None or not others:
-        return _unmeasurable(claim, cases)
-    r = median_ratio(aref, others[0], "share")
-    if r is None:
-        return _unmeasurable(claim, cases)
-    verdict = "confirmed" if r.low > 1 else "refuted" if r.high < 1 else "inconclusive"
-    return Verdict(claim, verdict, f"opt_aref {aref.metrics['share'].median:.1f}% of samples, "
-                   f"{format_ratio(r)} the share of the next, {others[0].variant} "
-                   f"({others[0].metrics['share'].median:.1f}%)", SEED)
 
 
 EXPERIMENT = Yarv()

@@ -48,3 +48,10 @@ class Tally:
         if self.n and self.above == self.n:
             return "confirmed"
         return "refuted" if self.below else "inconclusive"
+
+    def some(self) -> VerdictKind:
+        """confirmed when any interval is above, refuted when every one is below: a
+        rebuttal of "X is faster in general" needs one place where it is not."""
+        if self.above:
+            return "confirmed"
+        return "refuted" if self.n and self.below == self.n else "inconclusive"

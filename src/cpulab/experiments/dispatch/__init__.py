@@ -1,4 +1,4 @@
-"""Experiment `dispatch` (S15, S1, S14): the experiment (experiment.py), its verdicts
+"""Experiment `dispatch` (S15, S1, S14): the experiment (experiment.py), its claims
 (verdicts.py) and the names both use (names.py)."""
 
 from cpulab.experiments.dispatch.experiment import EXPERIMENT

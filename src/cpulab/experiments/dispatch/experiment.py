@@ -34,22 +34,15 @@ from cpulab.experiments.dispatch.names import (
     LAST_TARGET,
     MUSTTAIL,
     PROGRAMS,
-    SPEEDUP_VS_REPLICATED,
-    SPEEDUP_VS_SWITCH,
     TECHNIQUES,
 )
-from cpulab.experiments.dispatch.verdicts import (
-    handlers_frameless,
-    replicated_beats_shared,
-    slowdown,
-    speedup_target,
-    tail_calls_fastest,
-)
+from cpulab.experiments.dispatch.verdicts import CLAIMS
 from cpulab.measure.metrics import Metric
-from cpulab.measure.schedule import Program
-from cpulab.measure.stats import geomean
+from cpulab.measure.schedule import Outcome, Program
+from cpulab.measure.stats import Ratio, geomean
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable
+from cpulab.results.ratios import cycle_metric, geomean_ratio
 
 # The library's manifest carries clang's tail-duplication limits for goto-replicated.
 VM = library("vm")
@@ -79,6 +72,7 @@ class Dispatch(Experiment):
     table_metrics = ("time", "tsc", "cycles", "instructions (callgrind)", "branch-misses",
                      "indirect-miss-rate (model)", LAST_TARGET, ITTAGE, "indirect-sites",
                      "handlers-with-frame", "stack-insns")
+    claims = CLAIMS
 
     def seed_tables(self) -> list[SeedTable]:
         return [
@@ -144,10 +138,11 @@ class Dispatch(Experiment):
                          "built with clang only; `trampoline` is their portable form")
         pairs = [(self.target(t), cfg) for cfg in ctx.configs for t in self.techniques_for(cfg)]
         arts = ctx.build(pairs)
-        built = [a for a in arts if a.ok]
-        outcomes = ctx.measure([Program([str(a.path), *ctx.profile.harness_args()], key=_key(a))
-                                for a in built])
-        counts = self._callgrind(ctx, built)
+        programs = {a.path: Program([str(a.path), *ctx.profile.harness_args()],
+                                    variant=_technique(a), build=a.config.as_dict())
+                    for a in arts if a.ok}
+        outcomes = ctx.measure(list(programs.values()))
+        counts = self._callgrind(ctx, [a for a in arts if a.ok], programs)
         model = self._model(ctx)
 
         cases: list[Case] = []
@@ -158,30 +153,32 @@ class Dispatch(Experiment):
                           for p in PROGRAMS]
                 continue
             code = handler_code(a.path, self.hot_symbols(tech))
-            for case in cases_from_outcome(outcomes[_key(a)], lambda n: n, build, {}, PROGRAMS):
-                program = case.variant
-                case.variant, case.params = tech, {"program": program}
+            p = programs[a.path]
+            for case in program_cases(p, outcomes[p.key]):
+                program = case.params["program"]
                 if not case.error:
-                    _add(case, counts.get(program, {}).get(_key(a), "not counted"), "callgrind")
+                    _add(case, counts.get(program, {}).get(p.key, "not counted"), "callgrind")
                     _add(case, model.get((tech, program), "no trace"), "model")
                     _add(case, code, "asm")
                 cases.append(case)
         return cases
 
-    def _callgrind(self, ctx: Context, built: list[Artifact]) -> dict[str, dict]:
-        """program -> (binary key -> per-VM-instruction counts or the reason not)."""
+    def _callgrind(self, ctx: Context, built: list[Artifact],
+                   programs: dict[Path, Program]) -> dict[str, dict]:
+        """VM program -> (the timed Program's key -> per-VM-instruction counts or the
+        reason not)."""
         if not built:
             return {}
         params = [w for p, n in CALLGRIND_ARGS.items() for w in ("--param", f"{p}={n}")]
         res = ctx.runner.run([str(built[0].path), "--list", *params], timeout=60)
         if res.failure:
-            return {p: {_key(a): f"--list failed: {res.failure}" for a in built}
+            return {p: {programs[a.path].key: f"--list failed: {res.failure}" for a in built}
                     for p in PROGRAMS}
         listed = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
         units = {d["name"]: d["units_per_iter"] for d in listed if d.get("type") == "case"}
         if set(units) != set(PROGRAMS):
-            return {p: {_key(a): f"--list named {sorted(units)}, not {list(PROGRAMS)}"
-                        for a in built} for p in PROGRAMS}
+            return {p: {programs[a.path].key: f"--list named {sorted(units)}, not "
+                        f"{list(PROGRAMS)}" for a in built} for p in PROGRAMS}
         ctx.note("callgrind ran the programs with smaller arguments than the timed runs ("
                  + ", ".join(f"{p}={n}" for p, n in CALLGRIND_ARGS.items()) + ")")
         out = {}
@@ -191,7 +188,7 @@ class Dispatch(Experiment):
                     return [str(a.path), "--iters", str(iters), "--reps", "1", "--no-pmu",
                             "--cpu", "-1", "--case", program, *params]
                 return argv
-            out[program] = ctx.callgrind({_key(a): argv_for(a) for a in built},
+            out[program] = ctx.callgrind({programs[a.path].key: argv_for(a) for a in built},
                                          CALLGRIND_ITERS, units[program], "vminsn",
                                          collect="vm_machine_run")
         return out
@@ -246,20 +243,18 @@ class Dispatch(Experiment):
                 f.name for f in fns if has_frame(instruction_mix(f))]
         return Evidence([summary_table(cases)], {"handlers-with-frame": framed})
 
-    # ---- verdicts (pure) -------------------------------------------------------------
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [tail_calls_fastest(ok), speedup_target(ok, "switch", SPEEDUP_VS_SWITCH),
-                speedup_target(ok, "goto-replicated", SPEEDUP_VS_REPLICATED),
-                handlers_frameless(ok, evidence), replicated_beats_shared(ok)]
-
 
 # ---- running helpers ----------------------------------------------------------------------
 
 
-def _key(a: Artifact) -> str:
-    return f"{a.target.name}|{a.config.label}"
+def program_cases(program: Program, outcome: Outcome) -> list[Case]:
+    """The cases of one technique's binary: the harness names each case after the VM
+    program it ran, a parameter of the technique's case (`program`), not a variant."""
+    cases = cases_from_outcome(outcome, lambda name: name, program.build, program.params,
+                               PROGRAMS)
+    for c in cases:
+        c.variant, c.params = program.variant or c.variant, {**c.params, "program": c.variant}
+    return cases
 
 
 def _technique(a: Artifact) -> str:
@@ -319,6 +314,22 @@ def summary_table(cases: list[Case]) -> EvidenceTable:
                           "last-target miss % [model] mean", "ittage miss % [model] mean",
                           "jmp/call * sites [asm]", "handlers with frame [asm]"],
                          rows)
+
+
+def slowdown(cases: list[Case], slow: tuple[str, str], fast: tuple[str, str]) -> Ratio | None:
+    """Geometric mean over the programs of cycles(slow)/cycles(fast) (> 1: `fast` is
+    faster), each side a (variant, build label), paired by round; for the summary table."""
+    def of(side: tuple[str, str]) -> dict[str, Case]:
+        return {c.params.get("program"): c for c in cases
+                if (c.variant, c.build_label) == side}
+    a, b = of(slow), of(fast)
+    pairs = []
+    for p in PROGRAMS:
+        if p in a and p in b:
+            metric = cycle_metric(a[p], b[p])
+            if metric in a[p].metrics and metric in b[p].metrics:
+                pairs.append((a[p].metrics[metric], b[p].metrics[metric]))
+    return geomean_ratio(pairs) if pairs else None
 
 
 def _mean(values: list[float]) -> float:

@@ -9,20 +9,22 @@ the worst eviction, and the rewarmed calls summed with the worst shortfall.
 
 from __future__ import annotations
 
-from cpulab.context import cases_from_outcome
+from cpulab.context import cases_of
 from cpulab.experiments.fileread.strategies import CEILINGS, VARIANTS, GiB
 from cpulab.measure.kernel_output import ExtraLine
 from cpulab.measure.metrics import Metric
-from cpulab.measure.schedule import Outcome
+from cpulab.measure.schedule import Outcome, Program
 from cpulab.results import Case
 
 
-def cases_of(outcome: Outcome, build: dict, params: dict,
-             variants: tuple[str, ...] = VARIANTS) -> list[Case]:
-    """Every variant's case: measured, refused by the kernel (with its reason) or failed."""
-    cases = cases_from_outcome(outcome, lambda n: n, build, params, variants)
+def program_cases(program: Program, outcome: Outcome,
+                  variants: tuple[str, ...] = VARIANTS) -> list[Case]:
+    """Every variant's case of one program (its build, size and cache state): measured,
+    refused by the kernel (with its reason) or failed."""
+    cases = cases_of(program, outcome, case_names=variants)
     if outcome.output is None:
         return cases
+    build, params = program.build, program.params
     extra = outcome.output.extra
     refusals: dict[str, str] = {}  # every process refuses alike: one case, the first reason
     for x in _of(extra, "refused"):

@@ -28,7 +28,7 @@ from cpulab.build import Artifact, BuildConfig, BuildError, Target, go_build
 from cpulab.context import Context, Profile
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.fileread import smallfiles, testfile
-from cpulab.experiments.fileread.cases import cases_of, cell
+from cpulab.experiments.fileread.cases import cell, program_cases
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     CEILING,
@@ -36,18 +36,20 @@ from cpulab.experiments.fileread.strategies import (
     FILE_STRATEGIES,
     GO_CEILING,
     GO_PACKAGE,
+    GO_PAIRS,
     GO_VARIANTS,
     VARIANTS,
     GiB,
     MiB,
     by_group,
+    gbps,
     size_label,
 )
-from cpulab.experiments.fileread.verdicts import all_verdicts, go_against_c
+from cpulab.experiments.fileread.verdicts import CLAIMS
 from cpulab.measure.schedule import Program
-from cpulab.measure.stats import MIN_PROCESSES
+from cpulab.measure.stats import MIN_PROCESSES, Ratio
 from cpulab.paths import KERNELS, build_dir
-from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable
 from cpulab.results.ratios import format_ratio, median_ratio
 
 DIR = KERNELS / "fileread"
@@ -112,6 +114,7 @@ class FileRead(Experiment):
     compilers = ("gcc", "clang", "go")
     opts = ("O2",)
     table_metrics = ("throughput", "time", "faults-per-gib", "huge-mapped", "task-clock")
+    claims = CLAIMS
     plots = tuple(PlotSpec(f"{cache}", f"throughput against file size, page cache {cache}",
                            x="size", metric="throughput", x_label="bytes", log_y=False,
                            where=(("cache", cache),)) for cache in CACHES)
@@ -200,12 +203,11 @@ class FileRead(Experiment):
                 args = ["--param", f"path={path}", "--param", f"sum={total}", "--param",
                         f"cache={cache}", "--reps", str(plan.reps), "--target-ms",
                         str(ctx.profile.target_ms)]
-                programs = [Program([str(a.path), *args], key=_key(a, size, cache))
-                            for a in built]
-                outcomes = ctx.measure(programs, rounds=plan.rounds)
-                for a in built:
-                    cases += cases_of(outcomes[_key(a, size, cache)], a.config.as_dict(),
-                                      {"size": size, "cache": cache}, _variants(a))
+                programs = {a: Program([str(a.path), *args], build=a.config.as_dict(),
+                                       params={"size": size, "cache": cache}) for a in built}
+                outcomes = ctx.measure(list(programs.values()), rounds=plan.rounds)
+                for a, p in programs.items():
+                    cases += program_cases(p, outcomes[p.key], _variants(a))
         finally:
             path.unlink(missing_ok=True)
         for c in cases:
@@ -213,18 +215,11 @@ class FileRead(Experiment):
                 ctx.note(f"fileread {c.variant}: {c.error}")
         return cases
 
-    # ---- evidence and verdicts (pure) ------------------------------------------------
+    # ---- evidence (pure) -------------------------------------------------------------
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         return Evidence([ceiling_table(cases), go_table(cases), smallfiles.table(cases),
                          cache_table(cases)])
-
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        return all_verdicts(cases)
-
-
-def _key(a: Artifact, size: int, cache: str) -> str:
-    return f"{a.config.label}|{size}|{cache}"
 
 
 def _variants(a: Artifact) -> tuple[str, ...]:
@@ -251,6 +246,26 @@ def ceiling_table(cases: list[Case]) -> EvidenceTable:
                          ["file", "cache", "strategy", "build", "GB/s (clock)",
                           "/ memory (clock)", "faults/GiB (sw)", "huge-mapped % (sw, smaps)"],
                          rows)
+
+
+def go_against_c(cases: list[Case]) -> list[tuple[int, str, Case, Case, Ratio]]:
+    """(size, cache, Go case, C case, Go/C time) for every Go way and size and cache
+    state, against the fastest C build of the way it mirrors (GO_PAIRS)."""
+    groups = by_group(cases)
+    out = []
+    for size in sorted({k[1] for k in groups}):
+        for cache in CACHES:
+            here = [by for (_, s, c), by in groups.items() if s == size and c == cache]
+            for go_way, c_way in GO_PAIRS:
+                go = next((by[go_way] for by in here if go_way in by), None)
+                cs = [by[c_way] for by in here if c_way in by]
+                if go is None or not cs:
+                    continue
+                c = max(cs, key=gbps)
+                r = median_ratio(go, c, "time")
+                if r is not None:
+                    out.append((size, cache, go, c, r))
+    return out
 
 
 def go_table(cases: list[Case]) -> EvidenceTable:

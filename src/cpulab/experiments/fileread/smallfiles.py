@@ -18,7 +18,7 @@ from pathlib import Path
 from cpulab.build import Artifact, Target
 from cpulab.context import Context, Profile
 from cpulab.experiments.fileread import testfile
-from cpulab.experiments.fileread.cases import cases_of, cell
+from cpulab.experiments.fileread.cases import cell, program_cases
 from cpulab.experiments.fileread.strategies import (
     CACHES,
     FILE_STRATEGIES,
@@ -90,11 +90,11 @@ def _measure_size(ctx: Context, built: list[Artifact], scratch: Path, size: int)
                     f"size={size}", "--param", f"sum={testfile.expected_sum(n * size)}",
                     "--param", f"cache={cache}", "--reps", str(reps), "--target-ms",
                     str(ctx.profile.target_ms)]
-            programs = [Program([str(a.path), *args], key=_key(a, size, cache)) for a in built]
+            programs = [Program([str(a.path), *args], build=a.config.as_dict(), params=params)
+                        for a in built]
             outcomes = ctx.measure(programs, rounds=rounds)
-            for a in built:
-                cases += cases_of(outcomes[_key(a, size, cache)], a.config.as_dict(), params,
-                                  FILE_STRATEGIES)
+            for p in programs:
+                cases += program_cases(p, outcomes[p.key], FILE_STRATEGIES)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return cases
@@ -102,10 +102,6 @@ def _measure_size(ctx: Context, built: list[Artifact], scratch: Path, size: int)
 
 def _params(size: int, cache: str, profile: Profile) -> dict:
     return {"size": size, "files": files_read(cache, profile), "cache": cache}
-
-
-def _key(a: Artifact, size: int, cache: str) -> str:
-    return f"{a.config.label}|files|{size}|{cache}"
 
 
 # ---- evidence (pure) -------------------------------------------------------------------

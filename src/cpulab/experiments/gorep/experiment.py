@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build import BuildConfig, Target, go_build
-from cpulab.context import Context, cases_from_outcome
+from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.gorep import commands, corpus
-from cpulab.experiments.gorep.verdicts import PROFILE_ABOVE, all_verdicts, slow_patterns
+from cpulab.experiments.gorep.verdicts import CLAIMS
 from cpulab.experiments.spawn.experiment import add_children, children_per_rep
 from cpulab.measure.schedule import Program
 from cpulab.paths import KERNELS, build_dir
-from cpulab.results import Case, Evidence, EvidenceTable, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, SeedTable
 
 PATTERNS = (("func main",), ("errors\\.New",), ("Mutex|RWMutex|WaitGroup",),
             ("^package [a-z]+$",), ("[A-Z][a-z]+Error",), ("0x[0-9a-fA-F]{8}",),
@@ -62,6 +62,7 @@ SEARCHES = {
     "full": Searches(PATTERNS, (1, 2), 1 << 30),
 }
 NAMES_PATTERN = "gopher"
+PROFILE_ABOVE = 1.5  # gorep/rg past which a CPU profile of gorep is taken
 NAMES_TOOLS = ("gorep-names", "find+grep", "rg-files+rg")
 
 
@@ -82,6 +83,7 @@ class Gorep(Experiment):
     )
     compilers = ("gcc", "go")  # gcc: the timing kernel (spawn.c); go: gorep
     table_metrics = ("time", "child-cpu")
+    claims = CLAIMS
 
     def seed_tables(self) -> list[SeedTable]:
         return [SeedTable("S9: gorep (no figures)", ["what", "the seed"],
@@ -116,7 +118,7 @@ class Gorep(Experiment):
         corpora = {"go-tree": (tree, git_dir), f"text-{size >> 20}MiB": (large_dir, None)}
         patterns, reps = searches.patterns, searches.reps or ctx.profile.reps
         self._corpora, self._patterns = corpora, patterns
-        programs, planned, cases = [], [], []
+        programs, cases = [], []
         argv_dir = work / "argv"
         argv_dir.mkdir(parents=True, exist_ok=True)
         ctx.reporter.phase("checking that every tool prints what gorep prints")
@@ -142,18 +144,17 @@ class Gorep(Experiment):
                         if why:
                             cases.append(Case(tool, None, dict(params), error=why))
                             continue
-                        key = f"{cname}|{pattern_label(pat)}|{threads}|{tool}"
-                        programs.append(_program(timer.path, argv_dir, key, argv, reps))
-                        planned.append((key, tool, params))
+                        name = f"{cname}|{pattern_label(pat)}|{threads}|{tool}"
+                        programs.append(_program(timer.path, argv_dir, name, argv, reps,
+                                                 tool, params))
+        names = {"corpus": "go-tree", "pattern": NAMES_PATTERN, "threads": 2}
         for tool, argv in _names_commands(exe, tree).items():
-            key = f"names|{tool}"
-            programs.append(_program(timer.path, argv_dir, key, argv, reps))
-            planned.append((key, tool, {"corpus": "go-tree", "pattern": NAMES_PATTERN,
-                                        "threads": 2}))
+            programs.append(_program(timer.path, argv_dir, f"names|{tool}", argv, reps,
+                                     tool, names))
         outcomes = ctx.measure(programs)
-        for key, tool, params in planned:
-            out = outcomes[key]
-            (case,) = cases_from_outcome(out, lambda _, t=tool: t, None, params, ["command"])
+        for p in programs:
+            out = outcomes[p.key]
+            (case,) = cases_of(p, out, case_names=["command"])
             if not case.error and out.output is not None:
                 add_children(case, children_per_rep(out.output, "command"))
             cases.append(case)
@@ -175,8 +176,17 @@ class Gorep(Experiment):
             ["corpus", "pattern", "threads", "gorep/rg time", "top functions (flat %)"], rows)
         return Evidence([table] if rows else [])
 
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        return all_verdicts(cases)
+
+def slow_patterns(cases: list[Case]) -> list[tuple[str, str, int, float]]:
+    """(corpus, pattern, threads, gorep/rg) where gorep is over PROFILE_ABOVE x slower."""
+    times: dict[tuple[str, str, int], dict[str, float]] = {}
+    for c in cases:
+        if not c.error and c.variant in ("gorep", "rg") and "time" in c.metrics:
+            k = (str(c.params.get("corpus")), str(c.params.get("pattern")),
+                 int(c.params.get("threads", 0)))
+            times.setdefault(k, {})[c.variant] = c.metrics["time"].median
+    return [(*k, t["gorep"] / t["rg"]) for k, t in sorted(times.items())
+            if len(t) == 2 and t["gorep"] / t["rg"] > PROFILE_ABOVE]
 
 
 def _timer() -> Target:
@@ -208,14 +218,17 @@ def _env() -> dict:
     return dict(os.environ)
 
 
-def _program(timer: Path, argv_dir: Path, key: str, argv: list[str], reps: int) -> Program:
-    f = argv_dir / (key.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
+def _program(timer: Path, argv_dir: Path, name: str, argv: list[str], reps: int, tool: str,
+             params: dict) -> Program:
+    """The timing kernel running one tool's command line (kept in a file named `name`);
+    the tool is not built here, so the program has no build."""
+    f = argv_dir / (name.replace("/", "_").replace("|", "_").replace(" ", "_") + ".argv")
     f.write_text("\n".join(argv) + "\n")
     out = argv_dir / "output.txt"  # not /dev/null: GNU grep and ugrep stop at a first match
     return Program([str(timer), "--case", "command", "--param", f"command={f}",
                          "--param", f"stdout={out}",
                          "--iters", "1", "--reps", str(reps), "--cpu", "-1"],
-                   env=dict(commands.ENV), key=key)
+                   variant=tool, params=dict(params), env=dict(commands.ENV))
 
 
 def _names_commands(exe: str, tree: Path) -> dict[str, list[str]]:

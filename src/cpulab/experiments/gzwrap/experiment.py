@@ -23,8 +23,10 @@ import gzip
 import subprocess
 from collections.abc import Iterable
 
-from cpulab.build import Artifact, BuildConfig, Target, build_one, find_toolchain, library
-from cpulab.context import Context, Profile, cases_from_outcome
+from cpulab.build import BuildConfig, Target, build_one, find_toolchain, library
+from cpulab.claims import ClaimSpec
+from cpulab.context import Context, Profile
+from cpulab.context import cases_of as program_cases
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.gzwrap import data, sqlproof
 from cpulab.experiments.gzwrap.mariadb import MariaDB, MariaDBError, missing
@@ -34,7 +36,6 @@ from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import KERNELS
 from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
 from cpulab.results.ratios import format_ratio, median_ratio
-from cpulab.results.tally import Tally
 
 GZWRAP = library("gzwrap")
 MiB, GiB = data.MiB, data.GiB
@@ -62,6 +63,37 @@ FLOOR_TARGET = 0.9  # re-wrapping at >= 0.9x the fastest plain inflate
 RECOMPRESS_TARGET = 10.0  # and >= 10x the fastest decompress-and-recompress
 BUDGET = 3 * GiB  # uncompressed bytes one case may process per size, over all its calls
 DIR = KERNELS / "gzwrap"
+# 1 where a re-wrap's deflate bytes are the input's and zlib decodes its output (claim d)
+FAITHFUL = "identical-and-decodes"
+_WAY = {"rewrap-gzip-zlib": "gzip -> zlib", "rewrap-zlib-gzip": "zlib -> gzip",
+        PORTABLE: "gzip -> zlib on zlib alone"}
+
+
+def _claims() -> tuple[ClaimSpec, ...]:
+    """(b)-(e), one claim per re-wrap direction where the seed's claim covers each: the
+    judge compares one variant against the fastest of its peers in each build, kind and
+    size. (a) is the MariaDB server's answers, not a measurement (GzWrap.verdicts)."""
+    floor = tuple(ClaimSpec(
+        "faster", v, than=INFLATE, by=FLOOR_TARGET, metric="time",
+        seed="no figure: the seed found no way to convert at all",
+        text=f"(b) re-wrapping ({_WAY[v]}) runs at >= {FLOOR_TARGET}x the fastest plain "
+             "inflate of the same stream with its checksum (ISA-L, zlib or libdeflate, "
+             "whichever is fastest for that data)") for v in REWRAP)
+    recompression = tuple(ClaimSpec(
+        "faster", v, than=RECOMPRESS, by=RECOMPRESS_TARGET, metric="time", seed="no figure",
+        text=f"(c) re-wrapping ({_WAY[v]}) is >= {RECOMPRESS_TARGET:.0f}x faster than the "
+             "fastest decompress-and-recompress (zlib -6, libdeflate -6, igzip -2)")
+        for v in REWRAP)
+    identical = tuple(ClaimSpec(
+        "at-least", v, metric=FAITHFUL, value=1,
+        text=f"(d) the output's deflate bytes are the input's, byte for byte, and zlib "
+             f"decodes the output to the data ({_WAY[v]}, every data set)")
+        for v in (*REWRAP, PORTABLE))
+    inflater = ClaimSpec(
+        "faster", "inflate-isal", than="inflate-zlib", metric="time",
+        text="(e) the inflater gzwrap picks by itself (ISA-L where built in) is the fastest "
+             "streaming inflater measured here, in every data set")
+    return (*floor, *recompression, *identical, inflater)
 
 
 def schedule(size: int, profile: Profile) -> tuple[int, int]:
@@ -91,6 +123,7 @@ class GzWrap(Experiment):
     compilers = ("gcc",)
     opts = ("O2",)
     table_metrics = ("throughput", "time", "payload-identical", "out-bytes")
+    claims = _claims()
     plots = tuple(PlotSpec(kind, f"GB/s against size, {kind} data", x="size",
                            metric="throughput", x_label="bytes of data", log_y=False,
                            where=(("kind", kind),)) for kind in data.KINDS)
@@ -134,20 +167,19 @@ class GzWrap(Experiment):
         sizes = SIZES[ctx.profile.name]
         ctx.reporter.phase("making the test data (once; kept in the build folder)")
         files = {(k, s): data.gzip_file(k, s) for k, ss in sizes.items() for s in ss}
-        groups: dict[tuple[int, int], list[tuple[Program, Artifact, dict]]] = {}
+        groups: dict[tuple[int, int], list[Program]] = {}
         for (kind, size), path in files.items():
             rounds, reps = schedule(size, ctx.profile)
             for a in built:
-                params = {"kind": kind, "size": size}
                 argv = [str(a.path), "--reps", str(reps), "--target-ms",
                         str(ctx.profile.target_ms), "--param", f"gz={path}",
                         "--param", f"recompress={int(size <= RECOMPRESS_MAX)}"]
-                key = f"{a.config.label}|{kind}|{size}"
-                groups.setdefault((rounds, reps), []).append((Program(argv, key=key), a, params))
+                groups.setdefault((rounds, reps), []).append(Program(
+                    argv, build=a.config.as_dict(), params={"kind": kind, "size": size}))
         for (rounds, _), group in sorted(groups.items()):
-            outcomes = ctx.measure([p for p, _, _ in group], rounds=rounds)
-            for program, a, params in group:
-                cases += cases_of(outcomes[program.key], a.config.as_dict(), params)
+            outcomes = ctx.measure(group, rounds=rounds)
+            for program in group:
+                cases += cases_of(program, outcomes[program.key])
         return cases
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
@@ -185,14 +217,13 @@ class GzWrap(Experiment):
     # ---- verdicts (pure) -------------------------------------------------------------
 
     def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        ok = [c for c in cases if not c.error]
-        return [_sql_claim(evidence), _floor(ok), _recompression(ok), _identical(ok),
-                _fastest_inflater(ok)]
+        """(a) from the server's answers (evidence), then the declared claims."""
+        return [_sql_claim(evidence), *super().verdicts(cases, evidence)]
 
 
-def cases_of(outcome: Outcome, build: dict, params: dict) -> list[Case]:
+def cases_of(program: Program, outcome: Outcome) -> list[Case]:
     """The kernel's cases with GB/s, and each re-wrap's and recompressor's output checks."""
-    cases = cases_from_outcome(outcome, lambda n: n, build, params, VARIANTS)
+    cases = program_cases(program, outcome, case_names=VARIANTS)
     if outcome.output is None:
         return cases
     checks = {x["case"]: x for x in outcome.output.extra
@@ -211,6 +242,9 @@ def cases_of(outcome: Outcome, build: dict, params: dict) -> list[Case]:
             c.metrics["payload-identical"] = Metric.exact(
                 int(x["identical"]), "1 = deflate bytes identical", "output")
             c.metrics["payload-bytes"] = Metric.exact(x["out"], "bytes", "output")
+            c.metrics[FAITHFUL] = Metric.exact(
+                int(bool(x["identical"]) and bool(x["decodes"])),
+                "1 = identical deflate bytes, decoded by zlib", "output")
     return cases
 
 
@@ -269,89 +303,6 @@ def ratio_table(cases: list[Case]) -> EvidenceTable:
         "re-wrap speed against its peers: time(peer) / time(re-wrap), above 1 = re-wrap faster",
         ["data", "re-wrap", "vs the fastest plain inflate", "vs the fastest streaming inflate",
          "vs the fastest recompression"], rows)
-
-
-def _speedups(cases: list[Case], peers: tuple[str, ...]) -> list[tuple[Group, str, Case, object]]:
-    rows = []
-    for g, group in _groups(cases).items():
-        peer = _fastest(group, peers)
-        if peer is None:
-            continue
-        for v in REWRAP:
-            if v in group:
-                r = median_ratio(peer, group[v], "time")
-                if r is not None:
-                    rows.append((g, v, peer, r))
-    return rows
-
-
-def _judged(rows, target: float, claim: str, seed: str, what: str) -> Verdict:
-    if not rows:
-        return Verdict(claim, "unmeasurable", f"no group with both a re-wrap and {what}", seed)
-    tally = Tally.of((r for *_, r in rows), target)
-    kind = tally.every()
-    worst = sorted(rows, key=lambda x: x[3].value)
-    text = "; ".join(f"{_label(g)} {v}: {format_ratio(r)} vs {p.variant}"
-                     for g, v, p, r in worst[:6])
-    more = f"; ... {len(rows) - 6} more" if len(rows) > 6 else ""
-    head = (f"{tally.above} of {tally.n} ratios wholly at or above {target}x, "
-            f"{tally.below} wholly below; the slowest first")
-    return Verdict(claim, kind, f"{head}: {text}{more}", seed)
-
-
-def _floor(cases: list[Case]) -> Verdict:
-    return _judged(
-        _speedups(cases, INFLATE), FLOOR_TARGET,
-        f"(b) re-wrapping (gzip -> zlib, zlib -> gzip) runs at >= {FLOOR_TARGET}x the fastest "
-        "plain inflate of the same stream with its checksum (ISA-L, zlib or libdeflate, "
-        "whichever is fastest for that data)",
-        "no figure: the seed found no way to convert at all", "a plain inflate")
-
-
-def _recompression(cases: list[Case]) -> Verdict:
-    return _judged(
-        _speedups(cases, RECOMPRESS), RECOMPRESS_TARGET,
-        f"(c) re-wrapping is >= {RECOMPRESS_TARGET:.0f}x faster than the fastest "
-        "decompress-and-recompress (zlib -6, libdeflate -6, igzip -2)",
-        "no figure", "a recompression")
-
-
-def _identical(cases: list[Case]) -> Verdict:
-    claim = ("(d) the output's deflate bytes are the input's, byte for byte, and zlib decodes "
-             "the output to the data (every re-wrap, every data set)")
-    checked = [c for c in cases if c.variant in (*REWRAP, PORTABLE)
-               and c.value("payload-identical") is not None]
-    if not checked:
-        return Verdict(claim, "unmeasurable", "no re-wrap output was checked", None)
-    bad = [c for c in checked if c.value("payload-identical") != 1 or c.value("decodes") != 1]
-    total = sum(int(c.value("payload-bytes") or 0) for c in checked)
-    if bad:
-        return Verdict(claim, "refuted", "differs or does not decode: " + "; ".join(
-            f"{c.params['kind']} {size_label(c.params['size'])} {c.variant}" for c in bad[:6]),
-            None)
-    return Verdict(claim, "confirmed", f"{len(checked)} outputs, {total:,} deflate bytes "
-                   "compared: all identical, all decoded by zlib", None)
-
-
-def _fastest_inflater(cases: list[Case]) -> Verdict:
-    claim = ("(e) the inflater gzwrap picks by itself (ISA-L where built in) is the fastest "
-             "streaming inflater measured here, in every data set")
-    rows = []
-    for g, group in _groups(cases).items():
-        if "inflate-isal" in group and "inflate-zlib" in group:
-            r = median_ratio(group["inflate-zlib"], group["inflate-isal"], "time")
-            whole = (median_ratio(group["inflate-libdeflate"], group["inflate-isal"], "time")
-                     if "inflate-libdeflate" in group else None)
-            if r is not None:
-                rows.append((g, r, whole))
-    if not rows:
-        return Verdict(claim, "unmeasurable", "no data set with both streaming inflaters", None)
-    tally = Tally.of((r for _, r, _ in rows), 1.0)
-    text = "; ".join(f"{_label(g)}: ISA-L {format_ratio(r)} zlib's speed"
-                     + (f", libdeflate (whole buffer) {1 / w.value:.2f}x ISA-L's" if w else "")
-                     for g, r, w in sorted(rows, key=lambda x: x[1].value)[:6])
-    return Verdict(claim, tally.every(), f"{tally.above} of {tally.n} wholly above 1: {text}",
-                   None)
 
 
 def _sql_claim(evidence: Evidence) -> Verdict:
