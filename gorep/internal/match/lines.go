@@ -23,7 +23,7 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 			return
 		}
 		start, end := lineAround(buf, at)
-		if m.line.Match(buf[start:end]) && !fn(start, end) {
+		if m.Match(buf[start:end]) && !fn(start, end) {
 			return
 		}
 		from = end + 1
@@ -39,6 +39,10 @@ func (m *Matcher) scan(buf []byte, fn func(start, end int) bool) {
 			return
 		}
 		start, end := lineAround(buf, from+loc[0])
+		if m.strict != nil && !m.Match(buf[start:end]) {
+			from = end + 1
+			continue
+		}
 		if !fn(start, end) {
 			return
 		}

@@ -214,3 +214,62 @@ func TestQuadraticAlternation(t *testing.T) {
 		t.Fatalf("lines %q", got)
 	}
 }
+
+// unicodeText: words next to non-ASCII letters, digits of other scripts, lone Latin-1
+// bytes (not UTF-8) and a real U+FFFD.
+const unicodeText = "argóint x\nint y\nf((void) z\n(void)\na_int\nnaïve\n\xe9t\xe9\n\xef\xbf\xbd\n" +
+	"١٢٣ digits\nspace\u00a0here\nfoo foo\nfoo-foo\nx\xffy\n"
+
+func TestSemanticsEqualRipgrep(t *testing.T) {
+	cases := []struct {
+		pattern string
+		opts    Options
+		flags   []string
+	}{
+		{"int", Options{Word: true}, []string{"-w"}},    // not inside argóint
+		{`\(void`, Options{Word: true}, []string{"-w"}}, // ( after a non-word character
+		{"void", Options{Word: true}, []string{"-w"}},   // between parentheses
+		{"foo", Options{Word: true}, []string{"-w"}},    // twice on a line
+		{"na", Options{Word: true}, []string{"-w"}},     // ï is a letter
+		{`\w+`, Options{}, nil},                         // Unicode letters and digits
+		{`^\w+$`, Options{}, nil},                       // naïve is one word
+		{`\d+`, Options{}, nil},                         // Arabic-Indic digits
+		{`e\sh`, Options{}, nil},                        // a no-break space
+		{`[\w]+ [\d]`, Options{}, nil},                  // inside a class
+		{`^[^\W\d]+$`, Options{}, nil},                  // a negated class inside one
+		{`[^\x00-\x7F]`, Options{}, nil},                // not a lone Latin-1 byte
+		{`x.y`, Options{}, nil},                         // nor `.`
+		{`x[^a]y`, Options{}, nil},                      // nor a negated class
+		{`\x{FFFD}`, Options{}, nil},                    // the real U+FFFD
+		{`\p{Arabic}+`, Options{}, nil},                 // named classes stay
+		{"INT", Options{Word: true, IgnoreCase: true}, []string{"-w", "-i"}},
+	}
+	for _, c := range cases {
+		m, err := Compile(c.pattern, c.opts)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pattern, err)
+		}
+		got, want := lines(t, m, unicodeText), ripgrepLines(t, c.pattern, unicodeText, c.flags...)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+			t.Errorf("%q %v: got %q, ripgrep %q", c.pattern, c.flags, got, want)
+		}
+		var spans []string
+		for _, l := range strings.Split(strings.TrimSuffix(unicodeText, "\n"), "\n") {
+			for _, s := range m.Spans([]byte(l)) {
+				spans = append(spans, l[s[0]:s[1]])
+			}
+		}
+		wantSpans := ripgrepLines(t, c.pattern, unicodeText, append([]string{"-o"}, c.flags...)...)
+		if strings.Join(spans, "\n") != strings.Join(wantSpans, "\n") {
+			t.Errorf("%q %v: spans %q, ripgrep -o %q", c.pattern, c.flags, spans, wantSpans)
+		}
+	}
+}
+
+func TestPerlClassRewriteLeavesQuotedText(t *testing.T) {
+	for in, want := range map[string]string{`\Q\w\E`: `\Q\w\E`, `\\w`: `\\w`, `\p{L}`: `\p{L}`, `[[:word:]]`: `[[:word:]]`} {
+		if got := unicodePerlClasses(in); got != want {
+			t.Errorf("%q: %q", in, got)
+		}
+	}
+}
