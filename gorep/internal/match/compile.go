@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sort"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,6 +23,8 @@ type Options struct {
 	IgnoreCase bool // -i: Unicode simple case folding
 	Word       bool // -w: the match is preceded and followed by a non-word character or the line's edge (Unicode)
 	Fixed      bool // -F: the pattern is a literal string, not a regular expression
+	LineRegexp bool // -x: the match is the whole line (before Word, which it makes moot)
+	SmartCase  bool // -S: IgnoreCase unless the pattern holds an upper-case letter
 }
 
 // Matcher is one compiled pattern; safe for concurrent use.
@@ -47,11 +51,16 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 		return nil, &Error{pattern, "not valid UTF-8"}
 	}
 	src := pattern
+	if opts.SmartCase && !hasUpper(pattern, opts.Fixed) {
+		opts.IgnoreCase = true
+	}
 	if opts.Fixed {
 		src = regexp.QuoteMeta(src)
 	}
 	src = unicodePerlClasses(src)
-	if opts.Word { // ripgrep's -w; \b would be ASCII and would let `\(void` follow a letter
+	if opts.LineRegexp {
+		src = `^(?:` + src + `)$`
+	} else if opts.Word { // ripgrep's -w; \b would be ASCII and would let `\(void` follow a letter
 		nonWord := perlClass('W', false)
 		src = `(?:^|` + nonWord + `)(` + src + `)(?:` + nonWord + `|$)`
 	}
@@ -82,6 +91,54 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 		}
 	}
 	return m, nil
+}
+
+// CompileAny compiles several patterns (-e, repeated) into one that matches where any
+// of them does.
+func CompileAny(patterns []string, opts Options) (*Matcher, error) {
+	if len(patterns) == 1 {
+		return Compile(patterns[0], opts)
+	}
+	parts := make([]string, len(patterns))
+	upper := false
+	for i, p := range patterns {
+		if opts.Fixed {
+			p = regexp.QuoteMeta(p)
+		}
+		upper = upper || hasUpper(patterns[i], opts.Fixed)
+		parts[i] = "(?:" + p + ")"
+	}
+	if opts.SmartCase && !upper {
+		opts.IgnoreCase = true
+	}
+	opts.Fixed, opts.SmartCase = false, false
+	return Compile(strings.Join(parts, "|"), opts)
+}
+
+// hasUpper: the pattern's text holds an upper-case letter, escapes (\S, \p{Lu})
+// aside: ripgrep's rule for smart case.
+func hasUpper(pattern string, fixed bool) bool {
+	for i := 0; i < len(pattern); {
+		r, size := utf8.DecodeRuneInString(pattern[i:])
+		if r == '\\' && !fixed && i+size < len(pattern) {
+			i += size
+			n := pattern[i]
+			i++
+			if (n == 'p' || n == 'P' || n == 'x') && i < len(pattern) && pattern[i] == '{' {
+				if end := strings.IndexByte(pattern[i:], '}'); end >= 0 {
+					i += end + 1
+				}
+			} else if n == 'p' || n == 'P' {
+				i++ // \pL
+			}
+			continue
+		}
+		if unicode.IsUpper(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // String is the pattern as the user gave it.

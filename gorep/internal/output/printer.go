@@ -15,6 +15,7 @@ import (
 // closed; Content and Finish run in the receiving goroutine.
 type Printer struct {
 	Dirs, Files []byte
+	Lead        []byte        // content before any file's: standard input's, set before the walk
 	Walked      chan struct{} // closed by the walk when it has ended
 	Sorted      bool
 
@@ -76,6 +77,7 @@ func (p *Printer) names() {
 	p.namesOut = true
 	p.write(p.Dirs)
 	p.write(p.Files)
+	p.write(p.Lead)
 	for _, out := range p.held {
 		p.write(out)
 	}
