@@ -60,6 +60,9 @@ type Options struct {
 	NoNumber     bool     // -N
 	NoMessages   bool     // --no-messages
 	Vimgrep      bool     // --vimgrep
+	After        int      // -A
+	Before       int      // -B
+	Around       int      // -C: both, where -A or -B does not say
 }
 
 const usage = `gorep: find directory names, file names and (with -g) file contents that match
@@ -105,6 +108,9 @@ func flagSet(o *Options, color *string, sortBy *string) *pflag.FlagSet {
 	fs.BoolVarP(&o.LineRegexp, "line-regexp", "x", false, "match whole lines (and whole names; the last of -x and -w wins)")
 	fs.BoolVarP(&o.Fixed, "fixed-strings", "F", false, "PATTERN is a literal string")
 	fs.BoolVarP(&o.Invert, "invert-match", "v", false, "contents: print the lines that do not match")
+	fs.IntVarP(&o.After, "after-context", "A", -1, "contents: print `NUM` lines after each match")
+	fs.IntVarP(&o.Before, "before-context", "B", -1, "contents: print `NUM` lines before each match")
+	fs.IntVarP(&o.Around, "context", "C", 0, "contents: print `NUM` lines before and after each match")
 	fs.BoolVarP(&o.OnlyMatching, "only-matching", "o", false, "contents: print each match alone (path:line:match)")
 	fs.IntVarP(&o.MaxCount, "max-count", "m", 0, "contents: at most `NUM` matching lines per file")
 	fs.BoolVarP(&o.Text, "text", "a", false, "contents: search binary files as text")
@@ -179,6 +185,15 @@ func Parse(args []string) (*Options, error) {
 	if o.LineNumber && o.NoNumber {
 		return nil, usageErr("-n and -N exclude each other")
 	}
+	if o.After < 0 {
+		o.After = o.Around
+	}
+	if o.Before < 0 {
+		o.Before = o.Around
+	}
+	if o.After < 0 || o.Before < 0 {
+		return nil, usageErr("-A, -B and -C want at least 0")
+	}
 	if o.MaxCount < 0 {
 		return nil, usageErr("--max-count=%d: want at least 0", o.MaxCount)
 	}
@@ -206,9 +221,9 @@ func Parse(args []string) (*Options, error) {
 		return nil, usageErr("-l, -c and --files-without-match exclude each other")
 	}
 	contents := o.FilesWith || o.Count || o.Column || o.FilesWithout || o.Invert || o.OnlyMatching ||
-		o.MaxCount > 0 || o.Text || o.Vimgrep || o.NoPath || o.NoNumber
+		o.MaxCount > 0 || o.After > 0 || o.Before > 0 || o.Text || o.Vimgrep || o.NoPath || o.NoNumber
 	if contents && !o.Grep && !o.ListFiles {
-		return nil, usageErr("-l, -c, -v, -o, -m, -a, -I, -N, --column, --vimgrep and --files-without-match are about contents: add -g")
+		return nil, usageErr("-l, -c, -v, -o, -m, -A, -B, -C, -a, -I, -N, --column, --vimgrep and --files-without-match are about contents: add -g")
 	}
 	if o.NoNames && !o.Grep {
 		return nil, usageErr("--no-names without -g leaves nothing to search")

@@ -172,3 +172,25 @@ func TestNoMessages(t *testing.T) {
 		t.Fatalf("ripgrep's status %d", want)
 	}
 }
+
+func TestContextEqualsRipgrep(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a": "1\n2 x\n3\n4\n5\n6\n7 x\n8\n9 x\n10\n",
+		"b": "x\ny\n",
+		"c": "none\n",
+	})
+	for _, c := range [][]string{
+		{"-C1", "x"},
+		{"-A1", "x"},
+		{"-B2", "x"},
+		{"-A1", "-B0", "x", "a"},
+		{"-C1", "-v", "[0-9]"},
+		{"-C2", "-m1", "x"},
+		{"-A2", "-m1", "[0-9]", "a"}, // a match in the after-context prints as one
+		{"-C1", "-o", "x", "a"},
+		{"-B1", "-N", "x"},
+		{"-C10", "x"},
+	} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+}

@@ -154,6 +154,9 @@ func (s *session) run(stdout *os.File) int {
 		format.Mode = output.FilesWithoutMatch
 	}
 	printer := output.NewPrinter(stdout, o.SortPath)
+	if (o.After > 0 || o.Before > 0) && format.Mode == output.Lines && !o.JSON {
+		printer.Separator = []byte("--\n")
+	}
 	names := !o.NoNames && !o.ListFiles
 	var namesMatched bool
 	contentMatched := false
@@ -269,8 +272,28 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 	case j.named:
 		binary = search.Convert
 	}
+	worker.Context, worker.MaxCount = nil, s.o.MaxCount
+	var ctx *output.Context
+	matches, full := 0, false // with context, -m is counted here: after-context follows the last match
+	if f.Mode == output.Lines && (s.o.After > 0 || s.o.Before > 0) {
+		ctx = &output.Context{Before: s.o.Before, After: s.o.After, Format: f, Path: j.path}
+		worker.MaxCount = 0
+		worker.Context = func(num int, line []byte) bool {
+			r.out = ctx.Other(r.out, num, line)
+			return !full || !ctx.Done()
+		}
+	}
 	sink := func(num int, line []byte) bool {
-		if f.Mode == output.Lines {
+		switch {
+		case ctx != nil && full:
+			r.out = ctx.Late(r.out, num, line)
+			return !ctx.Done()
+		case ctx != nil:
+			r.out = ctx.Match(r.out, num, line)
+			matches++
+			full = matches == s.o.MaxCount
+			return !full || !ctx.Done()
+		case f.Mode == output.Lines:
 			r.out = f.Line(r.out, j.path, num, line)
 		}
 		return f.Mode != output.FilesWithMatches && f.Mode != output.FilesWithoutMatch // one line decides

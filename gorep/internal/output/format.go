@@ -117,21 +117,35 @@ func (f *Format) Line(b []byte, p string, num int, text []byte) []byte {
 	return append(f.colored(b, text, spans, 0), '\n')
 }
 
+// ContextLine appends a line printed around a match (-A, -B, -C): path-line-text.
+func (f *Format) ContextLine(b []byte, p string, num int, text []byte) []byte {
+	if f.JSON {
+		return appendJSON(b, object{"type": "context", "path": p, "line": num, "text": string(text)})
+	}
+	b = f.prefixWith(b, p, num, 0, '-')
+	return append(append(b, text...), '\n')
+}
+
 // prefix appends what comes before a line's text: its path, number and column, as asked.
 func (f *Format) prefix(b []byte, p string, num, col int) []byte {
+	return f.prefixWith(b, p, num, col, ':')
+}
+
+// prefixWith: the prefix with sep after each part; col 0 prints no column.
+func (f *Format) prefixWith(b []byte, p string, num, col int, sep byte) []byte {
 	if !f.NoPath {
 		b = f.path(b, p)
 		if f.Null {
 			b = append(b, 0)
 		} else {
-			b = append(b, ':')
+			b = append(b, sep)
 		}
 	}
 	if !f.NoNumber {
-		b = f.number(b, num)
+		b = append(f.number(b, num), sep)
 	}
-	if f.Column || f.Vimgrep {
-		b = f.number(b, col)
+	if col > 0 && (f.Column || f.Vimgrep) {
+		b = append(f.number(b, col), sep)
 	}
 	return b
 }
@@ -217,7 +231,7 @@ func (f *Format) path(b []byte, p string) []byte {
 	return append(b, p...)
 }
 
-// number appends n and a ':'.
+// number appends n, coloured as a line number.
 func (f *Format) number(b []byte, n int) []byte {
 	if f.Color {
 		b = append(b, lineNum...)
@@ -226,5 +240,5 @@ func (f *Format) number(b []byte, n int) []byte {
 	if f.Color {
 		b = append(b, reset...)
 	}
-	return append(b, ':')
+	return b
 }

@@ -32,6 +32,10 @@ type Searcher struct {
 	Invert   bool
 	MaxCount int // -m: stop after this many lines handed to the sink; 0: no limit
 	Debug    func(format string, args ...any)
+
+	// Context, set by the caller for each file or nil, is handed the lines that are not
+	// handed to the sink (before the first NUL), for -A, -B and -C; false stops the search.
+	Context func(num int, line []byte) bool
 }
 
 // Outcome of one file.
@@ -115,18 +119,23 @@ func (s *Searcher) count(buf []byte) int {
 }
 
 // lines calls fn(number, line) for each matching line of buf (each other line with
-// Invert), numbered from first+1, until fn returns false; it returns how many lines buf
-// holds (its '\n's) and whether fn stopped it.
+// Invert), numbered from first+1, until fn returns false, and s.Context (if any) for
+// the rest; it returns how many lines buf holds (its '\n's) and whether fn stopped it.
 func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bool) (int, bool) {
 	line, counted := first, 0 // line: the number of lines before offset counted
 	stopped := false
-	if !s.Invert {
+	matching, others := fn, func(int, []byte) bool { return true }
+	if s.Context != nil {
+		others = s.Context
+	}
+	if s.Invert {
+		matching, others = others, fn
+	}
+	if !s.Invert && s.Context == nil { // the fast path: the other lines are only counted
 		s.Matcher.EachLine(buf, func(start, end int) bool {
 			line += bytes.Count(buf[counted:start], []byte{'\n'})
 			counted = start
-			if !fn(line+1, buf[start:end]) {
-				stopped = true
-			}
+			stopped = !fn(line+1, buf[start:end])
 			return !stopped
 		})
 		if stopped {
@@ -134,14 +143,14 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 		}
 		return line - first + bytes.Count(buf[counted:], []byte{'\n'}), false
 	}
-	others := func(to int) bool { // the lines of buf[counted:to], none matching
+	gap := func(to int) bool { // the lines of buf[counted:to], none matching
 		for counted < to {
 			end := bytes.IndexByte(buf[counted:to], '\n')
 			if end < 0 {
 				end = to - counted
 			}
 			line++
-			if !fn(line, buf[counted:counted+end]) {
+			if !others(line, buf[counted:counted+end]) {
 				return false
 			}
 			counted += end + 1
@@ -149,15 +158,15 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 		return true
 	}
 	s.Matcher.EachLine(buf, func(start, end int) bool {
-		if !others(start) {
-			stopped = true
+		if stopped = !gap(start); stopped {
 			return false
 		}
-		line++ // the matching line
+		line++
+		stopped = !matching(line, buf[start:end])
 		counted = end + 1
-		return true
+		return !stopped
 	})
-	if stopped || !others(len(buf)) {
+	if stopped || !gap(len(buf)) {
 		return 0, true
 	}
 	return line - first, false
