@@ -78,10 +78,10 @@ kind: directories (with a trailing /), then files, then matching lines as
 path:line:text. Hidden entries, .git and whatever .gitignore (in a git repository),
 .ignore and git's global excludes name are skipped.
 
-A NUL byte makes a file binary, as in ripgrep: a file met in the walk is searched up
-to the line holding the first NUL (a WARNING follows the lines that matched before
-it); a file named on the command line prints its lines up to there, then "binary file
-matches" when a later line matches. -a searches everything as text.
+A NUL byte makes a file binary, as in ripgrep: a file met in the walk prints nothing
+when the first NUL lies in its first 64 KiB, else the lines before the NUL's line and
+a WARNING; a file named on the command line (or standard input) prints its lines up
+to there, then "binary file matches" when a later line matches. -a: all is text.
 
 Classes follow ripgrep's Unicode defaults: \w, \d and \s are Unicode, and no class or
 . matches a byte that is not UTF-8; -w wants a non-word character or the line's edge

@@ -74,6 +74,7 @@ func TestBinaryFileWithALateNUL(t *testing.T) {
 	dir := tree(t, map[string]string{
 		"a/late.bin":  "go line\ngo line\n" + strings.Repeat("x", 200000) + "\ngo\x00zero\ngo after\n",
 		"a/early.bin": "go\x00go\n",
+		"a/first.bin": "go line\n" + strings.Repeat("x", 60000) + "\n\x00\n", // in the first 64 KiB
 		"a/text.txt":  "go\n",
 	})
 	sameAsRipgrep(t, dir, os.DevNull, []string{"go"}, []string{"go"})

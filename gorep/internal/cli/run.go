@@ -311,6 +311,9 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 	if outcome.NUL >= 0 && worker.Debug != nil {
 		worker.Debug("%s: binary (a NUL byte at offset %d)", j.path, outcome.NUL)
 	}
+	if binary == search.Quit && outcome.NUL >= 0 && outcome.NUL < search.FirstBlock {
+		r.out, outcome.Lines = nil, 0
+	}
 	lines := outcome.Lines
 	if binary == search.Convert {
 		lines += outcome.AfterNUL

@@ -24,6 +24,11 @@ const (
 	Text                  // -a: no NUL is special
 )
 
+// FirstBlock: a walked file with a NUL in its first 64 KiB prints nothing at all, as in
+// ripgrep, whose first buffer (64 KiB) holds them: its lines are dropped unseen. A later
+// NUL stops the search after the lines before it.
+const FirstBlock = 64 << 10
+
 // Searcher searches files one at a time; one per worker (its Reader's buffer is reused).
 type Searcher struct {
 	Matcher  *match.Matcher
