@@ -195,3 +195,12 @@ func TestContextEqualsRipgrep(t *testing.T) {
 		sameAsRipgrep(t, dir, os.DevNull, c, c)
 	}
 }
+
+func TestPhantomEmptyLines(t *testing.T) {
+	// No empty line after the last '\n', nor at a 256 KiB read boundary.
+	long := strings.Repeat("some text on a line\n", 40000) // 800 KB: several reads
+	dir := tree(t, map[string]string{"a": "a\n", "long": long, "empty": "", "blank": "\n\n"})
+	for _, pattern := range []string{"^$", ".*", "x*", `\s*$`} {
+		sameAsRipgrep(t, dir, os.DevNull, []string{"-c", pattern}, []string{"-c", pattern})
+	}
+}
