@@ -56,7 +56,12 @@ func runGorep(t *testing.T, dir string, args ...string) (string, int) {
 	}
 	defer os.Chdir(wd)
 	var stderr bytes.Buffer
-	status := cli.Run(args, out, &stderr)
+	stdin, err := os.Open(os.DevNull) // not searched, whatever the test's own input is
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	status := cli.RunInput(args, stdin, out, &stderr)
 	if stderr.Len() > 0 {
 		t.Logf("gorep %v: stderr: %s", args, stderr.String())
 	}

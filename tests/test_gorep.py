@@ -108,5 +108,5 @@ def test_no_color_turns_auto_off_in_a_terminal(gorep, tree):
 
 def test_no_colour_into_a_pipe(gorep, tree):
     p = subprocess.run([str(gorep), "-g", "--no-names", "gopher"], cwd=tree,
-                       capture_output=True, text=True)
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout == "a.txt:1:a gopher here\n"

@@ -42,17 +42,51 @@ type Options struct {
 	CPUProfile string
 	Help       bool
 	TypeList   bool
+
+	Patterns     []string // -e, repeatable: then every argument is a PATH
+	Invert       bool     // -v
+	OnlyMatching bool     // -o
+	MaxCount     int      // -m; 0: no limit
+	LineRegexp   bool     // -x
+	CaseSens     bool     // -s
+	SmartCase    bool     // -S
+	Text         bool     // -a
+	Null         bool     // -0
+	ListFiles    bool     // --files
+	FilesWithout bool     // --files-without-match
+	WithPath     bool     // -H (the default; kept for ripgrep's spelling)
+	NoPath       bool     // -I
+	LineNumber   bool     // -n (the default)
+	NoNumber     bool     // -N
+	NoMessages   bool     // --no-messages
+	Vimgrep      bool     // --vimgrep
+	After        int      // -A
+	Before       int      // -B
+	Around       int      // -C: both, where -A or -B does not say
 }
 
 const usage = `gorep: find directory names, file names and (with -g) file contents that match
 one regular expression (Go's RE2 syntax), recursively.
 
 usage: gorep [options] PATTERN [PATH...]
+       gorep [options] -e PATTERN... [PATH...]
+       gorep --files [PATH...]
 
-Without PATH, the current directory is searched. Output is grouped by kind:
-directories (with a trailing /), then files, then matching lines as path:line:text.
-Hidden entries, .git, binary files (a NUL byte in the first 64 KiB) and whatever
-.gitignore (in a git repository), .ignore and git's global excludes name are skipped.
+Without PATH, the current directory is searched; with -g, standard input is searched
+instead when it is a file or a pipe (and wherever PATH is -). Output is grouped by
+kind: directories (with a trailing /), then files, then matching lines as
+path:line:text. Hidden entries, .git and whatever .gitignore (in a git repository),
+.ignore and git's global excludes name are skipped.
+
+A NUL byte makes a file binary, as in ripgrep: a file met in the walk prints nothing
+when the first NUL lies in its first 64 KiB, else the lines before the NUL's line and
+a WARNING; a file named on the command line (or standard input) prints its lines up
+to there, then "binary file matches" when a later line matches. -a: all is text.
+
+Classes follow ripgrep's Unicode defaults: \w, \d and \s are Unicode, and no class or
+. matches a byte that is not UTF-8; -w wants a non-word character or the line's edge
+on both sides. Unlike ripgrep: \b and \B in a pattern are ASCII (RE2 has no Unicode
+word boundary), and a path and line number are always printed (-I, -N drop them).
 
 Exit status: 0 something matched, 1 nothing did, 2 an error occurred.
 
@@ -66,10 +100,30 @@ func flagSet(o *Options, color *string, sortBy *string) *pflag.FlagSet {
 	fs.BoolVar(&o.NoNames, "no-names", false, "do not match directory and file names (with -g: contents only, like grep)")
 	fs.BoolVarP(&o.FilesWith, "files-with-matches", "l", false, "contents: print only the path of each file with a matching line")
 	fs.BoolVarP(&o.Count, "count", "c", false, "contents: print path:count of matching lines per file")
+	fs.StringArrayVarP(&o.Patterns, "regexp", "e", nil, "a `PATTERN` (repeatable: a line matching any matches); every argument is then a PATH")
 	fs.BoolVarP(&o.IgnoreCase, "ignore-case", "i", false, "case-insensitive (Unicode simple folding)")
-	fs.BoolVarP(&o.Word, "word-regexp", "w", false, "match whole words only (\\b at both ends)")
+	fs.BoolVarP(&o.CaseSens, "case-sensitive", "s", false, "case-sensitive (the default; the last of -s, -i and -S wins)")
+	fs.BoolVarP(&o.SmartCase, "smart-case", "S", false, "case-insensitive unless the pattern holds an upper-case letter")
+	fs.BoolVarP(&o.Word, "word-regexp", "w", false, "match whole words: a non-word character or the line's edge on both sides")
+	fs.BoolVarP(&o.LineRegexp, "line-regexp", "x", false, "match whole lines (and whole names; the last of -x and -w wins)")
 	fs.BoolVarP(&o.Fixed, "fixed-strings", "F", false, "PATTERN is a literal string")
+	fs.BoolVarP(&o.Invert, "invert-match", "v", false, "contents: print the lines that do not match")
+	fs.IntVarP(&o.After, "after-context", "A", -1, "contents: print `NUM` lines after each match")
+	fs.IntVarP(&o.Before, "before-context", "B", -1, "contents: print `NUM` lines before each match")
+	fs.IntVarP(&o.Around, "context", "C", 0, "contents: print `NUM` lines before and after each match")
+	fs.BoolVarP(&o.OnlyMatching, "only-matching", "o", false, "contents: print each match alone (path:line:match)")
+	fs.IntVarP(&o.MaxCount, "max-count", "m", 0, "contents: at most `NUM` matching lines per file")
+	fs.BoolVarP(&o.Text, "text", "a", false, "contents: search binary files as text")
+	fs.BoolVar(&o.FilesWithout, "files-without-match", false, "contents: print only the path of each file without a matching line")
 	fs.BoolVar(&o.Column, "column", false, "contents: print the column of the first match (path:line:column:text)")
+	fs.BoolVar(&o.Vimgrep, "vimgrep", false, "contents: each match as path:line:column:text")
+	fs.BoolVarP(&o.WithPath, "with-filename", "H", false, "print the path before each line (the default)")
+	fs.BoolVarP(&o.NoPath, "no-filename", "I", false, "contents: no path before each line or count")
+	fs.BoolVarP(&o.LineNumber, "line-number", "n", false, "print line numbers (the default)")
+	fs.BoolVarP(&o.NoNumber, "no-line-number", "N", false, "contents: no line numbers")
+	fs.BoolVarP(&o.Null, "null", "0", false, "a NUL byte after each path instead of ':' or a line break")
+	fs.BoolVar(&o.ListFiles, "files", false, "print each file that would be searched, and search nothing (no PATTERN)")
+	fs.BoolVar(&o.NoMessages, "no-messages", false, "do not print errors about files and folders (the exit status still says 2)")
 	fs.StringSliceVarP(&o.Types, "type", "t", nil, "only files of this type (repeatable; see --type-list)")
 	fs.StringArrayVar(&o.Globs, "glob", nil, "only paths matching this gitignore-style glob; !GLOB excludes (repeatable)")
 	fs.BoolVar(&o.Hidden, "hidden", false, "search hidden files and directories (never .git)")
@@ -109,10 +163,40 @@ func Parse(args []string) (*Options, error) {
 		return o, nil
 	}
 	rest := fs.Args()
-	if len(rest) == 0 {
+	switch {
+	case o.ListFiles || len(o.Patterns) > 0:
+		o.Paths = rest
+	case len(rest) == 0:
 		return nil, usageErr("no PATTERN given (gorep --help)")
+	default:
+		o.Pattern, o.Paths = rest[0], rest[1:]
 	}
-	o.Pattern, o.Paths = rest[0], rest[1:]
+	// ripgrep lets the last of these win: -x or -w, and -s, -i or -S.
+	if o.LineRegexp && o.Word {
+		last := lastGiven(fs, args, "line-regexp", "word-regexp")
+		o.LineRegexp, o.Word = last == "line-regexp", last == "word-regexp"
+	}
+	if last := lastGiven(fs, args, "case-sensitive", "ignore-case", "smart-case"); last != "" {
+		o.CaseSens, o.IgnoreCase, o.SmartCase = last == "case-sensitive", last == "ignore-case", last == "smart-case"
+	}
+	if o.WithPath && o.NoPath {
+		return nil, usageErr("-H and -I exclude each other")
+	}
+	if o.LineNumber && o.NoNumber {
+		return nil, usageErr("-n and -N exclude each other")
+	}
+	if o.After < 0 {
+		o.After = o.Around
+	}
+	if o.Before < 0 {
+		o.Before = o.Around
+	}
+	if o.After < 0 || o.Before < 0 {
+		return nil, usageErr("-A, -B and -C want at least 0")
+	}
+	if o.MaxCount < 0 {
+		return nil, usageErr("--max-count=%d: want at least 0", o.MaxCount)
+	}
 	var err error
 	if o.Color, err = term.ParseMode(color); err != nil {
 		return nil, usageErr("%v", err)
@@ -127,11 +211,19 @@ func Parse(args []string) (*Options, error) {
 	if o.Jobs < 1 {
 		return nil, usageErr("--threads=%d: want at least 1", o.Jobs)
 	}
-	if o.FilesWith && o.Count {
-		return nil, usageErr("-l and -c exclude each other")
+	summaries := 0
+	for _, on := range []bool{o.FilesWith, o.Count, o.FilesWithout} {
+		if on {
+			summaries++
+		}
 	}
-	if (o.FilesWith || o.Count || o.Column) && !o.Grep {
-		return nil, usageErr("-l, -c and --column are about contents: add -g")
+	if summaries > 1 {
+		return nil, usageErr("-l, -c and --files-without-match exclude each other")
+	}
+	contents := o.FilesWith || o.Count || o.Column || o.FilesWithout || o.Invert || o.OnlyMatching ||
+		o.MaxCount > 0 || o.After > 0 || o.Before > 0 || o.Text || o.Vimgrep || o.NoPath || o.NoNumber
+	if contents && !o.Grep && !o.ListFiles {
+		return nil, usageErr("-l, -c, -v, -o, -m, -A, -B, -C, -a, -I, -N, --column, --vimgrep and --files-without-match are about contents: add -g")
 	}
 	if o.NoNames && !o.Grep {
 		return nil, usageErr("--no-names without -g leaves nothing to search")
@@ -142,6 +234,44 @@ func Parse(args []string) (*Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// lastGiven: of the flags named (long names), the one given last in args; "" if none.
+func lastGiven(fs *pflag.FlagSet, args []string, names ...string) string {
+	last := ""
+	given := func(f *pflag.Flag) {
+		for _, n := range names {
+			if f != nil && f.Name == n {
+				last = n
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return last
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			f := fs.Lookup(name)
+			given(f)
+			if f != nil && f.Value.Type() != "bool" && !hasValue {
+				i++ // its value
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				f := fs.ShorthandLookup(a[j : j+1])
+				given(f)
+				if f != nil && f.Value.Type() != "bool" {
+					if j == len(a)-1 {
+						i++ // its value is the next argument
+					}
+					break // the rest of the cluster is its value
+				}
+			}
+		}
+	}
+	return last
 }
 
 // PrintUsage writes the help text.

@@ -35,7 +35,12 @@ const FanIn = fanin.SelectDone
 type job struct {
 	index int
 	path  string
+	named bool // on the command line: a NUL does not stop its search (search.Convert)
+	stdin bool // standard input, shown as path
 }
+
+// stdinPath names standard input in the output, as ripgrep does.
+const stdinPath = "<stdin>"
 
 // result is a job's formatted output.
 type result struct {
@@ -47,6 +52,11 @@ type result struct {
 // Run runs gorep with args (without the program name), writing results to stdout and
 // messages to stderr; it returns the exit status.
 func Run(args []string, stdout *os.File, stderr io.Writer) int {
+	return RunInput(args, os.Stdin, stdout, stderr)
+}
+
+// RunInput is Run with standard input read from stdin.
+func RunInput(args []string, stdin, stdout *os.File, stderr io.Writer) int {
 	o, err := Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "gorep: %v\n", err)
@@ -60,10 +70,19 @@ func Run(args []string, stdout *os.File, stderr io.Writer) int {
 		PrintTypes(stdout)
 		return Matched
 	}
-	m, err := match.Compile(o.Pattern, match.Options{IgnoreCase: o.IgnoreCase, Word: o.Word, Fixed: o.Fixed})
-	if err != nil {
-		fmt.Fprintf(stderr, "gorep: %v\n", err)
-		return HadErrors
+	var m *match.Matcher
+	if !o.ListFiles {
+		patterns := o.Patterns
+		if len(patterns) == 0 {
+			patterns = []string{o.Pattern}
+		}
+		var err error
+		m, err = match.CompileAny(patterns, match.Options{IgnoreCase: o.IgnoreCase && !o.CaseSens,
+			SmartCase: o.SmartCase && !o.CaseSens, Word: o.Word, Fixed: o.Fixed, LineRegexp: o.LineRegexp})
+		if err != nil {
+			fmt.Fprintf(stderr, "gorep: %v\n", err)
+			return HadErrors
+		}
 	}
 	if o.CPUProfile != "" {
 		f, err := os.Create(o.CPUProfile)
@@ -78,14 +97,15 @@ func Run(args []string, stdout *os.File, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	s := &session{o: o, m: m, stderr: stderr}
+	s := &session{o: o, m: m, stdin: stdin, stderr: stderr}
 	return s.run(stdout)
 }
 
 // session is one search: its options, and the state shared by the walk and the workers.
 type session struct {
 	o      *Options
-	m      *match.Matcher
+	m      *match.Matcher // nil with --files
+	stdin  *os.File
 	mu     sync.Mutex // stderr and failed
 	stderr io.Writer
 	failed bool
@@ -99,7 +119,9 @@ func (s *session) fail(path string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failed = true
-	fmt.Fprintf(s.stderr, "gorep: %s: %v\n", path, err)
+	if !s.o.NoMessages {
+		fmt.Fprintf(s.stderr, "gorep: %s: %v\n", path, err)
+	}
 }
 
 func (s *session) debug(format string, args ...any) {
@@ -111,7 +133,7 @@ func (s *session) debug(format string, args ...any) {
 func (s *session) run(stdout *os.File) int {
 	o := s.o
 	var debug func(string, ...any)
-	if o.Debug {
+	if o.Debug && s.m != nil {
 		debug = s.debug
 		if pre := s.m.Prefilter(); pre != nil {
 			debug("prefilter: %s, then Go's regexp on the lines it finds", pre)
@@ -119,21 +141,34 @@ func (s *session) run(stdout *os.File) int {
 			debug("prefilter: none (no literal is required); Go's regexp scans every buffer")
 		}
 	}
-	roots := o.Paths
-	if len(roots) == 0 {
-		roots = []string{""}
-	}
+	roots, searchStdin := s.roots()
 	format := output.Format{JSON: o.JSON, Column: o.Column, Matcher: s.m,
-		Color: term.UseColor(o.Color, stdout, os.Getenv)}
+		Color: term.UseColor(o.Color, stdout, os.Getenv), NoPath: o.NoPath, NoNumber: o.NoNumber,
+		Null: o.Null, OnlyMatching: o.OnlyMatching, Vimgrep: o.Vimgrep, Invert: o.Invert}
 	switch {
 	case o.FilesWith:
 		format.Mode = output.FilesWithMatches
 	case o.Count:
 		format.Mode = output.Count
+	case o.FilesWithout:
+		format.Mode = output.FilesWithoutMatch
 	}
 	printer := output.NewPrinter(stdout, o.SortPath)
-	names := !o.NoNames
+	if (o.After > 0 || o.Before > 0) && format.Mode == output.Lines && !o.JSON {
+		printer.Separator = []byte("--\n")
+	}
+	names := !o.NoNames && !o.ListFiles
 	var namesMatched bool
+	contentMatched := false
+	newSearcher := func() *search.Searcher {
+		return &search.Searcher{Matcher: s.m, Files: explicitFiles(roots), Debug: debug,
+			Invert: o.Invert, MaxCount: o.MaxCount}
+	}
+	if searchStdin { // before the walk, as ripgrep searches its paths in order
+		f := format
+		r := s.searchOne(newSearcher(), &f, job{path: stdinPath, named: true, stdin: true})
+		printer.Lead, contentMatched = r.out, r.matched
+	}
 	jobs := make(chan job, 4*o.Jobs)
 	w := &walk.Walker{
 		Opts: walk.Options{Hidden: o.Hidden, NoIgnore: o.NoIgnore, MaxDepth: o.MaxDepth,
@@ -142,6 +177,13 @@ func (s *session) run(stdout *os.File) int {
 	}
 	next := 0
 	w.Visit = func(e walk.Entry) {
+		if o.ListFiles {
+			if e.Kind == walk.File {
+				printer.Files = format.File(printer.Files, e.Path)
+				namesMatched = true
+			}
+			return
+		}
 		if names && !e.Root {
 			base := filepath.Base(e.Path)
 			if e.Kind == walk.Dir && s.m.MatchName(base) {
@@ -153,7 +195,7 @@ func (s *session) run(stdout *os.File) int {
 			}
 		}
 		if o.Grep && e.Kind == walk.File {
-			jobs <- job{next, e.Path}
+			jobs <- job{index: next, path: e.Path, named: e.Root}
 			next++
 		}
 	}
@@ -162,10 +204,8 @@ func (s *session) run(stdout *os.File) int {
 		defer close(jobs)
 		w.Walk(roots)
 	}()
-	files := explicitFiles(roots)
-	contentMatched := false
 	fanin.Collect(FanIn, o.Jobs, 16, func(_ int, send func(result)) {
-		worker := &search.Searcher{Matcher: s.m, Files: files, Debug: debug}
+		worker := newSearcher()
 		f := format
 		for j := range jobs {
 			send(s.searchOne(worker, &f, j))
@@ -188,24 +228,116 @@ func (s *session) run(stdout *os.File) int {
 	return NoMatch
 }
 
+// roots: the paths to walk, and whether standard input is searched: where a PATH is
+// "-", or (with -g) where no PATH is given and standard input is a file or a pipe, as
+// ripgrep decides (a terminal or /dev/null is not searched).
+func (s *session) roots() ([]string, bool) {
+	if len(s.o.Paths) == 0 {
+		if s.o.Grep && !s.o.ListFiles && readable(s.stdin) {
+			return nil, true
+		}
+		return []string{""}, false
+	}
+	var roots []string
+	stdin := false
+	for _, p := range s.o.Paths {
+		if p == "-" && s.o.Grep && !s.o.ListFiles {
+			stdin = true
+			continue
+		}
+		roots = append(roots, p)
+	}
+	return roots, stdin
+}
+
+func readable(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	mode := info.Mode()
+	return mode.IsRegular() || mode&(fs.ModeNamedPipe|fs.ModeSocket) != 0
+}
+
 // searchOne searches one file and formats what it found.
 func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) result {
 	r := result{index: j.index}
-	outcome, err := worker.File(j.path, func(num int, line []byte) bool {
-		if f.Mode == output.Lines {
+	binary := search.Quit
+	switch {
+	case s.o.Text:
+		binary = search.Text
+	case j.named:
+		binary = search.Convert
+	}
+	worker.Context, worker.MaxCount = nil, s.o.MaxCount
+	var ctx *output.Context
+	matches, full := 0, false // with context, -m is counted here: after-context follows the last match
+	if f.Mode == output.Lines && (s.o.After > 0 || s.o.Before > 0) {
+		ctx = &output.Context{Before: s.o.Before, After: s.o.After, Format: f, Path: j.path}
+		worker.MaxCount = 0
+		worker.Context = func(num int, line []byte) bool {
+			r.out = ctx.Other(r.out, num, line)
+			return !full || !ctx.Done()
+		}
+	}
+	sink := func(num int, line []byte) bool {
+		switch {
+		case ctx != nil && full:
+			r.out = ctx.Late(r.out, num, line)
+			return !ctx.Done()
+		case ctx != nil:
+			r.out = ctx.Match(r.out, num, line)
+			matches++
+			full = matches == s.o.MaxCount
+			return !full || !ctx.Done()
+		case f.Mode == output.Lines:
 			r.out = f.Line(r.out, j.path, num, line)
 		}
-		return f.Mode != output.FilesWithMatches // one line decides -l
-	})
+		return f.Mode != output.FilesWithMatches && f.Mode != output.FilesWithoutMatch // one line decides
+	}
+	var outcome search.Outcome
+	var err error
+	if j.stdin {
+		outcome, err = worker.Stream(s.stdin, binary, sink)
+	} else {
+		outcome, err = worker.File(j.path, binary, sink)
+	}
 	if err != nil {
 		s.fail(j.path, err)
 	}
-	if outcome.Binary && worker.Debug != nil {
-		worker.Debug("%s: binary (a NUL byte in its first block), skipped", j.path)
+	if outcome.NUL >= 0 && worker.Debug != nil {
+		worker.Debug("%s: binary (a NUL byte at offset %d)", j.path, outcome.NUL)
 	}
-	r.matched = outcome.Lines > 0
-	if r.matched && f.Mode != output.Lines {
-		r.out = f.Matched(r.out, j.path, outcome.Lines)
+	if binary == search.Quit && outcome.NUL >= 0 && outcome.NUL < search.FirstBlock {
+		r.out, outcome.Lines = nil, 0
+	}
+	lines := outcome.Lines
+	if binary == search.Convert {
+		lines += outcome.AfterNUL
+	}
+	if s.o.MaxCount > 0 {
+		lines = min(lines, s.o.MaxCount)
+	}
+	r.matched = lines > 0
+	switch f.Mode {
+	case output.Lines:
+		full := s.o.MaxCount > 0 && outcome.Lines >= s.o.MaxCount
+		if outcome.NUL >= 0 && !full && (binary == search.Convert && outcome.AfterNUL > 0 ||
+			binary == search.Quit && outcome.Lines > 0) {
+			r.out = f.Binary(r.out, j.path, outcome.NUL, binary == search.Convert)
+		}
+	case output.FilesWithoutMatch:
+		r.matched = !r.matched && err == nil
+		if r.matched {
+			r.out = f.Matched(r.out, j.path, 0)
+		}
+	default:
+		if r.matched {
+			r.out = f.Matched(r.out, j.path, lines)
+		}
 	}
 	return r
 }

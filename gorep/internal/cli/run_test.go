@@ -29,8 +29,20 @@ func tree(t *testing.T, files map[string]string) string {
 }
 
 // gorep runs the command line in dir; returns stdout, stderr and the exit status.
+// Standard input is /dev/null, which is not searched.
 func gorep(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return gorepInput(t, dir, os.DevNull, args...)
+}
+
+// gorepInput runs the command line in dir with standard input read from the file stdin.
+func gorepInput(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	in, err := os.Open(stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
 	out, err := os.CreateTemp(t.TempDir(), "stdout")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +54,7 @@ func gorep(t *testing.T, dir string, args ...string) (string, string, int) {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	status := Run(args, out, &stderr)
+	status := RunInput(args, in, out, &stderr)
 	data, _ := os.ReadFile(out.Name())
 	return string(data), stderr.String(), status
 }

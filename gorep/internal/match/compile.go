@@ -12,22 +12,29 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sort"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Options are the flags that change what the pattern means.
 type Options struct {
 	IgnoreCase bool // -i: Unicode simple case folding
-	Word       bool // -w: the match must be a whole word (ASCII word boundaries, \b)
+	Word       bool // -w: the match is preceded and followed by a non-word character or the line's edge (Unicode)
 	Fixed      bool // -F: the pattern is a literal string, not a regular expression
+	LineRegexp bool // -x: the match is the whole line (before Word, which it makes moot)
+	SmartCase  bool // -S: IgnoreCase unless the pattern holds an upper-case letter
 }
 
 // Matcher is one compiled pattern; safe for concurrent use.
 type Matcher struct {
 	pattern string
 	line    *regexp.Regexp // on one line (no terminator): ^ and $ are its ends
+	strict  *regexp.Regexp // line without U+FFFD in its classes, for invalid UTF-8; nil: the same
 	buffer  *regexp.Regexp // on a buffer of lines: ^ and $ at every line
 	pre     Prefilter      // nil: no literal is required, the regexp scans the buffer
+	word    bool           // -w: the match is the regexps' group 1
 }
 
 // Error is a pattern that cannot be compiled; it names the pattern and the reason.
@@ -44,11 +51,18 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 		return nil, &Error{pattern, "not valid UTF-8"}
 	}
 	src := pattern
+	if opts.SmartCase && !hasUpper(pattern, opts.Fixed) {
+		opts.IgnoreCase = true
+	}
 	if opts.Fixed {
 		src = regexp.QuoteMeta(src)
 	}
-	if opts.Word {
-		src = `\b(?:` + src + `)\b`
+	src = unicodePerlClasses(src)
+	if opts.LineRegexp {
+		src = `^(?:` + src + `)$`
+	} else if opts.Word { // ripgrep's -w; \b would be ASCII and would let `\(void` follow a letter
+		nonWord := perlClass('W', false)
+		src = `(?:^|` + nonWord + `)(` + src + `)(?:` + nonWord + `|$)`
 	}
 	flags := syntax.Perl
 	if opts.IgnoreCase {
@@ -70,7 +84,61 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 	if err != nil {
 		return nil, &Error{pattern, err.Error()}
 	}
-	return &Matcher{pattern: pattern, line: line, buffer: buffer, pre: prefilterFor(tree)}, nil
+	m := &Matcher{pattern: pattern, line: line, buffer: buffer, pre: prefilterFor(tree), word: opts.Word}
+	if strictTree, changed := withoutReplacementChar(tree); changed {
+		if m.strict, err = regexp.Compile(strictTree.String()); err != nil {
+			return nil, &Error{pattern, err.Error()}
+		}
+	}
+	return m, nil
+}
+
+// CompileAny compiles several patterns (-e, repeated) into one that matches where any
+// of them does.
+func CompileAny(patterns []string, opts Options) (*Matcher, error) {
+	if len(patterns) == 1 {
+		return Compile(patterns[0], opts)
+	}
+	parts := make([]string, len(patterns))
+	upper := false
+	for i, p := range patterns {
+		if opts.Fixed {
+			p = regexp.QuoteMeta(p)
+		}
+		upper = upper || hasUpper(patterns[i], opts.Fixed)
+		parts[i] = "(?:" + p + ")"
+	}
+	if opts.SmartCase && !upper {
+		opts.IgnoreCase = true
+	}
+	opts.Fixed, opts.SmartCase = false, false
+	return Compile(strings.Join(parts, "|"), opts)
+}
+
+// hasUpper: the pattern's text holds an upper-case letter, escapes (\S, \p{Lu})
+// aside: ripgrep's rule for smart case.
+func hasUpper(pattern string, fixed bool) bool {
+	for i := 0; i < len(pattern); {
+		r, size := utf8.DecodeRuneInString(pattern[i:])
+		if r == '\\' && !fixed && i+size < len(pattern) {
+			i += size
+			n := pattern[i]
+			i++
+			if (n == 'p' || n == 'P' || n == 'x') && i < len(pattern) && pattern[i] == '{' {
+				if end := strings.IndexByte(pattern[i:], '}'); end >= 0 {
+					i += end + 1
+				}
+			} else if n == 'p' || n == 'P' {
+				i++ // \pL
+			}
+			continue
+		}
+		if unicode.IsUpper(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // String is the pattern as the user gave it.
@@ -80,10 +148,71 @@ func (m *Matcher) String() string { return m.pattern }
 func (m *Matcher) Prefilter() Prefilter { return m.pre }
 
 // MatchName reports whether a directory or file name contains a match.
-func (m *Matcher) MatchName(name string) bool { return m.line.MatchString(name) }
+func (m *Matcher) MatchName(name string) bool { return m.Match([]byte(name)) }
+
+// Match reports whether one line (without its terminator) holds a match.
+func (m *Matcher) Match(line []byte) bool {
+	if !m.line.Match(line) {
+		return false
+	}
+	return m.strict == nil || utf8.Valid(line) || len(m.Spans(line)) > 0
+}
+
+// lineRegexp is the line regexp fit for line: the strict one where it is not UTF-8.
+func (m *Matcher) lineRegexp(line []byte) *regexp.Regexp {
+	if m.strict != nil && !utf8.Valid(line) {
+		return m.strict
+	}
+	return m.line
+}
 
 // Spans returns the [start, end) byte offsets of every match in one line.
-func (m *Matcher) Spans(line []byte) [][]int { return m.line.FindAllIndex(line, -1) }
+func (m *Matcher) Spans(line []byte) [][]int {
+	re := m.lineRegexp(line)
+	if !m.word {
+		return m.validSpans(re, line, re.FindAllIndex(line, -1))
+	}
+	// -w: the match is group 1. Searching line[at:] lets ^ stand for "after a non-word
+	// character" at `at`, which is wrong after a word character: such a match is
+	// refused and the search goes on one character further.
+	var spans [][]int
+	for at := 0; at <= len(line); {
+		loc := re.FindSubmatchIndex(line[at:])
+		if loc == nil {
+			break
+		}
+		start, end := at+loc[2], at+loc[3]
+		if start == at && at > 0 && isWordBefore(line, at) {
+			_, size := utf8.DecodeRune(line[at:])
+			at += max(size, 1)
+			continue
+		}
+		spans = append(spans, []int{start, end})
+		at = max(end, start+1)
+	}
+	return m.validSpans(re, line, spans)
+}
+
+// validSpans drops the strict regexp's matches that hold a byte that is not UTF-8.
+func (m *Matcher) validSpans(re *regexp.Regexp, line []byte, spans [][]int) [][]int {
+	if re != m.strict {
+		return spans
+	}
+	kept := spans[:0]
+	for _, s := range spans {
+		if utf8.Valid(line[s[0]:s[1]]) {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+// isWordBefore: the character before offset at is a word character (\w).
+func isWordBefore(line []byte, at int) bool {
+	r, _ := utf8.DecodeLastRune(line[:at])
+	i := sort.Search(len(wordRanges)/2, func(i int) bool { return wordRanges[2*i+1] >= r })
+	return i < len(wordRanges)/2 && wordRanges[2*i] <= r
+}
 
 // withoutLineBreaks removes '\n' from every class of the tree, makes `.` stop at it, and
 // refuses a literal line break, which can never occur inside a line.

@@ -13,26 +13,36 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 		m.scan(buf, fn)
 		return
 	}
+	pre := m.pre
+	if pb, ok := pre.(perBuffer); ok {
+		pre = pb.forBuffer(buf)
+	}
 	for from := 0; from < len(buf); {
-		at := m.pre.Next(buf, from)
+		at := pre.Next(buf, from)
 		if at < 0 {
 			return
 		}
 		start, end := lineAround(buf, at)
-		if m.line.Match(buf[start:end]) && !fn(start, end) {
+		if m.Match(buf[start:end]) && !fn(start, end) {
 			return
 		}
 		from = end + 1
 	}
 }
 
+// scan: the empty text after the buffer's last '\n' is no line (ripgrep reports none
+// there), though a multi-line ^$ matches it; nor is an empty buffer.
 func (m *Matcher) scan(buf []byte, fn func(start, end int) bool) {
-	for from := 0; from <= len(buf); {
+	for from := 0; from < len(buf); {
 		loc := m.buffer.FindIndex(buf[from:])
-		if loc == nil {
+		if loc == nil || (from+loc[0] == len(buf) && buf[len(buf)-1] == '\n') {
 			return
 		}
 		start, end := lineAround(buf, from+loc[0])
+		if m.strict != nil && !m.Match(buf[start:end]) {
+			from = end + 1
+			continue
+		}
 		if !fn(start, end) {
 			return
 		}

@@ -1,6 +1,9 @@
 package match
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -147,5 +150,126 @@ func TestMatchNameAndSpans(t *testing.T) {
 	}
 	if got := m.Spans([]byte("go go")); len(got) != 2 || got[1][0] != 3 {
 		t.Fatalf("Spans = %v", got)
+	}
+}
+
+// ripgrepLines: the lines rg prints for pattern in text (no line numbers), or skip.
+func ripgrepLines(t *testing.T, pattern, text string, flags ...string) []string {
+	t.Helper()
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg is not installed")
+	}
+	f := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(rg, append(append([]string{"--no-line-number", "--no-filename", "--color", "never", "-a"}, flags...), "--", pattern, f)...)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("rg %q: %v", pattern, err)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+}
+
+func TestPhantomEmptyLines(t *testing.T) {
+	texts := []string{"a\n", "", "\n", "a\n\nb\n", "a", "a\n\n", strings.Repeat("x\n", 3)}
+	for _, pattern := range []string{"^$", ".*", "x*", `\s*$`} {
+		m, err := Compile(pattern, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range texts {
+			got, want := lines(t, m, text), ripgrepLines(t, pattern, text)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+				t.Errorf("%q on %q: got %q, ripgrep %q", pattern, text, got, want)
+			}
+		}
+	}
+}
+
+func TestQuadraticAlternation(t *testing.T) {
+	buf := []byte(strings.Repeat("a mutex here\n", 1000))
+	set := newLiteralSet([]string{"zzabsent", "mutex"})
+	c := set.forBuffer(buf).(*literalCursor)
+	found := 0
+	for from := 0; ; found++ {
+		at := c.Next(buf, from)
+		if at < 0 {
+			break
+		}
+		from = at + 1
+	}
+	if found != 1000 {
+		t.Fatalf("found %d occurrences, want 1000", found)
+	}
+	if c.searches > 1000+2 { // one per "mutex" found, one for the end, one for "zzabsent"
+		t.Fatalf("%d searches for 1000 candidates: the absent literal is searched again", c.searches)
+	}
+	m, _ := Compile("zzabsent|mutex", Options{})
+	if got := lines(t, m, "x\nmutex\nzzabsent y\n"); strings.Join(got, ",") != "mutex,zzabsent y" {
+		t.Fatalf("lines %q", got)
+	}
+}
+
+// unicodeText: words next to non-ASCII letters, digits of other scripts, lone Latin-1
+// bytes (not UTF-8) and a real U+FFFD.
+const unicodeText = "argóint x\nint y\nf((void) z\n(void)\na_int\nnaïve\n\xe9t\xe9\n\xef\xbf\xbd\n" +
+	"١٢٣ digits\nspace\u00a0here\nfoo foo\nfoo-foo\nx\xffy\n"
+
+func TestSemanticsEqualRipgrep(t *testing.T) {
+	cases := []struct {
+		pattern string
+		opts    Options
+		flags   []string
+	}{
+		{"int", Options{Word: true}, []string{"-w"}},    // not inside argóint
+		{`\(void`, Options{Word: true}, []string{"-w"}}, // ( after a non-word character
+		{"void", Options{Word: true}, []string{"-w"}},   // between parentheses
+		{"foo", Options{Word: true}, []string{"-w"}},    // twice on a line
+		{"na", Options{Word: true}, []string{"-w"}},     // ï is a letter
+		{`\w+`, Options{}, nil},                         // Unicode letters and digits
+		{`^\w+$`, Options{}, nil},                       // naïve is one word
+		{`\d+`, Options{}, nil},                         // Arabic-Indic digits
+		{`e\sh`, Options{}, nil},                        // a no-break space
+		{`[\w]+ [\d]`, Options{}, nil},                  // inside a class
+		{`^[^\W\d]+$`, Options{}, nil},                  // a negated class inside one
+		{`[^\x00-\x7F]`, Options{}, nil},                // not a lone Latin-1 byte
+		{`x.y`, Options{}, nil},                         // nor `.`
+		{`x[^a]y`, Options{}, nil},                      // nor a negated class
+		{`\x{FFFD}`, Options{}, nil},                    // the real U+FFFD
+		{`\p{Arabic}+`, Options{}, nil},                 // named classes stay
+		{"INT", Options{Word: true, IgnoreCase: true}, []string{"-w", "-i"}},
+	}
+	for _, c := range cases {
+		m, err := Compile(c.pattern, c.opts)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pattern, err)
+		}
+		got, want := lines(t, m, unicodeText), ripgrepLines(t, c.pattern, unicodeText, c.flags...)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+			t.Errorf("%q %v: got %q, ripgrep %q", c.pattern, c.flags, got, want)
+		}
+		var spans []string
+		for _, l := range strings.Split(strings.TrimSuffix(unicodeText, "\n"), "\n") {
+			for _, s := range m.Spans([]byte(l)) {
+				spans = append(spans, l[s[0]:s[1]])
+			}
+		}
+		wantSpans := ripgrepLines(t, c.pattern, unicodeText, append([]string{"-o"}, c.flags...)...)
+		if strings.Join(spans, "\n") != strings.Join(wantSpans, "\n") {
+			t.Errorf("%q %v: spans %q, ripgrep -o %q", c.pattern, c.flags, spans, wantSpans)
+		}
+	}
+}
+
+func TestPerlClassRewriteLeavesQuotedText(t *testing.T) {
+	for in, want := range map[string]string{`\Q\w\E`: `\Q\w\E`, `\\w`: `\\w`, `\p{L}`: `\p{L}`, `[[:word:]]`: `[[:word:]]`} {
+		if got := unicodePerlClasses(in); got != want {
+			t.Errorf("%q: %q", in, got)
+		}
 	}
 }

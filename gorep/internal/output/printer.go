@@ -15,11 +15,14 @@ import (
 // closed; Content and Finish run in the receiving goroutine.
 type Printer struct {
 	Dirs, Files []byte
+	Lead        []byte        // content before any file's: standard input's, set before the walk
 	Walked      chan struct{} // closed by the walk when it has ended
 	Sorted      bool
+	Separator   []byte // written between two files' content ("--\n" with context), or nil
 
 	w        *bufio.Writer
 	namesOut bool
+	wrote    bool           // some content is out: the next file's needs a Separator
 	held     [][]byte       // unsorted content received before the names were written
 	pending  map[int][]byte // sorted: results waiting for an earlier index
 	next     int            // sorted: the index to write next
@@ -52,7 +55,7 @@ func (p *Printer) Content(i int, out []byte) {
 		return
 	}
 	if p.namesOut {
-		p.write(out)
+		p.content(out)
 	} else {
 		p.held = append(p.held, out)
 	}
@@ -76,8 +79,9 @@ func (p *Printer) names() {
 	p.namesOut = true
 	p.write(p.Dirs)
 	p.write(p.Files)
+	p.content(p.Lead)
 	for _, out := range p.held {
-		p.write(out)
+		p.content(out)
 	}
 	p.held = nil
 }
@@ -90,8 +94,20 @@ func (p *Printer) flushSorted() {
 		}
 		delete(p.pending, p.next)
 		p.next++
-		p.write(out)
+		p.content(out)
 	}
+}
+
+// content writes one file's content, after a Separator if another's came before.
+func (p *Printer) content(out []byte) {
+	if len(out) == 0 {
+		return
+	}
+	if p.wrote {
+		p.write(p.Separator)
+	}
+	p.wrote = true
+	p.write(out)
 }
 
 func (p *Printer) write(b []byte) {

@@ -24,12 +24,12 @@ func write(t *testing.T, content string) *os.File {
 }
 
 // collect returns the chunks' concatenation, checking each holds whole lines.
-func collect(t *testing.T, f *os.File, s Strategy) (string, bool) {
+func collect(t *testing.T, f *os.File, s Strategy) string {
 	t.Helper()
 	info, _ := f.Stat()
 	var r Reader
 	var all bytes.Buffer
-	binary, err := r.Chunks(f, info.Size(), s, func(buf []byte) bool {
+	err := r.Chunks(f, info.Size(), s, func(buf []byte) bool {
 		if all.Len()+len(buf) < int(info.Size()) && buf[len(buf)-1] != '\n' {
 			t.Fatalf("%s: a chunk that is not the last ends inside a line", s)
 		}
@@ -39,7 +39,7 @@ func collect(t *testing.T, f *os.File, s Strategy) (string, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return all.String(), binary
+	return all.String()
 }
 
 func TestStrategiesSeeTheSameBytes(t *testing.T) {
@@ -57,22 +57,10 @@ func TestStrategiesSeeTheSameBytes(t *testing.T) {
 		"exactly a chunk": strings.Repeat("abcdefg\n", ChunkSize/8),
 	} {
 		for _, s := range []Strategy{Read, Mmap} {
-			got, binary := collect(t, write(t, content), s)
-			if binary || got != content {
-				t.Errorf("%s, %s: %d bytes back of %d (binary %v)", name, s, len(got), len(content), binary)
+			got := collect(t, write(t, content), s)
+			if got != content {
+				t.Errorf("%s, %s: %d bytes back of %d", name, s, len(got), len(content))
 			}
-		}
-	}
-}
-
-func TestBinaryIsTheFirstBlockOnly(t *testing.T) {
-	for _, s := range []Strategy{Read, Mmap} {
-		if _, binary := collect(t, write(t, "text\x00more\n"), s); !binary {
-			t.Errorf("%s: NUL in the first block not detected", s)
-		}
-		late := strings.Repeat("a\n", BinaryBlock) + "\x00\n"
-		if got, binary := collect(t, write(t, late), s); binary || got != late {
-			t.Errorf("%s: a NUL past the first block made the file binary", s)
 		}
 	}
 }
@@ -82,7 +70,7 @@ func TestFailedMmapFallsBackToReads(t *testing.T) {
 	defer dir.Close()
 	var logged string
 	r := Reader{Debug: func(format string, args ...any) { logged = fmt.Sprintf(format, args...) }}
-	_, err := r.Chunks(dir, 4096, Mmap, func([]byte) bool { return true })
+	err := r.Chunks(dir, 4096, Mmap, func([]byte) bool { return true })
 	if !strings.Contains(logged, "mmap failed") || !strings.Contains(logged, "reading it instead") {
 		t.Fatalf("no fallback logged: %q", logged)
 	}

@@ -1,10 +1,11 @@
 // Package search finds the matching lines of one file: open it, choose how to read it
-// (readfile.Choose), skip it if binary, and hand every matching line to a sink with its
-// line number.
+// (readfile.Choose), watch for binary data (a NUL byte), and hand every matching line
+// (or, inverted, every other line) to a sink with its line number.
 package search
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strconv"
 
@@ -12,60 +13,168 @@ import (
 	"cpulab/gorep/internal/readfile"
 )
 
+// Binary is what a NUL byte does to a search, as ripgrep decides it: a file met in a
+// walk is binary and its search stops there; a file named on the command line is
+// searched to its end, the lines from the NUL's on only counted; -a reads all as text.
+type Binary int
+
+const (
+	Quit    Binary = iota // walked: stop at the first NUL
+	Convert               // named: stop printing at the first NUL, count the rest
+	Text                  // -a: no NUL is special
+)
+
+// FirstBlock: a walked file with a NUL in its first 64 KiB prints nothing at all, as in
+// ripgrep, whose first buffer (64 KiB) holds them: its lines are dropped unseen. A later
+// NUL stops the search after the lines before it.
+const FirstBlock = 64 << 10
+
 // Searcher searches files one at a time; one per worker (its Reader's buffer is reused).
 type Searcher struct {
-	Matcher *match.Matcher
-	Reader  readfile.Reader
-	Files   int // files this search reads, for readfile.Choose; < 0: a tree walk
-	Debug   func(format string, args ...any)
+	Matcher  *match.Matcher
+	Reader   readfile.Reader
+	Files    int // files this search reads, for readfile.Choose; < 0: a tree walk
+	Invert   bool
+	MaxCount int // -m: stop after this many lines handed to the sink; 0: no limit
+	Debug    func(format string, args ...any)
+
+	// Context, set by the caller for each file or nil, is handed the lines that are not
+	// handed to the sink (before the first NUL), for -A, -B and -C; false stops the search.
+	Context func(num int, line []byte) bool
 }
 
 // Outcome of one file.
 type Outcome struct {
-	Binary bool // skipped: a NUL byte in its first block
-	Lines  int  // matching lines handed to the sink
+	Lines    int   // lines handed to the sink: before the first NUL's line
+	NUL      int64 // offset of the first NUL byte; -1: none (or Text)
+	AfterNUL int   // Convert: matching lines from the NUL's line on, not handed to the sink
 }
 
 // File calls sink(number, line) for each matching line of path (number from 1; line
 // without its terminator, valid only during the call) until sink returns false.
-func (s *Searcher) File(path string, sink func(num int, line []byte) bool) (Outcome, error) {
+func (s *Searcher) File(path string, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{NUL: -1}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{NUL: -1}, err
 	}
 	strategy := readfile.Choose(info.Size(), s.Files)
+	if !info.Mode().IsRegular() {
+		strategy = readfile.Read
+	}
 	if s.Debug != nil {
 		s.Debug("%s: %d bytes, %s (one of %s files)", path, info.Size(), strategy, count(s.Files))
 	}
+	return s.search(f, info.Size(), strategy, binary, sink)
+}
+
+// Stream searches r (standard input) as a named file, read a chunk at a time.
+func (s *Searcher) Stream(r io.Reader, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
+	return s.search(r, 0, readfile.Read, binary, sink)
+}
+
+// search searches what r holds, brought in with strategy.
+func (s *Searcher) search(r io.Reader, size int64, strategy readfile.Strategy, binary Binary,
+	sink func(num int, line []byte) bool) (Outcome, error) {
 	s.Reader.Debug = s.Debug
-	var out Outcome
-	before := 0 // lines ended in earlier chunks
-	stopped := false
-	binary, err := s.Reader.Chunks(f, info.Size(), strategy, func(buf []byte) bool {
-		counted, line := 0, before
-		s.Matcher.EachLine(buf, func(start, end int) bool {
-			line += bytes.Count(buf[counted:start], []byte{'\n'})
-			counted = start
-			out.Lines++
-			if !sink(line+1, buf[start:end]) {
-				stopped = true
-				return false
-			}
+	out := Outcome{NUL: -1}
+	var base int64 // offset of buf in the file
+	before := 0    // lines ended in earlier chunks
+	err := s.Reader.Chunks(r, size, strategy, func(buf []byte) bool {
+		defer func() { base += int64(len(buf)) }()
+		if out.NUL >= 0 { // Convert, past the NUL: only count
+			out.AfterNUL += s.count(buf)
 			return true
+		}
+		text := buf
+		if binary != Text {
+			if i := bytes.IndexByte(buf, 0); i >= 0 {
+				out.NUL = base + int64(i)
+				text = buf[:bytes.LastIndexByte(buf[:i], '\n')+1]
+			}
+		}
+		lines, stopped := s.lines(text, before, func(num int, line []byte) bool {
+			out.Lines++
+			return sink(num, line) && (s.MaxCount == 0 || out.Lines < s.MaxCount)
 		})
+		before += lines
 		if stopped {
 			return false
 		}
-		before = line + bytes.Count(buf[counted:], []byte{'\n'})
+		if out.NUL >= 0 {
+			if binary == Quit {
+				return false
+			}
+			out.AfterNUL += s.count(buf[len(text):])
+		}
 		return true
 	})
-	out.Binary = binary
 	return out, err
+}
+
+// count: the lines of buf that lines would hand on.
+func (s *Searcher) count(buf []byte) int {
+	n := 0
+	s.lines(buf, 0, func(int, []byte) bool { n++; return true })
+	return n
+}
+
+// lines calls fn(number, line) for each matching line of buf (each other line with
+// Invert), numbered from first+1, until fn returns false, and s.Context (if any) for
+// the rest; it returns how many lines buf holds (its '\n's) and whether fn stopped it.
+func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bool) (int, bool) {
+	line, counted := first, 0 // line: the number of lines before offset counted
+	stopped := false
+	matching, others := fn, func(int, []byte) bool { return true }
+	if s.Context != nil {
+		others = s.Context
+	}
+	if s.Invert {
+		matching, others = others, fn
+	}
+	if !s.Invert && s.Context == nil { // the fast path: the other lines are only counted
+		s.Matcher.EachLine(buf, func(start, end int) bool {
+			line += bytes.Count(buf[counted:start], []byte{'\n'})
+			counted = start
+			stopped = !fn(line+1, buf[start:end])
+			return !stopped
+		})
+		if stopped {
+			return 0, true
+		}
+		return line - first + bytes.Count(buf[counted:], []byte{'\n'}), false
+	}
+	gap := func(to int) bool { // the lines of buf[counted:to], none matching
+		for counted < to {
+			end := bytes.IndexByte(buf[counted:to], '\n')
+			if end < 0 {
+				end = to - counted
+			}
+			line++
+			if !others(line, buf[counted:counted+end]) {
+				return false
+			}
+			counted += end + 1
+		}
+		return true
+	}
+	s.Matcher.EachLine(buf, func(start, end int) bool {
+		if stopped = !gap(start); stopped {
+			return false
+		}
+		line++
+		stopped = !matching(line, buf[start:end])
+		counted = end + 1
+		return !stopped
+	})
+	if stopped || !gap(len(buf)) {
+		return 0, true
+	}
+	return line - first, false
 }
 
 func count(n int) string {
