@@ -31,7 +31,7 @@ def api_test(cc: str, defines: tuple[str, ...] = (), sanitize: bool = False):
         f"pb_api_test_{cc}{'_san' if sanitize else ''}{'_' + '_'.join(defines) if defines else ''}"
         .replace("=", ""),
         (PB_DIR / "tests" / "pb_api_test.c",), defines=defines, cflags=flags, ldflags=flags,
-        libs=("m",),
+        libs=("m", "pthread"),
     )
     return build_one(t, BuildConfig(tc, "O1" if sanitize else "O2"))
 

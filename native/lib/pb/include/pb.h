@@ -257,10 +257,10 @@ enum {
 
 /* The deepest nesting a caller may allow. Each level of a message or group
  * is a frame on the C stack: at most ~180 bytes in an optimised build (the
- * switch decoder; ~80 for the fast and generic ones), ~1.8 KB under
- * AddressSanitizer. 4096 levels fit a 1 MiB thread stack optimised and the
- * usual 8 MiB one under sanitizers; a thread with less stack should ask for
- * less. */
+ * switch decoder; ~80 for the fast and generic ones), so 4096 levels fit a
+ * 1 MiB thread stack; sanitizer builds take up to ~8 KB a level (the switch
+ * decoder under AddressSanitizer: 32 MiB at this depth). A thread with less
+ * stack should ask for less. */
 #define PB_MAX_DEPTH 4096
 
 typedef struct pb_decode_opts {
