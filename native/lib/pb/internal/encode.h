@@ -10,7 +10,10 @@
  * (and *n = 0 with an empty map). */
 uint32_t *pb_map_live_entries(const pb_array *arr, const pb_msgdef *entry, uint32_t *n);
 
-/* Order of two map keys (numbers by value, strings bytewise), for sorting. */
-int pb_map_key_cmp(const pb_fielddef *kf, const pb_msg *a, const pb_msg *b);
+/* The surviving entries of a map sorted by key (numbers by value, strings
+ * bytewise), as the text format and the dump print them; *n receives their
+ * count. malloc'd; NULL if out of memory. */
+const pb_msg **pb_map_sorted_entries(const pb_array *arr, const pb_msgdef *entry,
+                                     uint32_t *n);
 
 #endif /* PB_INTERNAL_ENCODE_H */

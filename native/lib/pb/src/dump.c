@@ -14,7 +14,6 @@
  * strings and bytes as x:<hex>. Map entries are sorted by key, the last
  * duplicate winning, and always show key (1) and value (2).
  */
-#define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,22 +108,13 @@ static void line(out *o, const pb_fielddef *f, const void *p, int depth) {
   puts_(o, "\n");
 }
 
-static int entry_cmp(const void *a, const void *b, void *kf) {
-  return pb_map_key_cmp(kf, *(pb_msg *const *)a, *(pb_msg *const *)b);
-}
-
 static void dump_map(out *o, const pb_fielddef *f, const pb_array *arr, int depth) {
   uint32_t n;
-  uint32_t *live = pb_map_live_entries(arr, f->msg, &n);
-  const pb_msg **ents = malloc((n + 1) * sizeof *ents);
-  if ((!live && arr->size) || !ents) {
+  const pb_msg **ents = pb_map_sorted_entries(arr, f->msg, &n);
+  if (!ents) {
     o->oom = true;
-    free(live);
-    free(ents);
     return;
   }
-  for (uint32_t i = 0; i < n; i++) ents[i] = ((pb_msg *const *)arr->data)[live[i]];
-  qsort_r(ents, n, sizeof *ents, entry_cmp, (void *)&f->msg->fields[0]);
   char tmp[32];
   for (uint32_t i = 0; i < n; i++) {
     indent(o, depth);
@@ -139,7 +129,6 @@ static void dump_map(out *o, const pb_fielddef *f, const pb_array *arr, int dept
     indent(o, depth);
     puts_(o, "}\n");
   }
-  free(live);
   free(ents);
 }
 

@@ -3,6 +3,7 @@
  * for the encoder and the dump: which entries survive, and how keys order.
  * Survivors are found with a hash set over the keys (FNV-1a), from the last
  * entry backwards, so n entries cost O(n). */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ uint32_t *pb_map_live_entries(const pb_array *arr, const pb_msgdef *entry, uint3
   return live;
 }
 
-int pb_map_key_cmp(const pb_fielddef *kf, const pb_msg *a, const pb_msg *b) {
+static int key_cmp(const pb_fielddef *kf, const pb_msg *a, const pb_msg *b) {
   const char *pa = PB_CPTR_AT(a, kf->offset, char), *pb = PB_CPTR_AT(b, kf->offset, char);
   switch (kf->type) {
     case PB_TYPE_STRING:
@@ -100,4 +101,24 @@ int pb_map_key_cmp(const pb_fielddef *kf, const pb_msg *a, const pb_msg *b) {
       return (x > y) - (x < y);
     }
   }
+}
+
+static int entry_cmp(const void *a, const void *b, void *kf) {
+  return key_cmp(kf, *(pb_msg *const *)a, *(pb_msg *const *)b);
+}
+
+const pb_msg **pb_map_sorted_entries(const pb_array *arr, const pb_msgdef *entry,
+                                     uint32_t *n) {
+  uint32_t *live = pb_map_live_entries(arr, entry, n);
+  const pb_msg **ents = malloc((*n + 1) * sizeof *ents);
+  if ((!live && arr->size) || !ents) {
+    free(live);
+    free(ents);
+    *n = 0;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < *n; i++) ents[i] = ((pb_msg *const *)arr->data)[live[i]];
+  free(live);
+  qsort_r(ents, *n, sizeof *ents, entry_cmp, (void *)&entry->fields[0]);
+  return ents;
 }

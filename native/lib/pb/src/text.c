@@ -18,7 +18,6 @@
  * value, else "%.9g" ("%.17g"); inf, -inf and nan (any sign) by name. That
  * is not the shortest round trip: 1/3 as a double is 0.33333333333333331.
  */
-#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
@@ -176,23 +175,14 @@ static void print_value(pb_strbuf *o, const pb_fielddef *f, const void *p, int d
   pb_strbuf_puts(o, "}\n");
 }
 
-static int entry_cmp(const void *a, const void *b, void *kf) {
-  return pb_map_key_cmp(kf, *(pb_msg *const *)a, *(pb_msg *const *)b);
-}
-
 /* Map entries by key (protobuf C++ sorts them for the text format). */
 static void print_map(pb_strbuf *o, const pb_fielddef *f, const pb_array *arr, int depth) {
   uint32_t n;
-  uint32_t *live = pb_map_live_entries(arr, f->msg, &n);
-  const pb_msg **ents = malloc((n + 1) * sizeof *ents);
-  if ((!live && arr->size) || !ents) {
+  const pb_msg **ents = pb_map_sorted_entries(arr, f->msg, &n);
+  if (!ents) {
     o->oom = true;
-    free(live);
-    free(ents);
     return;
   }
-  for (uint32_t i = 0; i < n; i++) ents[i] = ((pb_msg *const *)arr->data)[live[i]];
-  qsort_r(ents, n, sizeof *ents, entry_cmp, (void *)&f->msg->fields[0]);
   for (uint32_t i = 0; i < n; i++) {
     pb_strbuf_indent(o, depth);
     pb_strbuf_puts(o, f->name);
@@ -204,7 +194,6 @@ static void print_map(pb_strbuf *o, const pb_fielddef *f, const pb_array *arr, i
     pb_strbuf_indent(o, depth);
     pb_strbuf_puts(o, "}\n");
   }
-  free(live);
   free(ents);
 }
 
