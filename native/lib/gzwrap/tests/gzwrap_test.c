@@ -355,7 +355,7 @@ static void errors(void) {
     o.to = GZWRAP_FORMAT_MYSQL;
     mem m = {(const uint8_t *)"x", 1, 0};
     gzwrap_reader rd = {&m, mem_read};
-    gzwrap_writer wr = {NULL, (int (*)(void *, const void *, size_t))1, NULL, NULL, NULL};
+    gzwrap_writer wr = {NULL, (int (*)(void *, const void *, size_t))1, NULL, NULL, NULL, NULL};
     gzwrap_report rep;
     CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_ERR_NEEDS_SEEK, "needs seek");
     gzwrap_check chk;
