@@ -273,10 +273,9 @@ static int commit_file(gzw_dest *d) {
     if (fsync(d->fd) != 0)
         return fail(d, "cannot write it");
     if (d->kind == GZW_DEST_UNNAMED) {
-        if (!d->replacing && link_unnamed(d->fd, d->target) == 0)
-            return close(d->fd), d->fd = -1, 0;
-        if (!d->replacing && errno != EEXIST)
-            return fail(d, "cannot link the new file in");
+        if (!d->replacing) /* EEXIST: a file appeared meanwhile, and -f was not asked */
+            return link_unnamed(d->fd, d->target) == 0 ? (close(d->fd), d->fd = -1, 0)
+                                                       : fail(d, "cannot link the new file in");
         /* replacing: linkat cannot, so a name beside it for the moment of the rename */
         char *tmp = sibling_name(d->target);
         char *x = strstr(tmp, ".gzwrap-") + 8;
