@@ -29,8 +29,8 @@
  * conversion that fails fills the report's `error` with the input byte offset and what
  * was expected there. The library never leaves a half-written result behind on purpose,
  * but it writes through the caller's writer as it goes: callers that must not expose
- * partial output write to a temporary file and rename it on success (the gzwrap tool
- * does).
+ * partial output write to a temporary file and link it in on success (the gzwrap tool
+ * does; to a pipe it passes on what the writer's `settle` says is final).
  *
  * Thread safety: no global state except the implementation table, which is constant;
  * conversions on different objects may run in parallel.
