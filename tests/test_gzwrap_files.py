@@ -92,9 +92,10 @@ def test_force_keeps_the_mode_and_as_root_the_owner(tmp_path):
     assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
 
 
-def _in_private_tmpfs(script: str, **env: str) -> subprocess.CompletedProcess:
-    """Run `script` (sh) with $D a fresh 256 KiB tmpfs in a private mount namespace, so that
-    device nodes and a full file system touch nothing outside; skip where not allowed."""
+def _in_private_tmpfs(folder: Path, script: str, **env: str) -> subprocess.CompletedProcess:
+    """Run `script` (sh) in `folder` mounted as a fresh 256 KiB tmpfs in a private mount
+    namespace, so that device nodes and a full file system touch nothing outside; skip
+    where that is not allowed."""
     if os.geteuid() != 0:
         pytest.skip("device nodes and mounts need root (unshare -m, mknod, mount -t tmpfs)")
     if not shutil.which("unshare"):
@@ -103,10 +104,11 @@ def _in_private_tmpfs(script: str, **env: str) -> subprocess.CompletedProcess:
                            capture_output=True)
     if probe.returncode:
         pytest.skip(f"unshare -m not allowed here: {probe.stderr.decode().strip()}")
-    mount = "D=$(mktemp -d) && mount -t tmpfs -o size=256k gzwrap-test \"$D\" && cd \"$D\" && "
+    folder.mkdir()
+    mount = 'mount -t tmpfs -o size=256k gzwrap-test "$D" && cd "$D" && '
     return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
                            mount + script], capture_output=True, timeout=120,
-                          env={**os.environ, "G": str(cli()), **env})
+                          env={**os.environ, "G": str(cli()), "D": str(folder), **env})
 
 
 def test_force_over_a_device_writes_into_it_and_a_full_disk_says_so(tmp_path):
@@ -116,6 +118,7 @@ def test_force_over_a_device_writes_into_it_and_a_full_disk_says_so(tmp_path):
     big = tmp_path / "big.gz"
     big.write_bytes(gzip.compress(os.urandom(1 << 20), 1, mtime=0))
     p = _in_private_tmpfs(
+        tmp_path / "mnt",
         'mknod null c 1 3 && mknod full c 1 7 && '
         '"$G" -f -o null "$SRC"; echo "null $? $(stat -c %F null)"; '
         '"$G" -f -o full "$SRC" 2>&1; echo "full $? $(stat -c %F full)"; '
