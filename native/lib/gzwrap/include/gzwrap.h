@@ -29,8 +29,8 @@
  * conversion that fails fills the report's `error` with the input byte offset and what
  * was expected there. The library never leaves a half-written result behind on purpose,
  * but it writes through the caller's writer as it goes: callers that must not expose
- * partial output write to a temporary file and rename it on success (the gzwrap tool
- * does).
+ * partial output write to a temporary file and link it in on success (the gzwrap tool
+ * does; to a pipe it passes on what the writer's `settle` says is final).
  *
  * Thread safety: no global state except the implementation table, which is constant;
  * conversions on different objects may run in parallel.
@@ -152,13 +152,19 @@ typedef struct gzwrap_reader {
  * must change bytes already written fail with GZWRAP_ERR_NEEDS_SEEK: the COMPRESS()
  * target at once (its length comes first but is known only at the end, and empty data
  * must give empty output), a gzip input when its second member shows up (each member's
- * final-block bit is found and cleared then). All other conversions work. */
+ * final-block bit is found and cleared then). All other conversions work.
+ * `settle` (may be NULL) says that the bytes before `offset` will never be read back or
+ * rewritten, so that a writer that holds output back (to patch it for a pipe) can pass
+ * them on: after every write when neither patch can happen (the source is not gzip and
+ * the target not COMPRESS()), after each join of gzip members when the target is not
+ * COMPRESS(), never for COMPRESS() (its length comes first). */
 typedef struct gzwrap_writer {
     void *ctx;
     int (*write)(void *ctx, const void *buf, size_t len);
     int (*pread)(void *ctx, void *buf, size_t len, uint64_t offset);
     int (*pwrite)(void *ctx, const void *buf, size_t len, uint64_t offset);
     int (*truncate)(void *ctx, uint64_t size);
+    int (*settle)(void *ctx, uint64_t offset);
 } gzwrap_writer;
 
 /* ---- conversion ------------------------------------------------------------------------ */

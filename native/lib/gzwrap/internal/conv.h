@@ -28,7 +28,8 @@ typedef struct gzw_in {
 
 typedef struct gzw_out {
     gzwrap_writer *wr;
-    uint64_t off; /* bytes written */
+    uint64_t off;    /* bytes written */
+    int settle_each; /* nothing written will be patched: settle after every write */
 } gzw_out;
 
 typedef struct gzw_conv {
@@ -55,6 +56,8 @@ gzwrap_status gzw_in_need(gzw_conv *c, size_t n);
 gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len);
 gzwrap_status gzw_out_pread(gzw_conv *c, void *buf, size_t len, uint64_t offset);
 gzwrap_status gzw_out_pwrite(gzw_conv *c, const void *buf, size_t len, uint64_t offset);
+/* Tell the writer that the output written so far is final (gzwrap_writer.settle). */
+gzwrap_status gzw_out_settle(gzw_conv *c);
 
 /* Record an error in the report (status, input offset, message) and return the status. */
 gzwrap_status gzw_fail(gzw_conv *c, gzwrap_status st, uint64_t offset, const char *fmt, ...)

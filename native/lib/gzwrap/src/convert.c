@@ -214,6 +214,8 @@ static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
         } else if ((st = gzw_join_member(c, m - 1, payload_start, c->out.off - payload_start,
                                          payload_in))) {
             return st;
+        } else if (c->opt.to != GZWRAP_FORMAT_MYSQL && (st = gzw_out_settle(c))) {
+            return st; /* members before this one are joined: nothing there changes again */
         }
         payload_start = c->out.off;
         payload_in = gzw_in_offset(in);
@@ -426,6 +428,7 @@ gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd
     r->from = o.from;
     if (o.from != GZWRAP_FORMAT_GZIP)
         r->members = 1;
+    c.out.settle_each = o.from != GZWRAP_FORMAT_GZIP && o.to != GZWRAP_FORMAT_MYSQL;
     sums s = {0};
     s.adler_all = 1;
     s.want_crc = o.all_checksums || o.from == GZWRAP_FORMAT_GZIP || o.to == GZWRAP_FORMAT_GZIP;

@@ -74,7 +74,7 @@ gzwrap_status gzwrap_fd_convert(const gzwrap_options *opt, int in_fd, int out_fd
                                 gzwrap_report *report) {
     fd_io in = {in_fd, 0}, out = {out_fd, 0};
     gzwrap_reader rd = {&in, fd_read};
-    gzwrap_writer wr = {&out, fd_write, NULL, NULL, NULL};
+    gzwrap_writer wr = {&out, fd_write, NULL, NULL, NULL, NULL};
     struct stat sb;
     if (fstat(out_fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
         (out.base = lseek(out_fd, 0, SEEK_CUR)) >= 0) {
@@ -156,7 +156,7 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
     mem_in mi = {in, in_len, 0};
     mem_out mo = {out, out_cap, 0, 0};
     gzwrap_reader rd = {&mi, mem_read};
-    gzwrap_writer wr = {&mo, mem_write, mem_pread, mem_pwrite, mem_truncate};
+    gzwrap_writer wr = {&mo, mem_write, mem_pread, mem_pwrite, mem_truncate, NULL};
     gzwrap_status st = gzwrap_stream_convert(opt, &rd, &wr, r);
     *out_len = mo.len;
     if (st == GZWRAP_ERR_WRITE && mo.full) {

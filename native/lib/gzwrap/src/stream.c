@@ -45,6 +45,14 @@ gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len) {
                         "writing %zu bytes at output offset %llu failed", len,
                         (unsigned long long)c->out.off);
     c->out.off += len;
+    return c->out.settle_each ? gzw_out_settle(c) : GZWRAP_OK;
+}
+
+gzwrap_status gzw_out_settle(gzw_conv *c) {
+    if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, c->out.off) != 0)
+        return gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(&c->in),
+                        "passing on output bytes before %llu failed",
+                        (unsigned long long)c->out.off);
     return GZWRAP_OK;
 }
 

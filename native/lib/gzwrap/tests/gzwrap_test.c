@@ -8,6 +8,8 @@
  *                           the result is an error, or output that decodes to the data
  *   gzwrap_test errors      each error names its status and offset
  *   gzwrap_test join        multi-member inputs (empty members, every end-bit alignment)
+ *   gzwrap_test settle      what the writer is told is final is never read back or patched
+ *                           afterwards; COMPRESS() settles nothing
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,7 +357,7 @@ static void errors(void) {
     o.to = GZWRAP_FORMAT_MYSQL;
     mem m = {(const uint8_t *)"x", 1, 0};
     gzwrap_reader rd = {&m, mem_read};
-    gzwrap_writer wr = {NULL, (int (*)(void *, const void *, size_t))1, NULL, NULL, NULL};
+    gzwrap_writer wr = {NULL, (int (*)(void *, const void *, size_t))1, NULL, NULL, NULL, NULL};
     gzwrap_report rep;
     CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_ERR_NEEDS_SEEK, "needs seek");
     gzwrap_check chk;
@@ -428,6 +430,94 @@ static void join(void) {
         CHECK(seen[b] > 0, "no member ended with %d bits used in its last byte", b);
 }
 
+/* A growing memory writer that records what it was told is final and fails any later
+ * read-back, patch or cut below that. */
+typedef struct settling {
+    uint8_t *p;
+    size_t len, cap;
+    uint64_t settled;
+    int settles, violations;
+} settling;
+
+static int st_write(void *ctx, const void *buf, size_t len) {
+    settling *s = ctx;
+    if (s->len + len > s->cap)
+        s->p = realloc(s->p, s->cap = 2 * (s->len + len));
+    memcpy(s->p + s->len, buf, len);
+    s->len += len;
+    return 0;
+}
+
+static int st_pread(void *ctx, void *buf, size_t len, uint64_t off) {
+    settling *s = ctx;
+    if (off < s->settled)
+        return s->violations++, -1;
+    memcpy(buf, s->p + off, len);
+    return 0;
+}
+
+static int st_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
+    settling *s = ctx;
+    if (off < s->settled)
+        return s->violations++, -1;
+    memcpy(s->p + off, buf, len);
+    return 0;
+}
+
+static int st_truncate(void *ctx, uint64_t size) {
+    settling *s = ctx;
+    if (size < s->settled)
+        return s->violations++, -1;
+    s->len = (size_t)size;
+    return 0;
+}
+
+static int st_settle(void *ctx, uint64_t off) {
+    settling *s = ctx;
+    if (off < s->settled || off > s->len)
+        s->violations++;
+    s->settled = off;
+    s->settles++;
+    return 0;
+}
+
+static void settle(void) {
+    size_t n = 3 << 20, in_n = 0, zn;
+    uint8_t *d = make_data(n, 0), *in = malloc(2 * n);
+    for (int k = 0; k < 3; k++) { /* three gzip members of a third each */
+        size_t gn;
+        uint8_t *g = compress_as(d + k * (n / 3), n / 3, 31, 6, &gn, NULL);
+        memcpy(in + in_n, g, gn), in_n += gn;
+        free(g);
+    }
+    uint8_t *z = compress_as(d, n, 15, 6, &zn, NULL);
+    struct { const uint8_t *in; size_t in_n; gzwrap_format to; int min_settles; } cases[] = {
+        {z, zn, GZWRAP_FORMAT_GZIP, 3},     /* every write: ~1 MiB in 256 KiB input steps */
+        {in, in_n, GZWRAP_FORMAT_ZLIB, 2},  /* after joining members 1 and 2 */
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 0}, /* its length comes first: never */
+        {z, zn, GZWRAP_FORMAT_MYSQL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gzwrap_options o;
+        gzwrap_options_init(&o);
+        o.to = cases[i].to;
+        mem m = {cases[i].in, cases[i].in_n, 0};
+        settling s = {0};
+        gzwrap_reader rd = {&m, mem_read};
+        gzwrap_writer wr = {&s, st_write, st_pread, st_pwrite, st_truncate, st_settle};
+        gzwrap_report rep;
+        CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_OK, "case %zu: %s", i,
+              rep.error);
+        CHECK(s.violations == 0, "case %zu: %d touches below the settled offset", i,
+              s.violations);
+        CHECK(cases[i].min_settles ? s.settles >= cases[i].min_settles : s.settles == 0,
+              "case %zu: %d settles", i, s.settles);
+        CHECK(decodes_to(o.to, s.p, s.len, d, n), "case %zu: the data", i);
+        free(s.p);
+    }
+    free(d), free(in), free(z);
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     int all = strcmp(what, "all") == 0;
@@ -439,6 +529,8 @@ int main(int argc, char **argv) {
         errors();
     if (all || !strcmp(what, "join"))
         join();
+    if (all || !strcmp(what, "settle"))
+        settle();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     else

@@ -1,25 +1,34 @@
 /* gzwrap — the command-line front end of libcpulab-gzwrap: one file (or standard input)
  * re-wrapped into another format without recompressing. The library does the work; this
- * file parses flags, opens files, prints the notes and errors, and exits in one place.
- *
- * Output never appears half-written: with -o it goes to a temporary file in the target's
- * folder, renamed over the target only on success; without -o it is spooled to an
- * unnamed temporary file and copied to standard output only on success.
+ * file parses flags, opens the input, prints the notes and errors, and exits in one place;
+ * output.c decides how the output is written so that it never appears half-written as a
+ * file, and streams to pipes wherever the format allows.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gzwrap.h>
+
+#include "output.h"
+
+/* A progress line on standard error (a terminal) for inputs of this size and more: from
+ * about 0.2 s of work at zlib's ~0.3 GB/s of compressed input, updated once a second. */
+#define PROGRESS_MIN (64ll << 20)
+
+/* The default output's suffix per target format (pigz -z writes .zz). */
+static const char *const SUFFIX[] = {
+    [GZWRAP_FORMAT_GZIP] = ".gz", [GZWRAP_FORMAT_ZLIB] = ".zz",
+    [GZWRAP_FORMAT_DEFLATE] = ".deflate", [GZWRAP_FORMAT_MYSQL] = ".my"};
 
 enum exit_code {
     EXIT_OK = 0,
@@ -31,7 +40,7 @@ enum exit_code {
 };
 
 static const char USAGE[] =
-    "usage: gzwrap [--to FORMAT] [--from FORMAT] [-o OUTPUT [-f]] [--verify] [INPUT]\n"
+    "usage: gzwrap [--to FORMAT] [--from FORMAT] [-c | -o OUTPUT] [-f] [--verify] [INPUT]\n"
     "\n"
     "Re-wrap a gzip, zlib, raw deflate or MySQL/MariaDB COMPRESS() stream into another of\n"
     "these formats without recompressing: the deflate bytes are copied as they are, and the\n"
@@ -43,34 +52,60 @@ static const char USAGE[] =
     "                       little-endian length, then zlib; UNCOMPRESS() reads it back)\n"
     "  -F, --from FORMAT    the input's format; by default found from its first bytes\n"
     "                       (raw deflate has none: say --from deflate)\n"
-    "  -o, --output FILE    write FILE (replaced only on success); default standard output\n"
-    "  -f, --force          replace an existing FILE\n"
+    "  -o, --output FILE    write FILE (- is standard output). By default an INPUT file\n"
+    "                       gives INPUT with its suffix (.gz .zz .z .deflate .my) replaced\n"
+    "                       by the target's: .gz, .zz (zlib), .deflate or .my (mysql);\n"
+    "                       standard input gives standard output\n"
+    "  -c, --stdout         write standard output\n"
+    "  -f, --force          replace an existing FILE (a symbolic link is followed; a FIFO\n"
+    "                       or device is written into, never replaced)\n"
+    "  -k, --keep           accepted for gzip's sake: INPUT is never removed\n"
     "      --verify         decode the output again with zlib and compare its length,\n"
-    "                       CRC-32 and Adler-32 with the input's data\n"
+    "                       CRC-32 and Adler-32 with the input's data (the output is held\n"
+    "                       back until then)\n"
     "      --inflater IMPL  auto (default), isal or zlib\n"
     "      --crc32 IMPL     auto, isal, libdeflate or zlib\n"
     "      --adler32 IMPL   auto, isal, libdeflate or zlib\n"
     "      --list-impls     print the implementations this build has, then exit\n"
     "  -v, --verbose        say what was found and done (on standard error)\n"
-    "  -q, --quiet          do not print notes about dropped gzip header fields\n"
+    "  -q, --quiet          no notes about dropped gzip header fields, no progress line\n"
     "  -h, --help           this text\n"
     "      --version        the version\n"
+    "\n"
+    "A FILE appears only on success, whole: it is written unnamed beside its place and\n"
+    "linked in at the end; a replaced file keeps its mode and (as root) its owner. Standard\n"
+    "output streams, except what may still change: a COMPRESS() value is held whole (its\n"
+    "length comes first), gzip input a member at a time (a member's last block is marked\n"
+    "final until the next member shows up), in $TMPDIR; after a failure it has at most a\n"
+    "prefix without the target's trailer. Compressed data is never written to a terminal.\n"
+    "Inputs of 64 MiB or more show a progress line when standard error is a terminal.\n"
     "\n"
     "Header fields that the target cannot carry (a gzip file name, comment, time, extra\n"
     "field; a later member's header) are dropped with a note on standard error.\n"
     "\n"
     "Exit status: 0 done; 1 the input is invalid (the message names the byte offset and what\n"
-    "was expected there); 2 usage error; 3 a file could not be opened, read or written;\n"
-    "4 the target cannot hold this input (COMPRESS() holds < 1 GiB; a zlib preset\n"
-    "dictionary) or the implementation is not in this build; 5 --verify found a difference.\n";
+    "was expected there); 2 usage error; 3 a file could not be opened, read or written (the\n"
+    "message gives the system's reason); 4 the target cannot hold this input (COMPRESS()\n"
+    "holds < 1 GiB; a zlib preset dictionary) or the implementation is not in this build;\n"
+    "5 --verify found a difference.\n";
 
-static char *tmp_path; /* the temporary output, removed on failure and on signals */
+static gzw_dest *open_dest; /* removed (a temporary) or cut back (in place) on failure */
 
 static void on_signal(int sig) {
-    if (tmp_path)
-        unlink(tmp_path);
+    gzw_dest_on_signal();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* Catch the signals that would leave a named temporary behind, except those ignored when
+ * gzwrap started: under nohup SIGHUP stays ignored, as gzip leaves it. */
+static void catch_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            signal(sigs[i], on_signal);
+    }
 }
 
 static int die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,9 +116,9 @@ static int die(int code, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    if (tmp_path) {
-        unlink(tmp_path);
-        tmp_path = NULL;
+    if (open_dest) {
+        gzw_dest_abort(open_dest);
+        open_dest = NULL;
     }
     return code;
 }
@@ -103,6 +138,50 @@ static int exit_for(gzwrap_status st) {
     }
 }
 
+/* The library names its options by their field (`from`); the command by its flag. */
+static const char *as_flags(const char *msg) {
+    static char buf[2 * GZWRAP_TEXT_MAX];
+    const char *at = strstr(msg, "`from`");
+    if (!at)
+        return msg;
+    snprintf(buf, sizeof buf, "%.*s--from%s", (int)(at - msg), msg, at + 6);
+    return buf;
+}
+
+/* The input, counted for the progress line. */
+typedef struct input {
+    int fd, err;
+    const char *name;
+    uint64_t done, size; /* size: 0 when no progress line is shown */
+    time_t shown;
+} input;
+
+static void progress(input *in, int final) {
+    time_t now = time(NULL);
+    if (!final && now == in->shown)
+        return;
+    in->shown = now;
+    if (final)
+        fputs("\r\033[K", stderr);
+    else
+        fprintf(stderr, "\rgzwrap: %s: %3d%% of %llu MiB", in->name,
+                (int)(100 * in->done / in->size), (unsigned long long)(in->size >> 20));
+}
+
+static long long input_read(void *ctx, void *buf, size_t cap) {
+    input *in = ctx;
+    for (;;) {
+        ssize_t n = read(in->fd, buf, cap);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            in->err = errno;
+        else if ((in->done += (uint64_t)n, in->size))
+            progress(in, 0);
+        return n;
+    }
+}
+
 static long long fd_read(void *ctx, void *buf, size_t cap) {
     for (;;) {
         ssize_t n = read(*(int *)ctx, buf, cap);
@@ -111,61 +190,27 @@ static long long fd_read(void *ctx, void *buf, size_t cap) {
     }
 }
 
-static int copy_fd(int from, int to) {
-    static char buf[1 << 20];
-    for (;;) {
-        ssize_t n = read(from, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return (int)n;
-        for (char *p = buf; n > 0;) {
-            ssize_t w = write(to, p, (size_t)n);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            p += w, n -= w;
+/* gzip's habit: INPUT with its format's suffix replaced by the target's; NULL when that
+ * would be INPUT itself. */
+static char *default_output(const char *input, gzwrap_format to) {
+    static const char *const known[] = {".gz", ".zz", ".z", ".deflate", ".my"};
+    const char *suffix = SUFFIX[to];
+    size_t n = strlen(input);
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        size_t k = strlen(known[i]);
+        if (n > k && strcmp(input + n - k, known[i]) == 0 && input[n - k - 1] != '/') {
+            n -= k;
+            break;
         }
     }
-}
-
-/* A temporary file beside `target` (the rename stays within one file system). */
-static int open_temp_beside(const char *target) {
-    char *copy = strdup(target);
-    const char *dir = dirname(copy);
-    char *base_copy = strdup(target);
-    const char *base = basename(base_copy);
-    size_t n = strlen(dir) + strlen(base) + 32;
-    tmp_path = malloc(n);
-    snprintf(tmp_path, n, "%s/.%s.gzwrap-XXXXXX", dir, base);
-    free(copy), free(base_copy);
-    int fd = mkstemp(tmp_path);
-    if (fd < 0) {
-        free(tmp_path);
-        tmp_path = NULL;
-        return -1;
+    char *out = malloc(n + strlen(suffix) + 1);
+    memcpy(out, input, n);
+    strcpy(out + n, suffix);
+    if (strcmp(out, input) == 0) {
+        free(out);
+        return NULL;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    return fd;
-}
-
-/* An unnamed temporary file for standard output's spool. */
-static int open_spool(void) {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-    if (fd >= 0)
-        return fd;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/gzwrap-XXXXXX", dir);
-    fd = mkstemp(path);
-    if (fd >= 0)
-        unlink(path);
-    return fd;
+    return out;
 }
 
 static void print_impls(void) {
@@ -185,6 +230,7 @@ int main(int argc, char **argv) {
     static const struct option longopts[] = {
         {"to", required_argument, 0, 't'},       {"from", required_argument, 0, 'F'},
         {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'f'},
+        {"stdout", no_argument, 0, 'c'},         {"keep", no_argument, 0, 'k'},
         {"verify", no_argument, 0, OPT_VERIFY},  {"inflater", required_argument, 0, OPT_INFLATER},
         {"crc32", required_argument, 0, OPT_CRC}, {"adler32", required_argument, 0, OPT_ADLER},
         {"list-impls", no_argument, 0, OPT_LIST}, {"verbose", no_argument, 0, 'v'},
@@ -193,22 +239,33 @@ int main(int argc, char **argv) {
     gzwrap_options opt;
     gzwrap_options_init(&opt);
     const char *output = NULL;
-    int force = 0, verify = 0, verbose = 0, quiet = 0, c;
+    int force = 0, to_stdout = 0, verify = 0, verbose = 0, quiet = 0, c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:F:o:fvqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:F:o:fckvqh", longopts, NULL)) != -1) {
+        /* the flag as typed, for messages: -t, -tzlib, --to, --to=zlib, --t=zlib */
+        const char *flag = optarg && argv[optind - 1] == optarg ? argv[optind - 2]
+                                                                 : argv[optind - 1];
+        size_t flag_len = strcspn(flag, "=");
+        if (optarg && optarg > flag && optarg < flag + flag_len)
+            flag_len = (size_t)(optarg - flag);
+        char typed[64];
+        snprintf(typed, sizeof typed, "%.*s", (int)flag_len, flag);
         gzwrap_impl *impl = NULL;
         switch (c) {
         case 't':
             if (gzwrap_format_parse(optarg, &opt.to) || opt.to == GZWRAP_FORMAT_AUTO)
-                return die(EXIT_USAGE, "--to %s: expected gzip, zlib, deflate or mysql", optarg);
+                return die(EXIT_USAGE, "%s %s: expected gzip, zlib, deflate or mysql", typed,
+                           optarg);
             break;
         case 'F':
             if (gzwrap_format_parse(optarg, &opt.from))
-                return die(EXIT_USAGE, "--from %s: expected auto, gzip, zlib, deflate or mysql",
-                           optarg);
+                return die(EXIT_USAGE, "%s %s: expected auto, gzip, zlib, deflate or mysql",
+                           typed, optarg);
             break;
         case 'o': output = optarg; break;
         case 'f': force = 1; break;
+        case 'c': to_stdout = 1; break;
+        case 'k': break; /* the input is always kept */
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
         case OPT_VERIFY: verify = 1; break;
@@ -219,39 +276,66 @@ int main(int argc, char **argv) {
         case 'h': fputs(USAGE, stdout); return EXIT_OK;
         case OPT_VERSION: printf("gzwrap %s\n", GZWRAP_VERSION_STRING); return EXIT_OK;
         case ':': return die(EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
-        default: return die(EXIT_USAGE, "unknown option %s (see --help)", argv[optind - 1]);
+        default:
+            if (optopt)
+                return die(EXIT_USAGE, "unknown option -%c (see --help)", optopt);
+            return die(EXIT_USAGE, "unknown option %s (see --help)", argv[optind - 1]);
         }
         if (impl && gzwrap_impl_parse(optarg, impl))
-            return die(EXIT_USAGE, "%s %s: expected auto, isal, libdeflate or zlib",
-                       argv[optind - 2], optarg);
+            return die(EXIT_USAGE, "%s %s: expected auto, isal, libdeflate or zlib", typed,
+                       optarg);
     }
     if (argc - optind > 1)
         return die(EXIT_USAGE, "one INPUT at most, got %d (see --help)", argc - optind);
-    const char *input = optind < argc ? argv[optind] : "-";
-    int in_fd = strcmp(input, "-") == 0 ? STDIN_FILENO : open(input, O_RDONLY | O_CLOEXEC);
-    if (in_fd < 0)
-        return die(EXIT_IO, "%s: cannot open: %s", input, strerror(errno));
-    if (output && !force && access(output, F_OK) == 0)
-        return die(EXIT_USAGE, "%s exists: use -f to replace it", output);
-    if (!output && isatty(STDOUT_FILENO) && !verbose)
+    if (to_stdout && output && strcmp(output, "-") != 0)
+        return die(EXIT_USAGE, "-c and -o %s: say one place for the output", output);
+    const char *input_name = optind < argc ? argv[optind] : "-";
+    int from_stdin = strcmp(input_name, "-") == 0;
+    if (output && strcmp(output, "-") == 0) /* as in gzip and pigz */
+        to_stdout = 1, output = NULL;
+    if (!output && !to_stdout && !from_stdin &&
+        !(output = default_output(input_name, opt.to)))
+        return die(EXIT_USAGE, "%s would be its own output (--to %s): use -o FILE or -c",
+                   input_name, gzwrap_format_name(opt.to));
+
+    input in = {from_stdin ? STDIN_FILENO : open(input_name, O_RDONLY | O_CLOEXEC), 0,
+                from_stdin ? "standard input" : input_name, 0, 0, 0};
+    if (in.fd < 0)
+        return die(EXIT_IO, "%s: cannot open: %s", input_name, strerror(errno));
+    struct stat ist;
+    if (isatty(STDERR_FILENO) && !quiet && fstat(in.fd, &ist) == 0 && S_ISREG(ist.st_mode) &&
+        ist.st_size >= PROGRESS_MIN)
+        in.size = (uint64_t)ist.st_size;
+    /* whatever the verbosity: -v writes to standard error, not instead of the data */
+    if (!output && isatty(STDOUT_FILENO))
         return die(EXIT_USAGE, "will not write compressed data to a terminal: use -o FILE or "
                                "a redirection");
 
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
-    int out_fd = output ? open_temp_beside(output) : open_spool();
-    if (out_fd < 0)
-        return die(EXIT_IO, "%s: cannot create a temporary file: %s",
-                   output ? output : "standard output", strerror(errno));
+    gzw_dest dest;
+    int r = output ? gzw_dest_open_path(&dest, output, force) : gzw_dest_open_stdout(&dest);
+    if (r == -2)
+        return die(EXIT_USAGE, "%s exists: use -f to replace it", output);
+    if (r)
+        return die(EXIT_IO, "%s: %s: %s", dest.name, dest.why, strerror(dest.err));
+    open_dest = &dest;
+    dest.hold_all = verify; /* zlib's check reads the output back before it is passed on */
+    catch_signals();
 
     opt.all_checksums = verify;
     gzwrap_report rep;
-    gzwrap_status st = gzwrap_fd_convert(&opt, in_fd, out_fd, &rep);
-    const char *shown = in_fd == STDIN_FILENO ? "standard input" : input;
+    gzwrap_reader rd = {&in, input_read};
+    gzwrap_writer wr = gzw_dest_writer(&dest);
+    gzwrap_status st = gzwrap_stream_convert(&opt, &rd, &wr, &rep);
+    if (in.size)
+        progress(&in, 1);
+    if (st == GZWRAP_ERR_READ && in.err)
+        return die(EXIT_IO, "%s: %s", in.name, strerror(in.err));
+    if (st == GZWRAP_ERR_WRITE && dest.err)
+        return die(EXIT_IO, "%s: %s: %s", dest.name, dest.why, strerror(dest.err));
     if (st)
-        return die(exit_for(st), "%s: byte %llu: %s (%s)", shown,
-                   (unsigned long long)rep.error_offset, rep.error, gzwrap_status_str(st));
+        return die(exit_for(st), "%s: byte %llu: %s (%s)", in.name,
+                   (unsigned long long)rep.error_offset, as_flags(rep.error),
+                   gzwrap_status_str(st));
     if (!quiet)
         for (size_t i = 0; i < rep.n_notes; i++) {
             const gzwrap_note *n = &rep.notes[i];
@@ -276,13 +360,13 @@ int main(int argc, char **argv) {
                 gzwrap_impl_name(rep.adler32_impl));
 
     if (verify) {
-        int rfd = dup(out_fd);
-        if (rfd < 0 || lseek(rfd, 0, SEEK_SET) != 0)
+        int rfd = gzw_dest_reopen(&dest);
+        if (rfd < 0)
             return die(EXIT_IO, "--verify: cannot read the output back: %s", strerror(errno));
-        gzwrap_reader rd = {&rfd, fd_read};
+        gzwrap_reader vrd = {&rfd, fd_read};
         gzwrap_check chk;
         gzwrap_report crep;
-        gzwrap_status cs = gzwrap_stream_check(opt.to, &rd, &chk, &crep);
+        gzwrap_status cs = gzwrap_stream_check(opt.to, &vrd, &chk, &crep);
         close(rfd);
         if (cs)
             return die(EXIT_VERIFY, "--verify: zlib cannot decode the output: byte %llu: %s",
@@ -298,19 +382,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "gzwrap: verified: %llu bytes, CRC-32 %08X, Adler-32 %08X\n",
                     (unsigned long long)chk.data_bytes, chk.crc32, chk.adler32);
     }
-
-    if (output) {
-        if (fsync(out_fd) != 0 || close(out_fd) != 0)
-            return die(EXIT_IO, "%s: %s", output, strerror(errno));
-        if (rename(tmp_path, output) != 0)
-            return die(EXIT_IO, "%s: cannot rename %s over it: %s", output, tmp_path,
-                       strerror(errno));
-        free(tmp_path);
-        tmp_path = NULL;
-    } else {
-        if (lseek(out_fd, 0, SEEK_SET) != 0 || copy_fd(out_fd, STDOUT_FILENO) != 0)
-            return die(EXIT_IO, "standard output: %s", strerror(errno));
-        close(out_fd);
-    }
+    if (gzw_dest_commit(&dest) != 0)
+        return die(EXIT_IO, "%s: %s: %s", dest.name, dest.why, strerror(dest.err));
+    open_dest = NULL;
     return EXIT_OK;
 }
