@@ -25,9 +25,7 @@ def cli() -> Path:
     """The `gzwrap` command, built with gcc -O2 from the manifest (cached by content)."""
     tc = find_toolchain("gcc")
     assert tc is not None
-    t = GZWRAP.target("gzwrap-cli", (GZWRAP.root / "tools" / "gzwrap.c",
-                                   GZWRAP.root / "tools" / "output.c"))
-    return build_one(t, BuildConfig(tc, "O2"))
+    return build_one(GZWRAP.command_target(), BuildConfig(tc, "O2"))
 
 
 def run(*args: str | Path, data: bytes | None = None) -> subprocess.CompletedProcess:

@@ -165,8 +165,7 @@ class Schema:
 @functools.cache
 def build_pbtool() -> Path:
     """The `pbtool` command (tools/pbtool.c), linked with the library statically."""
-    t = PB.target("pbtool", (PB_DIR / "tools" / "pbtool.c",))
-    return build_one(t, BuildConfig(find_toolchain("clang"), "O2"))
+    return build_one(PB.command_target(), BuildConfig(find_toolchain("clang"), "O2"))
 
 
 @functools.cache

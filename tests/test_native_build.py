@@ -112,6 +112,12 @@ def test_install_layout(prefix):
         assert sonames == [f"libcpulab-{lib}.so.{major}"]
         pc = libdir / "pkgconfig" / f"cpulab-{lib}.pc"
         assert f"Version: {version}" in pc.read_text()
+        # the library's command, where its manifest names one, installed beside it
+        if library(lib).command is not None:
+            name, _ = library(lib).command
+            assert (prefix / "bin" / name).is_file(), name
+    assert {library(lib).command[0] for lib in LIBRARIES if library(lib).command} == {
+        "gzwrap", "pbtool"}
     cmake_dir = libdir / "cmake" / "cpulab"
     assert {p.name for p in cmake_dir.glob("cpulab*.cmake")} >= {
         "cpulabConfig.cmake", "cpulabConfigVersion.cmake", "cpulabTargets.cmake"}

@@ -156,6 +156,20 @@ function(cpulab_add_library name)
   install(FILES "${PROJECT_BINARY_DIR}/pkgconfig/cpulab-${name}.pc"
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+  # The library's command, where its manifest names one: built on the static library
+  # and installed beside it.
+  string(JSON command ERROR_VARIABLE no_command GET "${manifest}" command name)
+  if(NOT no_command)
+    cpulab_json_list(command_sources "${manifest}" command sources)
+    list(TRANSFORM command_sources PREPEND "${dir}/")
+    add_executable(${name}_cli ${command_sources})
+    set_target_properties(${name}_cli PROPERTIES
+      OUTPUT_NAME ${command} C_STANDARD 11 C_EXTENSIONS ON)
+    target_include_directories(${name}_cli PRIVATE "${dir}/include")
+    target_link_libraries(${name}_cli PRIVATE ${name}_static)
+    install(TARGETS ${name}_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+
   set_property(GLOBAL APPEND PROPERTY CPULAB_LIBRARIES ${name})
   set(${name}_VERSION "${version}" PARENT_SCOPE)
   set(${name}_OPTIONAL_DEFINES "${optional_defines}" PARENT_SCOPE)

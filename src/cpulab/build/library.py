@@ -49,6 +49,8 @@ class Library:
     compile_options: tuple[tuple[str, tuple[str, ...]], ...]
     # (library, header, define) of each optional system library, present or not
     optional_libraries: tuple[tuple[str, str, str], ...] = ()
+    # the library's command (name, its own sources), installed beside it; None: none
+    command: tuple[str, tuple[Path, ...]] | None = None
 
     @property
     def optional_present(self) -> tuple[tuple[str, str, str], ...]:
@@ -101,6 +103,13 @@ class Library:
             meta=meta or {},
         )
 
+    def command_target(self) -> Target:
+        """The library's command (gzwrap, pbtool) as its manifest gives it."""
+        if self.command is None:
+            raise ManifestError(f"{self.name}: the manifest names no command")
+        name, sources = self.command
+        return self.target(name, sources)
+
     def build_shared(
         self,
         cc: str = "gcc",
@@ -149,6 +158,20 @@ def _optional(m: dict, where: Path) -> tuple[tuple[str, str, str], ...]:
     return tuple((v["library"], v["header"], v["define"]) for v in value)
 
 
+def _command(m: dict, root: Path, where: Path) -> tuple[str, tuple[Path, ...]] | None:
+    value = m.get("command")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        raise ManifestError(f"{where}: 'command' must be an object with a name and sources")
+    sources = tuple(root / s for s in _strings(value, "sources", where))
+    missing = [str(s) for s in sources if not s.is_file()]
+    if missing or not sources:
+        raise ManifestError(f"{where}: command sources missing: "
+                            f"{', '.join(missing) or 'none listed'}")
+    return value["name"], sources
+
+
 def _version(header: Path) -> str:
     text = header.read_text()
     parts = []
@@ -191,6 +214,7 @@ def library(name: str) -> Library:
         system_libraries=_strings(m, "system_libraries", path),
         compile_options=tuple((fam, _strings(options, fam, path)) for fam in sorted(options)),
         optional_libraries=_optional(m, path),
+        command=_command(m, root, path),
     )
 
 

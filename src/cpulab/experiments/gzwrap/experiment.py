@@ -145,7 +145,7 @@ class GzWrap(Experiment):
                              libs=("isal", "deflate", "z"))
 
     def cli_target(self) -> Target:
-        return GZWRAP.target("gzwrap-cli", (GZWRAP.root / "tools" / "gzwrap.c",))
+        return GZWRAP.command_target()
 
     def targets(self) -> dict[str, Target]:
         return dict.fromkeys(VARIANTS, self.target())
