@@ -84,22 +84,27 @@ func (s *Searcher) File(path string, binary Binary, sink func(num int, line []by
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
-	strategy := readfile.Choose(info.Size(), s.Files)
 	if !info.Mode().IsRegular() {
-		strategy = readfile.Read
+		return s.Stream(f, binary, sink)
 	}
-	var head [3]byte
-	n, _ := f.ReadAt(head[:], 0)
-	if enc := sniff(head[:n]); enc != raw {
-		if s.Debug != nil {
-			s.Debug("%s: %d bytes, %s, read", path, info.Size(), enc)
-		}
-		return s.search(decode(io.NewSectionReader(f, enc.bomLen(), info.Size()), enc), 0, readfile.Read, binary, sink)
-	}
+	strategy := readfile.Choose(info.Size(), s.Files)
 	if s.Debug != nil {
 		s.Debug("%s: %d bytes, %s (one of %s files)", path, info.Size(), strategy, count(s.Files))
 	}
-	return s.search(f, info.Size(), strategy, binary, sink)
+	// The mark is looked for in the first chunk, not by a read of its own: one system
+	// call less per file. A file with one is searched again from the start, decoded.
+	out, enc, err := s.search(f, info.Size(), strategy, binary, sink, true)
+	if enc == raw || err != nil {
+		return out, err
+	}
+	if s.Debug != nil {
+		s.Debug("%s: %s, read again", path, enc)
+	}
+	if _, err := f.Seek(enc.bomLen(), io.SeekStart); err != nil {
+		return Outcome{NUL: -1}, err
+	}
+	out, _, err = s.search(decode(f, enc), 0, readfile.Read, binary, sink, false)
+	return out, err
 }
 
 // Stream searches r (standard input) as a named file, read a chunk at a time.
@@ -108,7 +113,8 @@ func (s *Searcher) Stream(r io.Reader, binary Binary, sink func(num int, line []
 	head, _ := br.Peek(3)
 	enc := sniff(head)
 	br.Discard(int(enc.bomLen()))
-	return s.search(decode(br, enc), 0, readfile.Read, binary, sink)
+	out, _, err := s.search(decode(br, enc), 0, readfile.Read, binary, sink, false)
+	return out, err
 }
 
 // decode: the UTF-8 text of r, read past its byte-order mark, in encoding enc.
@@ -120,15 +126,23 @@ func decode(r io.Reader, enc encoding) io.Reader {
 	return r
 }
 
-// search searches what r holds, brought in with strategy.
+// search searches what r holds, brought in with strategy. With sniff, a first chunk
+// that starts with a byte-order mark stops it before any line is handed on, and its
+// encoding is returned (else raw).
 func (s *Searcher) search(r io.Reader, size int64, strategy readfile.Strategy, binary Binary,
-	sink func(num int, line []byte) bool) (Outcome, error) {
+	sink func(num int, line []byte) bool, sniffing bool) (Outcome, encoding, error) {
 	s.Reader.Debug = s.Debug
 	out := Outcome{NUL: -1}
+	enc := raw
 	s.base, s.lineAt, s.lineEnd = 0, 0, 0
 	stopped := false
 	before := 0 // lines ended in earlier chunks
 	err := s.Reader.Chunks(r, size, strategy, func(buf []byte) bool {
+		if sniffing && s.base == 0 {
+			if enc = sniff(buf); enc != raw {
+				return false
+			}
+		}
 		base := s.base
 		defer func() { s.base += int64(len(buf)) }()
 		if out.NUL >= 0 { // Convert, past the NUL: only count
@@ -164,7 +178,7 @@ func (s *Searcher) search(r io.Reader, size int64, strategy readfile.Strategy, b
 	if stopped {
 		out.Bytes = s.lineEnd
 	}
-	return out, err
+	return out, enc, err
 }
 
 // count: the lines of buf that lines would hand on.
