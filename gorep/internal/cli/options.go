@@ -5,10 +5,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -63,6 +64,15 @@ type Options struct {
 	After        int      // -A
 	Before       int      // -B
 	Around       int      // -C: both, where -A or -B does not say
+
+	TypesNot     []string            // -T: not files of these types
+	TypeAdd      []string            // --type-add NAME:GLOB or NAME:include:TYPE,...
+	FileTypes    map[string][]string // the --type table: fileTypes and --type-add's
+	Unrestricted int                 // -u, -uu, -uuu
+	Binary       bool                // --binary: a walked binary file is searched as a named one
+	MaxFilesize  int64               // --max-filesize; < 0: no limit
+	Heading      bool                // --heading (the default on a terminal)
+	NoHeading    bool                // --no-heading
 }
 
 const usage = `gorep: find directory names, file names and (with -g) file contents that match
@@ -75,8 +85,10 @@ usage: gorep [options] PATTERN [PATH...]
 Without PATH, the current directory is searched; with -g, standard input is searched
 instead when it is a file or a pipe (and wherever PATH is -). Output is grouped by
 kind: directories (with a trailing /), then files, then matching lines as
-path:line:text. Hidden entries, .git and whatever .gitignore (in a git repository),
-.ignore and git's global excludes name are skipped.
+path:line:text (on a terminal, under a heading per file: --no-heading). Hidden
+entries, .git and whatever .gitignore (in a git repository), .ignore and git's global
+excludes name are skipped. A file starting with a UTF-16 byte-order mark is decoded.
+--json writes ripgrep's JSON Lines records (contents only).
 
 A NUL byte makes a file binary, as in ripgrep: a file met in the walk prints nothing
 when the first NUL lies in its first 64 KiB, else the lines before the NUL's line and
@@ -86,14 +98,15 @@ to there, then "binary file matches" when a later line matches. -a: all is text.
 Classes follow ripgrep's Unicode defaults: \w, \d and \s are Unicode, and no class or
 . matches a byte that is not UTF-8; -w wants a non-word character or the line's edge
 on both sides. Unlike ripgrep: \b and \B in a pattern are ASCII (RE2 has no Unicode
-word boundary), and a path and line number are always printed (-I, -N drop them).
+word boundary), and a line number is always printed (-N drops it), as is the path
+(-I drops it).
 
 Exit status: 0 something matched, 1 nothing did, 2 an error occurred.
 
 options:
 `
 
-func flagSet(o *Options, color *string, sortBy *string) *pflag.FlagSet {
+func flagSet(o *Options, color, sortBy, maxFilesize *string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("gorep", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.BoolVarP(&o.Grep, "grep", "g", false, "search file contents too (lines as path:line:text)")
@@ -124,13 +137,20 @@ func flagSet(o *Options, color *string, sortBy *string) *pflag.FlagSet {
 	fs.BoolVarP(&o.Null, "null", "0", false, "a NUL byte after each path instead of ':' or a line break")
 	fs.BoolVar(&o.ListFiles, "files", false, "print each file that would be searched, and search nothing (no PATTERN)")
 	fs.BoolVar(&o.NoMessages, "no-messages", false, "do not print errors about files and folders (the exit status still says 2)")
-	fs.StringSliceVarP(&o.Types, "type", "t", nil, "only files of this type (repeatable; see --type-list)")
+	fs.StringSliceVarP(&o.Types, "type", "t", nil, "only files of this `TYPE` (repeatable; see --type-list)")
+	fs.StringSliceVarP(&o.TypesNot, "type-not", "T", nil, "no files of this `TYPE` (repeatable)")
+	fs.StringArrayVar(&o.TypeAdd, "type-add", nil, "add to a type: `SPEC` is NAME:GLOB, or NAME:include:TYPE,... for other types' globs (repeatable)")
 	fs.StringArrayVar(&o.Globs, "glob", nil, "only paths matching this gitignore-style glob; !GLOB excludes (repeatable)")
 	fs.BoolVar(&o.Hidden, "hidden", false, "search hidden files and directories (never .git)")
 	fs.BoolVar(&o.NoIgnore, "no-ignore", false, "do not read .gitignore, .ignore or git's excludes")
+	fs.CountVarP(&o.Unrestricted, "unrestricted", "u", "-u: --no-ignore; -uu: and --hidden; -uuu: and --binary")
+	fs.BoolVar(&o.Binary, "binary", false, "contents: search binary files met in the walk as if named (up to the NUL's line, then a note)")
+	fs.StringVar(maxFilesize, "max-filesize", "", "skip files met in the walk larger than `NUM`[K|M|G] bytes")
 	fs.BoolVarP(&o.Follow, "follow", "L", false, "follow symbolic links (a link to an ancestor is reported, not followed)")
 	fs.IntVar(&o.MaxDepth, "max-depth", -1, "descend at most N directories below each PATH (0: the paths only)")
-	fs.BoolVar(&o.JSON, "json", false, "one JSON object per match (type dir, file, match, count or file-with-matches)")
+	fs.BoolVar(&o.Heading, "heading", false, "contents: each file's path on a line above its lines (the default on a terminal)")
+	fs.BoolVar(&o.NoHeading, "no-heading", false, "contents: the path on every line (the default in a pipe or file)")
+	fs.BoolVar(&o.JSON, "json", false, "contents only (-g --no-names), as ripgrep's JSON Lines: begin, match, context, end, summary")
 	fs.StringVar(sortBy, "sort", "", "sort the output: path (deterministic, still parallel)")
 	fs.IntVarP(&o.Jobs, "threads", "j", runtime.NumCPU(), "worker goroutines searching files")
 	fs.StringVar(color, "color", "auto", "colour: auto (only on a terminal, unless NO_COLOR is set), always, never")
@@ -153,14 +173,24 @@ func usageErr(format string, args ...any) error {
 // Parse reads the arguments (without the program name).
 func Parse(args []string) (*Options, error) {
 	o := &Options{}
-	var color, sortBy string
-	fs := flagSet(o, &color, &sortBy)
+	var color, sortBy, maxFilesize string
+	fs := flagSet(o, &color, &sortBy, &maxFilesize)
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return nil, usageErr("%v", err)
 	}
+	var err error
+	if o.FileTypes, err = typeTable(o.TypeAdd); err != nil {
+		return nil, err
+	}
 	if o.Help || o.TypeList {
 		return o, nil
+	}
+	if o.JSON {
+		if o.FilesWith || o.Count || o.FilesWithout || o.ListFiles {
+			return nil, usageErr("--json writes lines: it excludes -l, -c, --files-without-match and --files")
+		}
+		o.Grep, o.NoNames = true, true // ripgrep's records hold no name matches
 	}
 	rest := fs.Args()
 	switch {
@@ -178,6 +208,25 @@ func Parse(args []string) (*Options, error) {
 	}
 	if last := lastGiven(fs, args, "case-sensitive", "ignore-case", "smart-case"); last != "" {
 		o.CaseSens, o.IgnoreCase, o.SmartCase = last == "case-sensitive", last == "ignore-case", last == "smart-case"
+	}
+	if o.Heading && o.NoHeading {
+		last := lastGiven(fs, args, "heading", "no-heading")
+		o.Heading, o.NoHeading = last == "heading", last == "no-heading"
+	}
+	if o.Unrestricted >= 1 {
+		o.NoIgnore = true
+	}
+	if o.Unrestricted >= 2 {
+		o.Hidden = true
+	}
+	if o.Unrestricted >= 3 {
+		o.Binary = true
+	}
+	o.MaxFilesize = -1
+	if maxFilesize != "" {
+		if o.MaxFilesize, err = parseSize(maxFilesize); err != nil {
+			return nil, usageErr("--max-filesize=%s: %v", maxFilesize, err)
+		}
 	}
 	if o.WithPath && o.NoPath {
 		return nil, usageErr("-H and -I exclude each other")
@@ -197,7 +246,6 @@ func Parse(args []string) (*Options, error) {
 	if o.MaxCount < 0 {
 		return nil, usageErr("--max-count=%d: want at least 0", o.MaxCount)
 	}
-	var err error
 	if o.Color, err = term.ParseMode(color); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -221,19 +269,46 @@ func Parse(args []string) (*Options, error) {
 		return nil, usageErr("-l, -c and --files-without-match exclude each other")
 	}
 	contents := o.FilesWith || o.Count || o.Column || o.FilesWithout || o.Invert || o.OnlyMatching ||
-		o.MaxCount > 0 || o.After > 0 || o.Before > 0 || o.Text || o.Vimgrep || o.NoPath || o.NoNumber
+		o.MaxCount > 0 || o.After > 0 || o.Before > 0 || o.Text || o.Vimgrep || o.NoPath || o.NoNumber ||
+		o.Binary && o.Unrestricted < 3
 	if contents && !o.Grep && !o.ListFiles {
-		return nil, usageErr("-l, -c, -v, -o, -m, -A, -B, -C, -a, -I, -N, --column, --vimgrep and --files-without-match are about contents: add -g")
+		return nil, usageErr("-l, -c, -v, -o, -m, -A, -B, -C, -a, -I, -N, --binary, --column, --vimgrep and --files-without-match are about contents: add -g")
 	}
 	if o.NoNames && !o.Grep {
 		return nil, usageErr("--no-names without -g leaves nothing to search")
 	}
 	for _, t := range o.Types {
-		if _, ok := fileTypes[t]; !ok {
+		if _, ok := o.FileTypes[t]; !ok {
 			return nil, usageErr("--type=%s: unknown type (gorep --type-list)", t)
 		}
 	}
+	for _, t := range o.TypesNot {
+		if _, ok := o.FileTypes[t]; !ok {
+			return nil, usageErr("--type-not=%s: unknown type (gorep --type-list)", t)
+		}
+	}
 	return o, nil
+}
+
+// parseSize reads ripgrep's size: a number of bytes, or of K, M or G (powers of 1024).
+func parseSize(s string) (int64, error) {
+	shift := 0
+	switch {
+	case strings.HasSuffix(s, "K"):
+		shift = 10
+	case strings.HasSuffix(s, "M"):
+		shift = 20
+	case strings.HasSuffix(s, "G"):
+		shift = 30
+	}
+	if shift > 0 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseUint(s, 10, 63-shift)
+	if err != nil {
+		return 0, errors.New("want a number of bytes, optionally followed by K, M or G")
+	}
+	return int64(n) << shift, nil
 }
 
 // lastGiven: of the flags named (long names), the one given last in args; "" if none.
@@ -277,41 +352,7 @@ func lastGiven(fs *pflag.FlagSet, args []string, names ...string) string {
 // PrintUsage writes the help text.
 func PrintUsage(w io.Writer) {
 	var o Options
-	var color, sortBy string
+	var color, sortBy, maxFilesize string
 	fmt.Fprint(w, usage)
-	fmt.Fprint(w, flagSet(&o, &color, &sortBy).FlagUsages())
-}
-
-// fileTypes are the --type names: globs matched against file names.
-var fileTypes = map[string][]string{
-	"asm":      {"*.s", "*.S", "*.asm"},
-	"c":        {"*.c", "*.h"},
-	"cpp":      {"*.cc", "*.cpp", "*.cxx", "*.hh", "*.hpp", "*.hxx", "*.h"},
-	"go":       {"*.go"},
-	"html":     {"*.html", "*.htm"},
-	"java":     {"*.java"},
-	"js":       {"*.js", "*.mjs", "*.cjs"},
-	"json":     {"*.json"},
-	"make":     {"Makefile", "makefile", "GNUmakefile", "*.mk"},
-	"markdown": {"*.md", "*.markdown"},
-	"md":       {"*.md", "*.markdown"},
-	"py":       {"*.py", "*.pyi"},
-	"rust":     {"*.rs"},
-	"sh":       {"*.sh", "*.bash"},
-	"toml":     {"*.toml"},
-	"ts":       {"*.ts", "*.tsx"},
-	"txt":      {"*.txt"},
-	"yaml":     {"*.yaml", "*.yml"},
-}
-
-// PrintTypes writes the --type-list.
-func PrintTypes(w io.Writer) {
-	names := make([]string, 0, len(fileTypes))
-	for n := range fileTypes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "%s: %s\n", n, strings.Join(fileTypes[n], ", "))
-	}
+	fmt.Fprint(w, flagSet(&o, &color, &sortBy, &maxFilesize).FlagUsages())
 }

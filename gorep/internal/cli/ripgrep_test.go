@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // ripgrep runs rg in dir with standard input from the file stdin (os.DevNull: none).
@@ -203,4 +204,165 @@ func TestPhantomEmptyLines(t *testing.T) {
 	for _, pattern := range []string{"^$", ".*", "x*", `\s*$`} {
 		sameAsRipgrep(t, dir, os.DevNull, []string{"-c", pattern}, []string{"-c", pattern})
 	}
+}
+
+func TestTypesEqualRipgrep(t *testing.T) {
+	// Types whose globs gorep's table and ripgrep's share.
+	dir := tree(t, map[string]string{"a.go": "x\n", "b.py": "x\n", "c.md": "x\n", "sub/d.foo": "x\n", "e.txt": "x\n"})
+	for _, c := range [][]string{
+		{"-T", "go", "x"},
+		{"-T", "go", "-T", "py", "x"},
+		{"-t", "go", "-t", "py", "-T", "py", "x"}, // the file of a type not wanted is not searched
+		{"--type-not=md", "x"},
+		{"--type-add", "foo:*.foo", "-t", "foo", "x"},
+		{"--type-add", "go:*.foo", "-t", "go", "x"}, // added to the type's globs
+		{"--type-add", "src:include:go,py", "-t", "src", "x"},
+		{"--type-add", "src:include:go", "--type-add", "src:*.txt", "-T", "src", "x"},
+	} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+	for _, c := range [][]string{
+		{"--type-add", "foo:*.foo", "--type-add", "foo:*.bar", "--type-list"},
+		{"--type-add", "src:include:go,rust", "--type-add", "src:*.x", "--type-list"}, // tables that agree
+	} {
+		want, _ := ripgrep(t, dir, os.DevNull, c...)
+		got, _, _ := gorep(t, dir, c...)
+		for _, name := range []string{"foo: ", "src: "} {
+			if line := lineStarting(want, name); line != lineStarting(got, name) {
+				t.Errorf("gorep %q lists %q, ripgrep %q", c, lineStarting(got, name), line)
+			}
+		}
+	}
+	if _, stderr, status := gorep(t, dir, "-T", "nosuchtype", "x"); status != HadErrors || !strings.Contains(stderr, "nosuchtype") {
+		t.Errorf("-T nosuchtype: status %d, stderr %q", status, stderr)
+	}
+}
+
+// lineStarting: the line of out that starts with prefix, or "".
+func lineStarting(out, prefix string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}
+
+func TestUnrestrictedEqualsRipgrep(t *testing.T) {
+	// No .git: gorep never searches it, ripgrep does with --hidden.
+	dir := tree(t, map[string]string{
+		".ignore":       "ignored.txt\n",
+		"ignored.txt":   "go ignored\n",
+		".hidden/a.txt": "go hidden\n",
+		"early.bin":     "go\x00\n",
+		"late.bin":      "go line\n" + strings.Repeat("x", 70000) + "\ngo\x00\n",
+		"text.txt":      "go text\n",
+	})
+	for _, c := range [][]string{{"go"}, {"-u", "go"}, {"-uu", "go"}, {"-uuu", "go"}, {"-u", "-u", "-u", "go"},
+		{"--binary", "go"}, {"-c", "-uuu", "go"}, {"-l", "-uuu", "go"}} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+	for _, c := range [][]string{{"-u"}, {"-uu"}, {"-uuu"}} {
+		want, _ := ripgrep(t, dir, os.DevNull, append(c, "--files", "--sort", "path")...)
+		got, _, _ := gorep(t, dir, append(c, "--files", "--sort", "path")...)
+		if got != want {
+			t.Errorf("gorep %s --files:\n%s\nripgrep:\n%s", c[0], got, want)
+		}
+	}
+}
+
+func TestMaxFilesizeEqualsRipgrep(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"small.txt": "go\n",                                    // 3 bytes
+		"ten.txt":   "go go go\n\n",                            // 10 bytes
+		"big.txt":   "go\n" + strings.Repeat("x", 2000) + "\n", // past 1K
+		"sub/e.txt": "go " + strings.Repeat("y", 1020) + "\n",  // 1024 bytes: 1K exactly
+	})
+	for _, c := range [][]string{
+		{"--max-filesize", "10", "go"}, // a file of exactly the size is kept
+		{"--max-filesize", "9", "go"},
+		{"--max-filesize", "1K", "go"},
+		{"--max-filesize=1M", "go"},
+		{"--max-filesize", "2", "go", "big.txt", "sub"}, // a file named is searched whatever its size
+	} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+	if _, stderr, status := gorep(t, dir, "-g", "--max-filesize", "10X", "go"); status != HadErrors || !strings.Contains(stderr, "--max-filesize") {
+		t.Errorf("--max-filesize 10X: status %d, stderr %q", status, stderr)
+	}
+}
+
+func TestHeadingEqualsRipgrep(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a": "1\n2 x\n3\n4\n5\n6\n7 x\n8\n",
+		"b": "x\ny\n",
+		"c": "none\n",
+	})
+	for _, c := range [][]string{
+		{"--heading", "x"},
+		{"--heading", "-C1", "x"}, // "--" inside a file, an empty line between files
+		{"--heading", "-c", "x"},
+		{"--heading", "-l", "x"},
+		{"--heading", "-0", "x"},
+		{"--heading", "-I", "x"},
+		{"--heading", "-N", "-o", "x"},
+		{"--heading", "--column", "x"},
+		{"--heading", "--vimgrep", "x"}, // no heading
+		{"--heading", "--no-heading", "x"},
+		{"--no-heading", "--heading", "x"},
+	} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+	// A binary file: its note under its lines' heading, or alone (-I: without its path).
+	bin := tree(t, map[string]string{
+		"late.bin":  "x line\n" + strings.Repeat("y", 70000) + "\nx\x00\n",
+		"early.bin": "x\x00\n",
+		"text":      "x\n",
+	})
+	for _, c := range [][]string{{"--heading", "x"}, {"--heading", "-I", "x"}, {"-I", "x"}, {"--heading", "x", "early.bin", "text"},
+		{"-I", "x", "early.bin"}} {
+		sameAsRipgrep(t, bin, os.DevNull, c, c)
+	}
+}
+
+func TestUTF16EqualsRipgrep(t *testing.T) {
+	le := func(s string) string { // UTF-16LE with its byte-order mark
+		b := []byte{0xFF, 0xFE}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return string(b)
+	}
+	be := func(s string) string {
+		b := []byte{0xFE, 0xFF}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u>>8), byte(u))
+		}
+		return string(b)
+	}
+	text := "alpha\nnaïve 😀 alpha\nzzz\n"
+	dir := tree(t, map[string]string{
+		"le.txt":       le(text),
+		"be.txt":       be(text),
+		"bom8.txt":     "\xef\xbb\xbf" + text,
+		"lone.txt":     le("a\n") + "\x00\xd8b\x00\n\x00alpha\x00",                       // a lone surrogate, an odd byte at the end
+		"nul.txt":      le("alpha\x00alpha\n"),                                           // a NUL once decoded: binary
+		"long.txt":     le(strings.Repeat("some text on a line\n", 20000) + "alpha 😀\n"), // many reads
+		"nobom-le.txt": le(text)[2:],                                                     // no mark: NULs, binary
+	})
+	for _, c := range [][]string{
+		{"alpha"},
+		{"^alpha"}, // the mark is not text
+		{"-c", "alpha"},
+		{"-o", "😀|ï"},
+		{"--column", "alpha"},
+		{"-C1", "naïve"},
+		{"-a", "alpha"},
+		{"alpha", "le.txt", "nul.txt"},
+		{"-v", "x", "lone.txt"},
+	} {
+		sameAsRipgrep(t, dir, os.DevNull, c, c)
+	}
+	sameAsRipgrep(t, dir, filepath.Join(dir, "be.txt"), []string{"alpha"}, []string{"alpha"})
+	sameJSONAsRipgrep(t, dir, os.DevNull, []string{"alpha|😀"})
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
+	"time"
 
 	"cpulab/gorep/internal/fanin"
 	"cpulab/gorep/internal/match"
@@ -47,6 +48,7 @@ type result struct {
 	index   int
 	out     []byte
 	matched bool
+	stats   output.Stats // --json's
 }
 
 // Run runs gorep with args (without the program name), writing results to stdout and
@@ -67,7 +69,7 @@ func RunInput(args []string, stdin, stdout *os.File, stderr io.Writer) int {
 		return Matched
 	}
 	if o.TypeList {
-		PrintTypes(stdout)
+		PrintTypes(stdout, o.FileTypes)
 		return Matched
 	}
 	var m *match.Matcher
@@ -141,10 +143,12 @@ func (s *session) run(stdout *os.File) int {
 			debug("prefilter: none (no literal is required); Go's regexp scans every buffer")
 		}
 	}
+	start := time.Now()
 	roots, searchStdin := s.roots()
 	format := output.Format{JSON: o.JSON, Column: o.Column, Matcher: s.m,
 		Color: term.UseColor(o.Color, stdout, os.Getenv), NoPath: o.NoPath, NoNumber: o.NoNumber,
-		Null: o.Null, OnlyMatching: o.OnlyMatching, Vimgrep: o.Vimgrep, Invert: o.Invert}
+		Null: o.Null, OnlyMatching: o.OnlyMatching, Vimgrep: o.Vimgrep, Invert: o.Invert,
+		Heading: o.Heading || !o.NoHeading && term.IsTerminal(stdout)}
 	switch {
 	case o.FilesWith:
 		format.Mode = output.FilesWithMatches
@@ -154,9 +158,14 @@ func (s *session) run(stdout *os.File) int {
 		format.Mode = output.FilesWithoutMatch
 	}
 	printer := output.NewPrinter(stdout, o.SortPath)
-	if (o.After > 0 || o.Before > 0) && format.Mode == output.Lines && !o.JSON {
+	switch {
+	case format.Mode != output.Lines || o.JSON:
+	case format.Heading && !o.Vimgrep:
+		printer.Separator = []byte("\n")
+	case o.After > 0 || o.Before > 0:
 		printer.Separator = []byte("--\n")
 	}
+	var stats output.Stats // --json's summary
 	names := !o.NoNames && !o.ListFiles
 	var namesMatched bool
 	contentMatched := false
@@ -168,11 +177,13 @@ func (s *session) run(stdout *os.File) int {
 		f := format
 		r := s.searchOne(newSearcher(), &f, job{path: stdinPath, named: true, stdin: true})
 		printer.Lead, contentMatched = r.out, r.matched
+		stats.Add(r.stats)
 	}
 	jobs := make(chan job, 4*o.Jobs)
 	w := &walk.Walker{
 		Opts: walk.Options{Hidden: o.Hidden, NoIgnore: o.NoIgnore, MaxDepth: o.MaxDepth,
-			Follow: o.Follow, Keep: keepFunc(o.Types, o.Globs), Debug: debug},
+			Follow: o.Follow, Keep: keepFunc(o.FileTypes, o.Types, o.TypesNot, o.Globs),
+			MaxFilesize: o.MaxFilesize, Debug: debug},
 		Fail: s.fail,
 	}
 	next := 0
@@ -212,8 +223,12 @@ func (s *session) run(stdout *os.File) int {
 		}
 	}, func(r result) {
 		contentMatched = contentMatched || r.matched
+		stats.Add(r.stats)
 		printer.Content(r.index, r.out)
 	})
+	if o.JSON {
+		printer.Tail = output.Summary(nil, stats, time.Since(start))
+	}
 	if err := printer.Finish(); err != nil && !errors.Is(err, os.ErrClosed) {
 		if !isBrokenPipe(err) {
 			s.fail("standard output", err)
@@ -269,9 +284,10 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 	switch {
 	case s.o.Text:
 		binary = search.Text
-	case j.named:
+	case j.named || s.o.Binary:
 		binary = search.Convert
 	}
+	f.StartFile(j.path)
 	worker.Context, worker.MaxCount = nil, s.o.MaxCount
 	var ctx *output.Context
 	matches, full := 0, false // with context, -m is counted here: after-context follows the last match
@@ -279,22 +295,22 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 		ctx = &output.Context{Before: s.o.Before, After: s.o.After, Format: f, Path: j.path}
 		worker.MaxCount = 0
 		worker.Context = func(num int, line []byte) bool {
-			r.out = ctx.Other(r.out, num, line)
+			r.out = ctx.Other(r.out, num, line, pos(worker))
 			return !full || !ctx.Done()
 		}
 	}
 	sink := func(num int, line []byte) bool {
 		switch {
 		case ctx != nil && full:
-			r.out = ctx.Late(r.out, num, line)
+			r.out = ctx.Late(r.out, num, line, pos(worker))
 			return !ctx.Done()
 		case ctx != nil:
-			r.out = ctx.Match(r.out, num, line)
+			r.out = ctx.Match(r.out, num, line, pos(worker))
 			matches++
 			full = matches == s.o.MaxCount
 			return !full || !ctx.Done()
 		case f.Mode == output.Lines:
-			r.out = f.Line(r.out, j.path, num, line)
+			r.out = f.Line(r.out, j.path, num, line, pos(worker))
 		}
 		return f.Mode != output.FilesWithMatches && f.Mode != output.FilesWithoutMatch // one line decides
 	}
@@ -313,7 +329,9 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 	}
 	if binary == search.Quit && outcome.NUL >= 0 && outcome.NUL < search.FirstBlock {
 		r.out, outcome.Lines = nil, 0
+		f.StartFile(j.path) // nothing of it is shown: no JSON records either
 	}
+	r.out, r.stats = f.EndFile(r.out, outcome.NUL, outcome.Bytes)
 	lines := outcome.Lines
 	if binary == search.Convert {
 		lines += outcome.AfterNUL
@@ -340,6 +358,12 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 		}
 	}
 	return r
+}
+
+// pos: where the line the searcher hands on lies, for JSON.
+func pos(s *search.Searcher) output.Pos {
+	offset, terminated := s.Line()
+	return output.Pos{Offset: offset, Terminated: terminated}
 }
 
 // explicitFiles: how many files the search reads when every root is a regular file

@@ -1,11 +1,12 @@
 // Package output formats what a search found: directories, files and matching lines as
-// text (optionally coloured) or as JSON, one object per match. Formatting appends to a
-// byte slice, so that each worker formats its own file and the printer only writes.
+// text (optionally coloured, optionally under a heading per file) or as ripgrep's JSON
+// Lines. Formatting appends to a byte slice, so that each worker formats its own file
+// and the printer only writes.
 package output
 
 import (
-	"encoding/json"
 	"strconv"
+	"time"
 
 	"cpulab/gorep/internal/match"
 )
@@ -32,7 +33,7 @@ const (
 // Format says how to write each kind of result.
 type Format struct {
 	Mode    Mode
-	JSON    bool
+	JSON    bool // ripgrep's JSON Lines (contents only: -l, -c and names have no record)
 	Color   bool
 	Column  bool           // --column: the 1-based byte column of the first match
 	Matcher *match.Matcher // for match spans (colour, column, JSON)
@@ -43,23 +44,34 @@ type Format struct {
 	OnlyMatching bool // -o: each match on a line of its own
 	Vimgrep      bool // --vimgrep: each match as path:line:column:text
 	Invert       bool // -v: the lines hold no match to colour or locate
+	Heading      bool // --heading: each file's path on a line of its own above its lines
+
+	// The file being formatted (StartFile): a Format is one worker's, copied from the
+	// command line's.
+	headed bool // its heading is out
+	file   jsonFile
 }
 
-type object map[string]any
-
-func appendJSON(b []byte, o object) []byte {
-	data, err := json.Marshal(o)
-	if err != nil { // only unsupported types fail, and there are none
-		panic(err)
+// StartFile begins the output of the file at path.
+func (f *Format) StartFile(path string) {
+	f.headed = false
+	if f.JSON {
+		f.file = jsonFile{path: path, start: time.Now()}
 	}
-	return append(append(b, data...), '\n')
+}
+
+// EndFile ends the output of the file begun by StartFile: JSON's "end" record, whose
+// statistics it returns (nul: the offset of the file's first NUL, -1: none; searched:
+// the bytes searched).
+func (f *Format) EndFile(b []byte, nul, searched int64) ([]byte, Stats) {
+	if !f.JSON {
+		return b, Stats{}
+	}
+	return f.jsonEnd(b, nul, searched)
 }
 
 // Dir appends a directory whose name matched: its path with a trailing '/'.
 func (f *Format) Dir(b []byte, p string) []byte {
-	if f.JSON {
-		return appendJSON(b, object{"type": "dir", "path": p})
-	}
 	if f.Color {
 		return append(append(append(append(b, dirColor...), p...), '/'), reset+"\n"...)
 	}
@@ -68,28 +80,17 @@ func (f *Format) Dir(b []byte, p string) []byte {
 
 // File appends a file whose name matched (or, with --files, any file searched).
 func (f *Format) File(b []byte, p string) []byte {
-	if f.JSON {
-		return appendJSON(b, object{"type": "file", "path": p})
-	}
 	return f.endPath(f.path(b, p))
 }
 
-// Line appends one matching line (text without its terminator).
-func (f *Format) Line(b []byte, p string, num int, text []byte) []byte {
-	var spans [][]int
-	if !f.Invert && (f.Color || f.Column || f.JSON || f.OnlyMatching || f.Vimgrep) {
-		spans = f.Matcher.Spans(text)
-	}
+// Line appends one matching line (text without its terminator, at pos).
+func (f *Format) Line(b []byte, p string, num int, text []byte, pos Pos) []byte {
 	if f.JSON {
-		subs := make([]object, len(spans))
-		for i, s := range spans {
-			subs[i] = object{"match": string(text[s[0]:s[1]]), "start": s[0], "end": s[1]}
-		}
-		o := object{"type": "match", "path": p, "line": num, "text": string(text), "submatches": subs}
-		if len(spans) > 0 {
-			o["column"] = spans[0][0] + 1
-		}
-		return appendJSON(b, o)
+		return f.jsonLine(b, num, text, pos, true)
+	}
+	var spans [][]int
+	if !f.Invert && (f.Color || f.Column || f.OnlyMatching || f.Vimgrep) {
+		spans = f.Matcher.Spans(text)
 	}
 	if f.OnlyMatching || f.Vimgrep { // one output line per match
 		if f.Invert {
@@ -118,9 +119,9 @@ func (f *Format) Line(b []byte, p string, num int, text []byte) []byte {
 }
 
 // ContextLine appends a line printed around a match (-A, -B, -C): path-line-text.
-func (f *Format) ContextLine(b []byte, p string, num int, text []byte) []byte {
+func (f *Format) ContextLine(b []byte, p string, num int, text []byte, pos Pos) []byte {
 	if f.JSON {
-		return appendJSON(b, object{"type": "context", "path": p, "line": num, "text": string(text)})
+		return f.jsonLine(b, num, text, pos, false)
 	}
 	b = f.prefixWith(b, p, num, 0, '-')
 	return append(append(b, text...), '\n')
@@ -131,9 +132,15 @@ func (f *Format) prefix(b []byte, p string, num, col int) []byte {
 	return f.prefixWith(b, p, num, col, ':')
 }
 
-// prefixWith: the prefix with sep after each part; col 0 prints no column.
+// prefixWith: the prefix with sep after each part; col 0 prints no column. Under a
+// heading, the path is the heading's, written before the file's first line.
 func (f *Format) prefixWith(b []byte, p string, num, col int, sep byte) []byte {
-	if !f.NoPath {
+	if f.Heading && !f.Vimgrep {
+		if !f.headed && !f.NoPath {
+			b = f.endPath(f.path(b, p))
+		}
+		f.headed = true
+	} else if !f.NoPath {
 		b = f.path(b, p)
 		if f.Null {
 			b = append(b, 0)
@@ -176,9 +183,6 @@ func (f *Format) colored(b []byte, text []byte, spans [][]int, from int) []byte 
 // --files-without-match (n is 0).
 func (f *Format) Matched(b []byte, p string, n int) []byte {
 	if f.Mode == Count {
-		if f.JSON {
-			return appendJSON(b, object{"type": "count", "path": p, "count": n})
-		}
 		if !f.NoPath {
 			b = f.path(b, p)
 			if f.Null {
@@ -188,13 +192,6 @@ func (f *Format) Matched(b []byte, p string, n int) []byte {
 			}
 		}
 		return append(strconv.AppendInt(b, int64(n), 10), '\n')
-	}
-	if f.JSON {
-		kind := "file-with-matches"
-		if f.Mode == FilesWithoutMatch {
-			kind = "file-without-match"
-		}
-		return appendJSON(b, object{"type": kind, "path": p})
 	}
 	return f.endPath(f.path(b, p))
 }
@@ -206,7 +203,9 @@ func (f *Format) Binary(b []byte, p string, nul int64, named bool) []byte {
 	if f.JSON {
 		return b
 	}
-	b = append(f.path(b, p), ": "...)
+	if !f.NoPath { // -I drops it here too, as ripgrep does
+		b = append(f.path(b, p), ": "...)
+	}
 	if !named {
 		b = append(b, "WARNING: stopped searching binary file after match"...)
 	} else {

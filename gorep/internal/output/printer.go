@@ -19,6 +19,7 @@ type Printer struct {
 	Walked      chan struct{} // closed by the walk when it has ended
 	Sorted      bool
 	Separator   []byte // written between two files' content ("--\n" with context), or nil
+	Tail        []byte // written last, after all content (--json's summary), set before Finish
 
 	w        *bufio.Writer
 	namesOut bool
@@ -69,6 +70,7 @@ func (p *Printer) Finish() error {
 		p.names()
 	}
 	p.flushSorted()
+	p.write(p.Tail)
 	if err := p.w.Flush(); err != nil && p.WriteErr == nil {
 		p.WriteErr = err
 	}

@@ -4,6 +4,7 @@
 package search
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -41,6 +42,11 @@ type Searcher struct {
 	// Context, set by the caller for each file or nil, is handed the lines that are not
 	// handed to the sink (before the first NUL), for -A, -B and -C; false stops the search.
 	Context func(num int, line []byte) bool
+
+	base     int64 // offset of the buffer being searched in the text
+	lineAt   int64 // offset of the line last handed to the sink or Context
+	lineEnd  int64 // and of the end of it, its '\n' included
+	lineTerm bool  // a '\n' ends it
 }
 
 // Outcome of one file.
@@ -48,6 +54,22 @@ type Outcome struct {
 	Lines    int   // lines handed to the sink: before the first NUL's line
 	NUL      int64 // offset of the first NUL byte; -1: none (or Text)
 	AfterNUL int   // Convert: matching lines from the NUL's line on, not handed to the sink
+	Bytes    int64 // bytes of text searched: all of it, or up to the line the search stopped at
+}
+
+// Line says where the line being handed to the sink or Context lies in the text
+// searched (after any byte-order mark, in UTF-8): its offset, and whether a '\n' ends
+// it (the last line of a text may lack one). Valid only during the call.
+func (s *Searcher) Line() (offset int64, terminated bool) {
+	return s.lineAt, s.lineTerm
+}
+
+// at records the line buf[start:end] as the one being handed on.
+func (s *Searcher) at(buf []byte, start, end int) {
+	s.lineAt, s.lineEnd, s.lineTerm = s.base+int64(start), s.base+int64(end), end < len(buf)
+	if s.lineTerm {
+		s.lineEnd++
+	}
 }
 
 // File calls sink(number, line) for each matching line of path (number from 1; line
@@ -62,30 +84,67 @@ func (s *Searcher) File(path string, binary Binary, sink func(num int, line []by
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
-	strategy := readfile.Choose(info.Size(), s.Files)
 	if !info.Mode().IsRegular() {
-		strategy = readfile.Read
+		return s.Stream(f, binary, sink)
 	}
+	strategy := readfile.Choose(info.Size(), s.Files)
 	if s.Debug != nil {
 		s.Debug("%s: %d bytes, %s (one of %s files)", path, info.Size(), strategy, count(s.Files))
 	}
-	return s.search(f, info.Size(), strategy, binary, sink)
+	// The mark is looked for in the first chunk, not by a read of its own: one system
+	// call less per file. A file with one is searched again from the start, decoded.
+	out, enc, err := s.search(f, info.Size(), strategy, binary, sink, true)
+	if enc == raw || err != nil {
+		return out, err
+	}
+	if s.Debug != nil {
+		s.Debug("%s: %s, read again", path, enc)
+	}
+	if _, err := f.Seek(enc.bomLen(), io.SeekStart); err != nil {
+		return Outcome{NUL: -1}, err
+	}
+	out, _, err = s.search(decode(f, enc), 0, readfile.Read, binary, sink, false)
+	return out, err
 }
 
 // Stream searches r (standard input) as a named file, read a chunk at a time.
 func (s *Searcher) Stream(r io.Reader, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
-	return s.search(r, 0, readfile.Read, binary, sink)
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(3)
+	enc := sniff(head)
+	br.Discard(int(enc.bomLen()))
+	out, _, err := s.search(decode(br, enc), 0, readfile.Read, binary, sink, false)
+	return out, err
 }
 
-// search searches what r holds, brought in with strategy.
+// decode: the UTF-8 text of r, read past its byte-order mark, in encoding enc.
+func decode(r io.Reader, enc encoding) io.Reader {
+	switch enc {
+	case utf16LE, utf16BE:
+		return newDecoder(r, enc == utf16BE)
+	}
+	return r
+}
+
+// search searches what r holds, brought in with strategy. With sniff, a first chunk
+// that starts with a byte-order mark stops it before any line is handed on, and its
+// encoding is returned (else raw).
 func (s *Searcher) search(r io.Reader, size int64, strategy readfile.Strategy, binary Binary,
-	sink func(num int, line []byte) bool) (Outcome, error) {
+	sink func(num int, line []byte) bool, sniffing bool) (Outcome, encoding, error) {
 	s.Reader.Debug = s.Debug
 	out := Outcome{NUL: -1}
-	var base int64 // offset of buf in the file
-	before := 0    // lines ended in earlier chunks
+	enc := raw
+	s.base, s.lineAt, s.lineEnd = 0, 0, 0
+	stopped := false
+	before := 0 // lines ended in earlier chunks
 	err := s.Reader.Chunks(r, size, strategy, func(buf []byte) bool {
-		defer func() { base += int64(len(buf)) }()
+		if sniffing && s.base == 0 {
+			if enc = sniff(buf); enc != raw {
+				return false
+			}
+		}
+		base := s.base
+		defer func() { s.base += int64(len(buf)) }()
 		if out.NUL >= 0 { // Convert, past the NUL: only count
 			out.AfterNUL += s.count(buf)
 			return true
@@ -97,23 +156,29 @@ func (s *Searcher) search(r io.Reader, size int64, strategy readfile.Strategy, b
 				text = buf[:bytes.LastIndexByte(buf[:i], '\n')+1]
 			}
 		}
-		lines, stopped := s.lines(text, before, func(num int, line []byte) bool {
+		lines, stop := s.lines(text, before, func(num int, line []byte) bool {
 			out.Lines++
 			return sink(num, line) && (s.MaxCount == 0 || out.Lines < s.MaxCount)
 		})
 		before += lines
-		if stopped {
+		if stop {
+			stopped = true
 			return false
 		}
 		if out.NUL >= 0 {
 			if binary == Quit {
+				stopped = true
 				return false
 			}
 			out.AfterNUL += s.count(buf[len(text):])
 		}
 		return true
 	})
-	return out, err
+	out.Bytes = s.base
+	if stopped {
+		out.Bytes = s.lineEnd
+	}
+	return out, enc, err
 }
 
 // count: the lines of buf that lines would hand on.
@@ -140,6 +205,7 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 		s.Matcher.EachLine(buf, func(start, end int) bool {
 			line += bytes.Count(buf[counted:start], []byte{'\n'})
 			counted = start
+			s.at(buf, start, end)
 			stopped = !fn(line+1, buf[start:end])
 			return !stopped
 		})
@@ -155,6 +221,7 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 				end = to - counted
 			}
 			line++
+			s.at(buf, counted, counted+end)
 			if !others(line, buf[counted:counted+end]) {
 				return false
 			}
@@ -167,6 +234,7 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 			return false
 		}
 		line++
+		s.at(buf, start, end)
 		stopped = !matching(line, buf[start:end])
 		counted = end + 1
 		return !stopped

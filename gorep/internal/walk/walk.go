@@ -45,8 +45,11 @@ type Options struct {
 	// Keep decides whether a file (isDir false) or directory is visited, by its path
 	// (absolute, split at '/') relative to its root's parts; nil: everything. Globs and
 	// --type filters.
-	Keep  func(root, parts []string, isDir bool) bool
-	Debug func(format string, args ...any)
+	Keep func(root, parts []string, isDir bool) bool
+	// MaxFilesize skips the files below a root larger than this many bytes (< 0: no
+	// limit); a root named is visited whatever its size, as in ripgrep.
+	MaxFilesize int64
+	Debug       func(format string, args ...any)
 }
 
 // Walker walks; Visit receives every entry, Fail every error (path, cause).
@@ -155,6 +158,19 @@ func (w *Walker) dir(f frame) {
 			size := int64(-1)
 			if linked != nil {
 				size = linked.Size()
+			}
+			if w.Opts.MaxFilesize >= 0 {
+				if size < 0 {
+					info, err := e.Info()
+					if err != nil {
+						w.Fail(show, err)
+						continue
+					}
+					size = info.Size()
+				}
+				if size > w.Opts.MaxFilesize {
+					continue
+				}
 			}
 			w.Visit(Entry{Path: show, Kind: File, Depth: f.depth + 1, Size: size})
 			continue
