@@ -19,7 +19,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 
 from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain, library
@@ -475,6 +475,16 @@ def google_parse(cls, data: bytes):
         return "ok", cls.FromString(data)
     except Exception as e:  # DecodeError; the class is in its text
         return "err", google_error_class(e)
+
+
+def google_json(msg, **opts):
+    """("ok", json_format.MessageToDict(msg, **opts)) or ("err", its exception): the JSON
+    mapping as Google's Python protobuf prints it, Any resolved in msg's own pool."""
+    try:
+        return "ok", json_format.MessageToDict(msg, descriptor_pool=msg.DESCRIPTOR.file.pool,
+                                               **opts)
+    except Exception as e:  # SerializeToJsonError, ValueError, TypeError (Any)
+        return "err", e
 
 
 def differ(schema: Schema, cls, data: bytes, decoder: int, flags: int = 0) -> str | None:
