@@ -67,7 +67,7 @@ static void put_float(pb_json *j, float v) {
 }
 
 void pb_json_string(pb_json *j, const char *p, size_t n) {
-  if (!pb_utf8_valid(p, n)) pb_json_fail(j, PB_ERR_UTF8);
+  if (n && !pb_utf8_valid(p, n)) pb_json_fail(j, PB_ERR_UTF8); /* p may be NULL if empty */
   static const char hex[] = "0123456789abcdef";
   char tmp[256];
   size_t k = 0;

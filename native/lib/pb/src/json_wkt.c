@@ -198,7 +198,7 @@ static void put_any(pb_json *j, const pb_msg *msg, const pb_msgdef *m,
   while (start > 0 && url.data[start - 1] != '/') start--;
   char name[512];
   const pb_msgdef *packed = NULL;
-  if (url.size - start < sizeof name) {
+  if (url.size && url.size - start < sizeof name) { /* url.data is NULL when empty */
     memcpy(name, url.data + start, url.size - start);
     name[url.size - start] = 0;
     packed = pb_schema_find(m->schema, name);
