@@ -19,6 +19,7 @@
  * prints as an ordinary message.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,7 @@ static void put_field_mask(pb_json *j, const pb_msg *msg, const pb_fielddef *pat
       char ch = p.data[c];
       bool lower = ch >= 'a' && ch <= 'z';
       ok = !(ch >= 'A' && ch <= 'Z') && (!upper || lower);
+      if (!ok) break;
       if (ch == '_') {
         upper = true;
         continue;
@@ -178,7 +180,7 @@ static bool put_value(pb_json *j, const pb_msg *msg, const pb_msgdef *m) {
     put(j, "null");
   } else if (which == 2) {
     double d = pb_msg_get(msg, f).d;
-    if (d != d || d - d != 0) pb_json_fail(j, PB_ERR_JSON); /* NaN, infinite */
+    if (!isfinite(d)) pb_json_fail(j, PB_ERR_JSON);
     else pb_json_double(j, d);
   } else {
     pb_value v = pb_msg_get(msg, f);
