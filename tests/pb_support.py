@@ -19,7 +19,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 
 from cpulab.build import BuildConfig, Target, build_one, build_shared, find_toolchain, library
@@ -42,14 +42,17 @@ DATA = PB_DIR / "tests" / "data"
 
 # pb_status
 OK, TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, UTF8, GROUP, DEPTH = range(9)
-REQUIRED, NOMEM, SCHEMA, NOT_FOUND, ARG = range(9, 14)
+REQUIRED, NOMEM, SCHEMA, NOT_FOUND, ARG, JSON = range(9, 15)
 STATUS_NAMES = ["OK", "TRUNCATED", "VARINT", "FIELD_NUMBER", "WIRE_TYPE", "LENGTH", "UTF8",
-                "GROUP", "DEPTH", "REQUIRED", "NOMEM", "SCHEMA", "NOT_FOUND", "ARG"]
+                "GROUP", "DEPTH", "REQUIRED", "NOMEM", "SCHEMA", "NOT_FOUND", "ARG", "JSON"]
 # pb_decoder
 FAST, SWITCH, GENERIC = 0, 1, 2
 DECODERS = {"fast": FAST, "switch": SWITCH, "generic": GENERIC}
 ALIAS = 1
 CHECK_REQUIRED = 2
+# pb_json_encode flags
+JSON_PROTO_NAMES = 1
+JSON_EMIT_DEFAULTS = 2
 
 # Google's parser says only which class of error: map our codes onto its classes.
 MALFORMED = {TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, GROUP}
@@ -113,6 +116,9 @@ class Lib:
             fn.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
                            ctypes.POINTER(vp), ctypes.POINTER(sz)]
             fn.restype = ctypes.c_int
+        d.pbt_decode_json.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
+                                      ctypes.c_uint, ctypes.POINTER(vp), ctypes.POINTER(sz)]
+        d.pbt_decode_json.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
 
     @property
@@ -138,9 +144,9 @@ class Schema:
     def has(self, type_name: str) -> bool:
         return bool(self.lib.dll.pb_schema_find(self.handle, type_name.encode()))
 
-    def _call(self, fn, type_name: str, data: bytes, decoder: int, flags: int):
+    def _call(self, fn, type_name: str, data: bytes, decoder: int, flags: int, *extra: int):
         out, n = ctypes.c_void_p(), ctypes.c_size_t()
-        st = fn(self.handle, type_name.encode(), data, len(data), decoder, flags,
+        st = fn(self.handle, type_name.encode(), data, len(data), decoder, flags, *extra,
                 ctypes.byref(out), ctypes.byref(n))
         res = ctypes.string_at(out, n.value) if out.value else b""
         if out.value:
@@ -156,6 +162,13 @@ class Schema:
                     flags: int = 0) -> tuple[int, bytes]:
         """pb_text_encode's output (bytes: protoc's text is not always UTF-8)."""
         return self._call(self.lib.dll.pbt_decode_text, type_name, data, decoder, flags)
+
+    def decode_json(self, type_name: str, data: bytes, decoder: int = FAST, flags: int = 0,
+                    json_flags: int = 0) -> tuple[int, str]:
+        """pb_json_encode's output (PB_JSON_* json_flags)."""
+        st, res = self._call(self.lib.dll.pbt_decode_json, type_name, data, decoder, flags,
+                             json_flags)
+        return st, res.decode()
 
     def roundtrip(self, type_name: str, data: bytes, decoder: int = FAST,
                   flags: int = 0) -> tuple[int, bytes]:
@@ -462,6 +475,16 @@ def google_parse(cls, data: bytes):
         return "ok", cls.FromString(data)
     except Exception as e:  # DecodeError; the class is in its text
         return "err", google_error_class(e)
+
+
+def google_json(msg, **opts):
+    """("ok", json_format.MessageToDict(msg, **opts)) or ("err", its exception): the JSON
+    mapping as Google's Python protobuf prints it, Any resolved in msg's own pool."""
+    try:
+        return "ok", json_format.MessageToDict(msg, descriptor_pool=msg.DESCRIPTOR.file.pool,
+                                               **opts)
+    except Exception as e:  # SerializeToJsonError, ValueError, TypeError (Any)
+        return "err", e
 
 
 def differ(schema: Schema, cls, data: bytes, decoder: int, flags: int = 0) -> str | None:

@@ -4,15 +4,18 @@
   Debian's `protobuf` source package (native/lib/pb/tests/build_conformance_runner.sh,
   once per machine; about 1-3 minutes the first time, by CPULAB_FULL=1), run with
   --enforce_recommended and no failure list against the musttail and the gcc trampoline
-  builds, every decoder: every binary test must pass;
+  builds, every decoder: every binary test must pass, and every test that asks for binary
+  input printed as JSON (pb_json_encode; the runner reads the JSON back with protobuf's
+  own parser, and expects a serialize error for values with no JSON form);
 - through the runner's stdin/stdout protocol by a runner written here with Google's
   protobuf: binary requests for the allkinds test schemas are answered like Google's
-  parser would (the same accept/reject, an equal message back), the rest is skipped as
-  the protocol says."""
+  parser would (the same accept/reject, an equal message back, or the JSON that
+  json_format prints, as parsed values), the rest is skipped as the protocol says."""
 
 from __future__ import annotations
 
 import functools
+import json
 import random
 import re
 import struct
@@ -32,6 +35,7 @@ from pb_support import (
     descriptor_set,
     fill_random,
     google_classes,
+    google_json,
     google_parse,
     mutate,
 )
@@ -93,6 +97,18 @@ class Runner:
         assert cls.FromString(resp.protobuf_payload) == ref
         return "accepted"
 
+    def check_json(self, type_name: str, data: bytes) -> None:
+        """Send one binary-to-JSON test; assert the JSON is json_format's."""
+        resp = self.ask(message_type=type_name, protobuf_payload=data,
+                        requested_output_format=JSON, test_category=1)
+        kind, ref = google_parse(self.classes[type_name], data)
+        result = resp.WhichOneof("result")
+        if kind == "err":
+            assert result == "parse_error", f"{data.hex()}: Google rejects, testee {result}"
+            return
+        assert result == "json_payload", f"{data.hex()}: {resp}"
+        assert json.loads(resp.json_payload) == google_json(ref)[1]
+
 
 @pytest.mark.parametrize("decoder", ["fast", "switch", "generic"])
 def test_conformance_protocol(decoder):
@@ -102,8 +118,9 @@ def test_conformance_protocol(decoder):
     assert resp.WhichOneof("result") == "protobuf_payload" and resp.protobuf_payload == b""
     assert r.ask(message_type="allkinds3.All", json_payload="{}",
                  requested_output_format=PROTOBUF).WhichOneof("result") == "skipped"
-    assert r.ask(message_type="allkinds3.All", protobuf_payload=b"",
-                 requested_output_format=JSON).WhichOneof("result") == "skipped"
+    resp = r.ask(message_type="allkinds3.All", protobuf_payload=b"",
+                 requested_output_format=JSON)
+    assert resp.WhichOneof("result") == "json_payload" and resp.json_payload == "{}"
     assert r.ask(message_type="allkinds3.All", protobuf_payload=b"",
                  requested_output_format=TEXT).WhichOneof("result") == "skipped"
     assert r.ask(message_type="protobuf_test_messages.proto3.TestAllTypesProto3",
@@ -120,6 +137,9 @@ def test_conformance_protocol(decoder):
         data = m.SerializePartialToString()
         outcomes[r.check_binary(type_name, data)] += 1
         outcomes[r.check_binary(type_name, mutate(data, rng))] += 1
+        if i % 5 == 0:
+            r.check_json(type_name, data)
+            r.check_json(type_name, mutate(data, rng))
     assert r.close() == 0
     assert outcomes["accepted"] > 150 and outcomes["rejected"] > 40
 
@@ -130,7 +150,8 @@ RUNNER_SCRIPT = PB_DIR / "tests" / "build_conformance_runner.sh"
 SUITE = re.compile(r"CONFORMANCE SUITE (PASSED|FAILED): (\d+) successes, (\d+) skipped, "
                    r"(\d+) expected failures, (\d+) unexpected failures")
 TESTEE = re.compile(r"conformance_testee: (\d+) binary requests \((\d+) parsed, (\d+) "
-                    r"rejected, (\d+) skipped")
+                    r"rejected, (\d+) skipped.*?; (\d+) binary-to-JSON requests \((\d+) "
+                    r"printed, (\d+) rejected, (\d+) not printable, (\d+) skipped")
 
 
 @functools.cache
@@ -143,10 +164,10 @@ def conformance_runner() -> Path:
 @pytest.mark.parametrize("decoder", list(DECODERS))
 @pytest.mark.parametrize("build", ["musttail", "trampoline-gcc"])
 def test_conformance_suite(build, decoder):
-    """Every binary test of protobuf's suite passes with --enforce_recommended and no
-    failure list. The testee says how many binary requests it answered: all of the
-    binary-and-JSON suite's successes must be those, none skipped (the JSON and text
-    tests are the ones skipped)."""
+    """Every binary test of protobuf's suite, and every one that prints binary input as
+    JSON, passes with --enforce_recommended and no failure list. The testee says how many
+    of each it answered: all of the binary-and-JSON suite's successes must be those, none
+    skipped (the tests of JSON input and of text are the ones skipped)."""
     runner = conformance_runner()
     schema = runner.parent / "conformance-schema.pb"
     r = subprocess.run([str(runner), "--enforce_recommended", str(build_testee(build)),
@@ -159,7 +180,10 @@ def test_conformance_suite(build, decoder):
     # the first suite is the binary and JSON one, whose binary tests the testee answers
     successes = int(suites[0][1])
     answered = [tuple(map(int, m)) for m in TESTEE.findall(out)]
-    binary = max(answered)
-    assert binary[3] == 0, f"binary requests skipped: {binary}"
-    assert binary[0] == successes > 1000, (binary, suites)
+    counts = max(answered)
+    binary, to_json = counts[:4], counts[4:]
+    assert binary[3] == 0 and to_json[4] == 0, f"requests skipped: {counts}"
+    assert binary[0] + to_json[0] == successes > 1000, (counts, suites)
     assert binary[1] > 0 and binary[2] > 0  # both outcomes: parsed and rejected
+    # printed, and refused where protobuf refuses (a Timestamp out of range, ...)
+    assert to_json[1] > 200 and to_json[3] > 0, counts

@@ -68,6 +68,9 @@ typedef enum pb_status {
   PB_ERR_SCHEMA,       /* the descriptor set is malformed or inconsistent */
   PB_ERR_NOT_FOUND,    /* no such type or field */
   PB_ERR_ARG,          /* an argument is out of range or of the wrong kind */
+  PB_ERR_JSON,         /* a value the JSON mapping has no form for: a Timestamp
+                          or Duration out of range, a FieldMask path not in
+                          snake_case, a Value number NaN or infinite */
 } pb_status;
 
 /* A short constant English name of a status: "truncated input", ... */
@@ -157,6 +160,9 @@ const pb_fielddef *pb_msgdef_field_by_name(const pb_msgdef *m, const char *name)
 
 uint32_t pb_fielddef_number(const pb_fielddef *f);
 const char *pb_fielddef_name(const pb_fielddef *f);
+/* The field's JSON name: the descriptor's json_name (protoc writes one for
+ * every field), else the name in lowerCamelCase ("foo_bar" -> "fooBar"). */
+const char *pb_fielddef_json_name(const pb_fielddef *f);
 pb_type pb_fielddef_type(const pb_fielddef *f);
 bool pb_fielddef_is_repeated(const pb_fielddef *f); /* true for maps too */
 bool pb_fielddef_is_map(const pb_fielddef *f);
@@ -310,6 +316,44 @@ pb_status pb_dump(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **out
  * the arena. */
 pb_status pb_text_encode(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **out,
                          size_t *size);
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+enum {
+  /* Keys are the proto field names ("foo_bar") instead of the JSON names
+   * ("fooBar"). */
+  PB_JSON_PROTO_NAMES = 1u << 0,
+  /* Also print the fields without presence when they hold their default:
+   * proto3 implicit scalars (0, "", false, the first enum value), empty
+   * repeated fields ([]) and maps ({}). Fields with presence print only
+   * when set, as in protobuf. */
+  PB_JSON_EMIT_DEFAULTS = 1u << 1,
+};
+
+typedef struct pb_json_opts {
+  uint32_t flags; /* PB_JSON_* */
+  int max_depth;  /* nesting limit, Any's packed messages included: 0 means
+                   * 100; 1..PB_MAX_DEPTH as given; else PB_ERR_ARG */
+} pb_json_opts;
+
+/* The proto3 JSON mapping of msg (of type m), on one line with no spaces,
+ * as protobuf's MessageToJsonString prints it: fields in field-number order
+ * by JSON name, present ones only (proto2 and proto3 presence); 64-bit
+ * integers as strings, enums by name (undefined numbers as numbers), bytes
+ * as standard base64 with padding, floats and doubles as the shortest
+ * decimal that reads back exactly, or "NaN", "Infinity", "-Infinity"; maps
+ * as objects with string keys (sorted by key, the last duplicate winning),
+ * repeated fields as arrays; unknown fields left out. The well-known types
+ * of google/protobuf/ in the schema print in their JSON forms: Timestamp
+ * (RFC 3339, "Z", 0, 3, 6 or 9 fractional digits), Duration ("1.5s"), the
+ * wrappers (the bare value), Struct, Value, ListValue, FieldMask, Empty, and
+ * Any ("@type" first; the packed message is decoded with the type found in
+ * m's schema: PB_ERR_NOT_FOUND when the schema lacks it, its decode status
+ * when it does not decode). Errors: PB_ERR_JSON (see pb_status), PB_ERR_UTF8
+ * for a proto2 string that is not UTF-8, PB_ERR_DEPTH. opts may be NULL.
+ * The result is NUL-terminated, in the arena. */
+pb_status pb_json_encode(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **out,
+                         size_t *size, const pb_json_opts *opts);
 
 /* ---- UTF-8 ---------------------------------------------------------------- */
 

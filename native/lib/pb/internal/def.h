@@ -93,6 +93,7 @@ struct pb_fielddef {
   uint8_t rep;          /* PB_REP_* of one value */
   uint8_t flags;        /* PB_F_* */
   const char *name;
+  const char *json_name; /* the descriptor's json_name, else lowerCamelCase */
   const char *oneof_name;
   const pb_msgdef *msg; /* MESSAGE, GROUP, map entry */
   const pb_enumdef *en; /* ENUM */
@@ -124,6 +125,7 @@ struct pb_msgdef {
   uint8_t fast_kind[PB_FAST_SLOTS]; /* same slots, for the switch decoder */
   bool map_entry;
   const char *full_name;
+  const pb_schema *schema; /* the schema it belongs to (Any resolves in it) */
 };
 
 struct pb_schema {

@@ -10,6 +10,7 @@
 
 typedef struct pb_raw_field {
   const char *name;
+  const char *json_name;     /* NULL when absent */
   const char *type_name;     /* ".pkg.Type" or NULL */
   const char *default_value; /* NULL when absent */
   size_t default_len;

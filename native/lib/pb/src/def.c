@@ -56,6 +56,7 @@ const pb_fielddef *pb_msgdef_field_by_name(const pb_msgdef *m, const char *name)
 
 uint32_t pb_fielddef_number(const pb_fielddef *f) { return f->number; }
 const char *pb_fielddef_name(const pb_fielddef *f) { return f->name; }
+const char *pb_fielddef_json_name(const pb_fielddef *f) { return f->json_name; }
 pb_type pb_fielddef_type(const pb_fielddef *f) { return (pb_type)f->type; }
 bool pb_fielddef_is_repeated(const pb_fielddef *f) { return f->mode != PB_MODE_SINGULAR; }
 bool pb_fielddef_is_map(const pb_fielddef *f) { return f->mode == PB_MODE_MAP; }
@@ -102,6 +103,7 @@ const char *pb_status_str(pb_status st) {
     case PB_ERR_SCHEMA: return "malformed or inconsistent descriptor set";
     case PB_ERR_NOT_FOUND: return "not found";
     case PB_ERR_ARG: return "bad argument";
+    case PB_ERR_JSON: return "a value with no JSON form";
   }
   return "unknown status";
 }

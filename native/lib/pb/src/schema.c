@@ -35,6 +35,7 @@ typedef struct builder {
   item *items;
   size_t count, cap;
   item **sorted; /* by full_name */
+  const pb_schema *schema;
 } builder;
 
 static const char *join(pb_arena *a, const char *prefix, const char *name) {
@@ -213,11 +214,30 @@ static int field_cmp(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+/* protoc's ToJsonName, for descriptor sets written without json_name: each
+ * '_' dropped and the letter after it upper-cased ("foo_bar_1" -> "fooBar1"). */
+static const char *json_name(pb_arena *a, const char *name) {
+  char *out = pb_arena_alloc(a, strlen(name) + 1), *o = out;
+  if (!out) return NULL;
+  bool upper = false;
+  for (const char *p = name; *p; p++) {
+    if (*p == '_') {
+      upper = true;
+      continue;
+    }
+    *o++ = upper && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+    upper = false;
+  }
+  *o = 0;
+  return out;
+}
+
 static pb_status build_msg(builder *b, item *it) {
   const pb_raw_msg *r = it->raw_msg;
   pb_msgdef *m = it->def;
   bool p3 = is_proto3(it->file);
   m->full_name = it->full_name;
+  m->schema = b->schema;
   m->map_entry = r->map_entry;
   m->field_count = (uint32_t)r->field_count;
   pb_fielddef *fields = pb_arena_alloc(b->a, (r->field_count + 1) * sizeof *fields);
@@ -231,6 +251,8 @@ static pb_status build_msg(builder *b, item *it) {
     if (rf->label < 1 || rf->label > 3) return PB_ERR_SCHEMA;
     f->number = (uint32_t)rf->number;
     f->name = rf->name;
+    f->json_name = rf->json_name ? rf->json_name : json_name(b->a, rf->name);
+    if (!f->json_name) return PB_ERR_NOMEM;
     int type = rf->type;
     if (rf->type_name) {
       if (rf->type_name[0] != '.') return PB_ERR_SCHEMA; /* relative names unsupported */
@@ -362,7 +384,7 @@ pb_status pb_schema_load(const void *fds, size_t size, pb_schema **out) {
   }
   memset(s, 0, sizeof *s);
   s->arena = a;
-  builder b = {.a = a};
+  builder b = {.a = a, .schema = s};
   pb_status st = load(&b, s, fds, size);
   free(b.items);
   free(b.sorted);

@@ -167,6 +167,7 @@ static pb_status read_field(rd *r, pb_raw_field *f, pb_arena *a) {
       case 7: st = rd_string(r, wt, a, &f->default_value, &f->default_len); break;
       case 8: st = rd_sub(r, wt, &sub); if (!st) st = read_field_options(&sub, f); break;
       case 9: st = rd_int(r, wt, &v), f->oneof_index = (int32_t)v; break;
+      case 10: st = rd_string(r, wt, a, &f->json_name, NULL); break;
       case 17: st = rd_int(r, wt, &v), f->proto3_optional = v != 0; break;
       default: st = rd_skip(r, wt, fnum);
     }

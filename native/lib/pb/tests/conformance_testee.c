@@ -1,6 +1,6 @@
 /* A conformance testee: speaks the protobuf conformance runner's protocol
  * (tests/data/conformance.proto) on stdin/stdout, for the binary
- * tests. It reads its requests and writes its responses with the pb library
+ * tests and for the tests that print binary input as JSON. It reads its requests and writes its responses with the pb library
  * itself, so the protocol messages are decoded and encoded by the code under
  * test too.
  *
@@ -13,13 +13,17 @@
  *   passes the testee its own path before the arguments it was given.
  *
  * Each request: the binary payload is decoded as message_type and, if that
- * succeeds, encoded back (protobuf_payload); a decode error is a
- * parse_error naming the status. JSON, JSPB and text input or output are
- * answered "skipped", as are message types the schema does not have.
+ * succeeds, encoded back (protobuf_payload) or printed by pb_json_encode
+ * (json_payload) as the requested output format says; a decode error is a
+ * parse_error naming the status, a value with no JSON form (a Timestamp out
+ * of range, ...) a serialize_error. JSON, JSPB and text input, JSPB and
+ * text output are answered "skipped", as are message types the schema does
+ * not have.
  * Exit status 0 at the end of input; 1 on a broken pipe or framing error.
  * At the end it prints to stderr how many binary requests it answered and
- * how many of them it skipped (a type missing from the schema), so that a
- * run can show that every binary test of the suite was really decoded.
+ * how many of them it skipped (a type missing from the schema), then the
+ * same of the binary-to-JSON requests, so that a run can show that every
+ * such test of the suite was really decoded and printed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +37,17 @@ enum {
   RESP_SERIALIZE_ERROR = 6,
   RESP_RUNTIME_ERROR = 2,
   RESP_PROTOBUF_PAYLOAD = 3,
+  RESP_JSON_PAYLOAD = 4,
   RESP_SKIPPED = 5,
 };
-enum { FORMAT_PROTOBUF = 1 };
+enum { FORMAT_PROTOBUF = 1, FORMAT_JSON = 2 };
 
 static pb_schema *schema;
 static const pb_msgdef *req_def, *resp_def;
 static pb_decoder decoder = PB_DECODER_FAST;
 static size_t n_binary, n_parsed, n_rejected, n_skipped, n_skipped_binary;
+/* protobuf input, JSON output: printed, rejected input, no JSON form, skipped type */
+static size_t n_json, n_json_printed, n_json_rejected, n_json_unprintable, n_json_skipped;
 
 static char *read_file(const char *path, size_t *n) {
   FILE *fp = fopen(path, "rb");
@@ -93,16 +100,20 @@ static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a
     respond_str(resp, RESP_SKIPPED, "only binary input is supported");
     return;
   }
-  if (pb_msg_get(req, format_f).i32 != FORMAT_PROTOBUF) {
+  int32_t format = pb_msg_get(req, format_f).i32;
+  if (format != FORMAT_PROTOBUF && format != FORMAT_JSON) {
     n_skipped++;
-    respond_str(resp, RESP_SKIPPED, "only binary output is supported");
+    respond_str(resp, RESP_SKIPPED, "only binary and JSON output are supported");
     return;
   }
-  n_binary++;
+  bool json = format == FORMAT_JSON;
+  if (json) n_json++;
+  else n_binary++;
   const pb_msgdef *m = pb_schema_find(schema, name);
   if (!m) {
     n_skipped++;
-    n_skipped_binary++;
+    if (json) n_json_skipped++;
+    else n_skipped_binary++;
     respond_str(resp, RESP_SKIPPED, "message type not in the schema");
     return;
   }
@@ -111,13 +122,25 @@ static void serve(const char *req_buf, size_t req_len, pb_msg *resp, pb_arena *a
   pb_decode_opts opts = {0, decoder, 0};
   pb_status st = pb_decode(payload.data, payload.size, msg, m, a, &opts);
   if (st != PB_OK) {
-    n_rejected++;
+    if (json) n_json_rejected++;
+    else n_rejected++;
     respond_str(resp, RESP_PARSE_ERROR, pb_status_str(st));
     return;
   }
-  n_parsed++;
   char *out;
   size_t n;
+  if (json) {
+    st = pb_json_encode(msg, m, a, &out, &n, NULL);
+    if (st != PB_OK) {
+      n_json_unprintable++;
+      respond_str(resp, RESP_SERIALIZE_ERROR, pb_status_str(st));
+      return;
+    }
+    n_json_printed++;
+    respond(resp, RESP_JSON_PAYLOAD, out, n);
+    return;
+  }
+  n_parsed++;
   st = pb_encode(msg, m, a, &out, &n);
   if (st != PB_OK) {
     respond_str(resp, RESP_SERIALIZE_ERROR, pb_status_str(st));
@@ -177,7 +200,11 @@ int main(int argc, char **argv) {
   pb_schema_free(schema);
   fprintf(stderr,
           "conformance_testee: %zu binary requests (%zu parsed, %zu rejected, %zu skipped: "
-          "type not in the schema), %zu other requests skipped\n",
-          n_binary, n_parsed, n_rejected, n_skipped_binary, n_skipped - n_skipped_binary);
+          "type not in the schema); %zu binary-to-JSON requests (%zu printed, %zu rejected, "
+          "%zu not printable, %zu skipped: type not in the schema), %zu other requests "
+          "skipped\n",
+          n_binary, n_parsed, n_rejected, n_skipped_binary, n_json, n_json_printed,
+          n_json_rejected, n_json_unprintable, n_json_skipped,
+          n_skipped - n_skipped_binary - n_json_skipped);
   return 0;
 }

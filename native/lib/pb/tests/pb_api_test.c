@@ -60,6 +60,7 @@ static void test_introspection(const pb_schema *s) {
   CHECK(pb_msgdef_field_by_number(m, 3000) == F(m, "big_int32"));
   CHECK(pb_msgdef_field_by_number(m, 536870911) == F(m, "big_packed"));
   CHECK(pb_msgdef_field_by_number(m, 999) == NULL);
+  CHECK(strcmp(pb_fielddef_json_name(F(m, "o_int32")), "oInt32") == 0);
   CHECK(pb_msgdef_field_by_number(m, 0) == NULL);
   /* fields come sorted by number */
   uint32_t last = 0;
@@ -249,6 +250,7 @@ static void test_errors(void) {
   pb_schema_free(s);
   CHECK(strcmp(pb_status_str(PB_ERR_UTF8), "invalid UTF-8 in a string field") == 0);
   CHECK(strcmp(pb_status_str(PB_OK), "ok") == 0);
+  CHECK(strcmp(pb_status_str(PB_ERR_JSON), "a value with no JSON form") == 0);
   CHECK(pb_utf8_valid("h\xc3\xa9llo \xf0\x9f\x98\x80", 11));
   CHECK(!pb_utf8_valid("\xc0\x80", 2));         /* overlong */
   CHECK(!pb_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
@@ -291,7 +293,22 @@ static void *depth_limit(void *schema) {
     pb_decode_opts o = {0, (pb_decoder)dec, 0};
     CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_DEPTH); /* 100 */
     o.max_depth = PB_MAX_DEPTH;
-    CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_OK);
+    pb_msg *msg = pb_msg_new(m, a);
+    CHECK(pb_decode(deep, n, msg, m, a, &o) == PB_OK);
+    if (dec == PB_DECODER_FAST) { /* the JSON printer's limit counts the same levels */
+      char *json;
+      size_t len;
+      pb_json_opts jo = {0, PB_MAX_DEPTH};
+      CHECK(pb_json_encode(msg, m, a, &json, &len, &jo) == PB_OK);
+      CHECK(len == (size_t)PB_MAX_DEPTH * 11 + 2); /* {"iChild":...{}...} */
+      jo.max_depth = PB_MAX_DEPTH - 1;
+      CHECK(pb_json_encode(msg, m, a, &json, &len, &jo) == PB_ERR_DEPTH);
+      CHECK(pb_json_encode(msg, m, a, &json, &len, NULL) == PB_ERR_DEPTH); /* 100 */
+      jo.max_depth = PB_MAX_DEPTH + 1;
+      CHECK(pb_json_encode(msg, m, a, &json, &len, &jo) == PB_ERR_ARG);
+      jo.max_depth = -1;
+      CHECK(pb_json_encode(msg, m, a, &json, &len, &jo) == PB_ERR_ARG);
+    }
     o.max_depth = PB_MAX_DEPTH - 1;
     CHECK(pb_decode(deep, n, pb_msg_new(m, a), m, a, &o) == PB_ERR_DEPTH);
     /* past what the stack holds, or negative: refused, not clamped or defaulted */

@@ -66,6 +66,28 @@ int pbt_decode_text(const pb_schema *s, const char *type, const char *buf, size_
   return st;
 }
 
+/* Decode buf as `type` and print it as JSON (pb_json_encode with json_flags);
+ * the decode status, else the printer's. */
+int pbt_decode_json(const pb_schema *s, const char *type, const char *buf, size_t len,
+                    int decoder, unsigned flags, unsigned json_flags, char **out,
+                    size_t *outlen) {
+  pb_arena *a = NULL;
+  pb_msg *msg;
+  const pb_msgdef *m;
+  *out = NULL;
+  *outlen = 0;
+  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
+  if (st == PB_OK) {
+    char *t;
+    size_t n;
+    pb_json_opts o = {json_flags, 0};
+    st = pb_json_encode(msg, m, a, &t, &n, &o);
+    if (st == PB_OK) st = copy_out(t, n, out, outlen);
+  }
+  pb_arena_free(a);
+  return st;
+}
+
 /* Decode buf as `type` and encode the result. */
 int pbt_roundtrip(const pb_schema *s, const char *type, const char *buf, size_t len,
                   int decoder, unsigned flags, char **out, size_t *outlen) {

@@ -1,7 +1,7 @@
 /* pbtool — the command-line front end of libcpulab-pb: a binary protobuf
  * message on standard input printed in the text format, as `protoc --decode`
  * and `protoc --decode_raw` print it, with the schema taken from a
- * descriptor set instead of .proto files. The library does the work; this
+ * descriptor set instead of .proto files, or in the proto3 JSON mapping. The library does the work; this
  * file parses the command line, reads the files, and exits in one place.
  */
 #include <errno.h>
@@ -22,6 +22,7 @@ enum exit_code {
 
 static const char USAGE[] =
     "usage: pbtool decode --descriptor-set FILE TYPE < MESSAGE\n"
+    "       pbtool decode --descriptor-set FILE --json TYPE < MESSAGE\n"
     "       pbtool decode-raw < MESSAGE\n"
     "\n"
     "Print a binary protobuf message (standard input) in the text format, byte for byte\n"
@@ -34,13 +35,19 @@ static const char USAGE[] =
     "  decode-raw  as `protoc --decode_raw`: every field by number, with no schema.\n"
     "\n"
     "  -d, --descriptor-set FILE   the schema of `decode`\n"
+    "      --json                  `decode` prints the proto3 JSON mapping instead, on\n"
+    "                              one line (field JSON names, 64-bit integers quoted,\n"
+    "                              well-known types in their own forms), as protobuf's\n"
+    "                              MessageToJsonString does\n"
     "  -h, --help                  this text\n"
     "      --version               the version\n"
     "\n"
     "Messages nest at most 100 deep, as in protoc. Exit status: 0 printed; 1 the message\n"
     "does not parse (the reason on standard error: \"Failed to parse input\", then pb's\n"
-    "error); 2 usage error or unknown TYPE; 3 a file could not be read or the output\n"
-    "written; 4 the descriptor set is malformed.\n";
+    "error), or with --json holds a value that has no JSON form (\"Failed to print\n"
+    "JSON\": a Timestamp out of range, an Any of a type not in FILE, ...); 2 usage error\n"
+    "or unknown TYPE; 3 a file could not be read or the output written; 4 the descriptor\n"
+    "set is malformed.\n";
 
 static int die(int code, const char *fmt, ...) {
   va_list ap;
@@ -76,20 +83,29 @@ static char *read_all(FILE *f, size_t *size) {
  * decodes into it, so that every field is unknown and checked by the same decoder. */
 static const char EMPTY_SCHEMA[] = "\x0a\x08\x0a\x01" "e" "\x22\x03\x0a\x01" "E";
 
-/* Decode the message on standard input as m and print it. */
-static int print_message(const pb_msgdef *m) {
+/* Decode the message on standard input as m and print it: in the text
+ * format, or as JSON (a line). */
+static int print_message(const pb_msgdef *m, bool json) {
   size_t len, text_len;
   char *buf = read_all(stdin, &len), *text;
   if (!buf) return die(EXIT_IO, "standard input: %s", strerror(errno));
   pb_arena *a = pb_arena_new(0);
   pb_msg *msg = a ? pb_msg_new(m, a) : NULL;
-  pb_status st = msg ? pb_decode(buf, len, msg, m, a, NULL) : PB_ERR_NOMEM;
-  if (st == PB_OK) st = pb_text_encode(msg, m, a, &text, &text_len);
+  pb_status st = msg ? pb_decode(buf, len, msg, m, a, NULL) : PB_ERR_NOMEM, print_st = PB_OK;
+  if (st == PB_OK && json) {
+    print_st = pb_json_encode(msg, m, a, &text, &text_len, NULL);
+    if (print_st == PB_OK) text[text_len++] = '\n'; /* over the NUL: fwrite needs none */
+  } else if (st == PB_OK) {
+    print_st = pb_text_encode(msg, m, a, &text, &text_len);
+  }
   int code = EXIT_OK;
   if (st != PB_OK) {
     code = die(st == PB_ERR_NOMEM ? EXIT_IO : EXIT_INVALID,
                "Failed to parse input: %s (%zu bytes of %s)", pb_status_str(st), len,
                pb_msgdef_name(m));
+  } else if (print_st != PB_OK) {
+    code = die(print_st == PB_ERR_NOMEM ? EXIT_IO : EXIT_INVALID,
+               "Failed to print JSON: %s (%s)", pb_status_str(print_st), pb_msgdef_name(m));
   } else if (fwrite(text, 1, text_len, stdout) != text_len || fflush(stdout) != 0) {
     code = die(EXIT_IO, "standard output: %s", strerror(errno));
   }
@@ -104,7 +120,7 @@ static int load_schema(const char *path, const char *data, size_t len, pb_schema
   return EXIT_OK;
 }
 
-static int cmd_decode(const char *path, const char *type) {
+static int cmd_decode(const char *path, const char *type, bool json) {
   FILE *f = fopen(path, "rb");
   if (!f) return die(EXIT_IO, "%s: %s", path, strerror(errno));
   size_t len;
@@ -117,7 +133,7 @@ static int cmd_decode(const char *path, const char *type) {
   free(fds);
   if (code != EXIT_OK) return code;
   const pb_msgdef *m = pb_schema_find(s, type[0] == '.' ? type + 1 : type);
-  code = m ? print_message(m) : die(EXIT_USAGE, "%s: no message type %s", path, type);
+  code = m ? print_message(m, json) : die(EXIT_USAGE, "%s: no message type %s", path, type);
   pb_schema_free(s);
   return code;
 }
@@ -126,7 +142,7 @@ static int cmd_decode_raw(void) {
   pb_schema *s = NULL;
   int code = load_schema("(built-in)", EMPTY_SCHEMA, sizeof EMPTY_SCHEMA - 1, &s);
   if (code != EXIT_OK) return code;
-  code = print_message(pb_schema_find(s, "E"));
+  code = print_message(pb_schema_find(s, "E"), false);
   pb_schema_free(s);
   return code;
 }
@@ -134,6 +150,7 @@ static int cmd_decode_raw(void) {
 static int run(int argc, char **argv) {
   const char *fds = NULL, *args[2];
   int nargs = 0;
+  bool json = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -147,6 +164,8 @@ static int run(int argc, char **argv) {
       fds = argv[i];
     } else if (!strncmp(a, "--descriptor-set=", 17)) {
       fds = a + 17;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
     } else if (a[0] == '-' && a[1]) {
       return die(EXIT_USAGE, "unknown option %s", a);
     } else if (nargs == 2) {
@@ -159,10 +178,11 @@ static int run(int argc, char **argv) {
   if (!strcmp(args[0], "decode")) {
     if (!fds) return die(EXIT_USAGE, "decode needs --descriptor-set FILE");
     if (nargs != 2) return die(EXIT_USAGE, "decode needs a TYPE");
-    return cmd_decode(fds, args[1]);
+    return cmd_decode(fds, args[1], json);
   }
   if (!strcmp(args[0], "decode-raw")) {
-    if (nargs != 1 || fds) return die(EXIT_USAGE, "decode-raw takes no TYPE or descriptor set");
+    if (nargs != 1 || fds || json)
+      return die(EXIT_USAGE, "decode-raw takes no TYPE, descriptor set or --json");
     return cmd_decode_raw();
   }
   return die(EXIT_USAGE, "unknown command %s", args[0]);
