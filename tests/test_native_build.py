@@ -6,14 +6,16 @@
   versioned soname that export the API and hide the internals, static libraries,
   pkg-config files and the CMake package;
 - a program outside the tree (tests/consumer/) builds against the install with
-  pkg-config, and with find_package for the shared and the static targets, and prints
-  answers that are worked out here independently;
+  pkg-config, and with find_package (its libraries asked for as components) for the
+  shared and the static targets, and prints answers that are worked out here
+  independently; a component that is not a library fails find_package;
 - each library's recipe is its manifest: the manifest lists exactly the files of src/,
   the version is the header's, and no Python file writes a library's sources again.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import json
 import os
@@ -33,8 +35,6 @@ from cpulab.paths import NATIVE, ROOT, build_dir
 
 CONSUMER = Path(__file__).parent / "consumer"
 LIBRARIES = library_names()
-# The prefix of each library's API symbols, where it is not "<name>_".
-PREFIX = {"bpmodel": "bpm_"}
 
 pytestmark = pytest.mark.needs("cmake")
 
@@ -130,15 +130,50 @@ def test_shared_libraries_export_the_api_only(prefix):
             dynsym = ELFFile(f).get_section_by_name(".dynsym")
             names = {s.name for s in dynsym.iter_symbols()
                      if s["st_shndx"] != "SHN_UNDEF" and s.name}
-        api = PREFIX.get(lib, f"{lib}_")
+        api = f"{lib}_"  # every library's API is <name>_*, its internals <name>__*
         assert names, lib
         assert all(n.startswith(api) and not n.startswith(api + "_") for n in names), \
             sorted(n for n in names if not n.startswith(api) or n.startswith(api + "_"))
         # every function the public header declares is exported
         code = re.sub(r"/\*.*?\*/|//[^\n]*", "", library(lib).header.read_text(), flags=re.S)
         declared = set(re.findall(rf"\b({api}[a-z0-9_]+)\s*\(", code))
-        inline = set(re.findall(rf"static inline[^(]*\b({api}\w+)\s*\(", code))
+        # inline in the header: `static inline` or the header's own macro for it
+        inline = set(re.findall(rf"(?:static inline|[A-Z]+__INLINE)[^(]*\b({api}\w+)\s*\(",
+                                code))
         assert declared - inline - names == set(), lib
+
+
+def status_enum(lib: str) -> list[str]:
+    """The names of <lib>_status's values in the public header, in order of value."""
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", library(lib).header.read_text(), flags=re.S)
+    m = re.search(rf"typedef enum {lib}_status \{{(.*?)\}}", code, re.S)
+    assert m, f"{lib}.h has no {lib}_status"
+    names, value = [], 0
+    for item in filter(None, (i.strip() for i in m.group(1).split(","))):
+        name, _, given = (x.strip() for x in item.partition("="))
+        value = int(given) if given else value
+        assert value == len(names), f"{lib}: {name} is not {len(names)}"
+        names.append(name)
+        value += 1
+    return names
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_status_names_and_texts(prefix, lib):
+    """Every library's status enum is <NAME>_OK and <NAME>_ERR_<WHAT>, and
+    <name>_status_str gives each value its own text (and one to a value outside the
+    enum)."""
+    names = status_enum(lib)
+    upper = lib.upper()
+    assert names[0] == f"{upper}_OK"
+    assert all(re.fullmatch(rf"{upper}_ERR_[A-Z0-9_]+", n) for n in names[1:]), names
+    so = ctypes.CDLL(str(next(prefix.glob(f"lib*/**/libcpulab-{lib}.so"))))
+    status_str = getattr(so, f"{lib}_status_str")
+    status_str.argtypes, status_str.restype = [ctypes.c_int], ctypes.c_char_p
+    texts = {name: status_str(value) for value, name in enumerate(names)}
+    unknown = status_str(999)
+    assert unknown and all(texts.values()), texts
+    assert len(set(texts.values())) == len(texts) and unknown not in texts.values(), texts
 
 
 def expected_output(descriptors: bytes) -> list[str]:
@@ -213,13 +248,36 @@ def test_consumer_with_find_package(prefix, descriptors, tmp_path, linkage):
     assert ("libcpulab-pb.so.0" in needed) == (linkage == "shared")
 
 
+@pytest.mark.parametrize("components", ["pb", "pb nosuchlib"])
+def test_find_package_components(prefix, tmp_path, components):
+    """Each installed library is a component of the package; asking for one that is not a
+    library fails, with a message that names the libraries there are."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(components LANGUAGES C)\n"
+        f"find_package(cpulab REQUIRED COMPONENTS {components})\n"
+        'message(STATUS "pb found: ${cpulab_pb_FOUND}")\n')
+    p = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "build", "-G", "Ninja",
+                        f"-DCMAKE_PREFIX_PATH={prefix}"], capture_output=True, text=True,
+                       timeout=600)
+    if "nosuchlib" not in components:
+        assert p.returncode == 0, p.stderr
+        assert "pb found: TRUE" in p.stdout
+        return
+    assert p.returncode != 0
+    message = " ".join(p.stderr.split())  # cmake wraps its error text
+    assert 'cpulab has no library "nosuchlib"' in message, p.stderr
+    assert all(lib in message for lib in LIBRARIES), p.stderr
+
+
 @pytest.mark.parametrize("lib", LIBRARIES)
 def test_manifest_lists_exactly_the_sources(lib):
     m = library(lib)
     on_disk = {p for p in (m.root / "src").iterdir() if p.suffix in (".c", ".S")}
     assert set(m.sources) == on_disk
     text = m.header.read_text()
-    assert re.search(rf'#define [A-Z]+_VERSION_STRING "{re.escape(m.version)}"', text)
+    assert re.search(rf'#define {lib.upper()}_VERSION_STRING "{re.escape(m.version)}"', text)
     assert not (m.root / "include" / "internal").exists()  # private headers: internal/
 
 

@@ -4,11 +4,11 @@
 # ("pthread" becomes Threads::Threads), the optional ones it uses when they are found
 # (each with the header that shows it is installed and the macro that tells the sources;
 # CPULAB_WITHOUT lists those not to use even when found), options only one compiler
-# family takes, and the prefix of its API's symbols when it is not NAME_ (the shared
-# library exports those and hides its PREFIX__internals). The
-# layout is fixed by convention and so not repeated in it: include/NAME.h is the one
-# public header (its NAME_VERSION_* macros give the version), and the library's own
-# folder is its private include root ("internal/x.h").
+# family takes. The layout and the names are fixed by convention and so not repeated in
+# it: include/NAME.h is the one public header (its NAME_VERSION_* macros, NAME in upper
+# case, give the version), every API symbol starts with NAME_ (the shared library exports
+# those and hides its NAME__internals), and the library's own folder is its private
+# include root ("internal/x.h").
 #
 # It makes NAME (shared, libcpulab-NAME.so.MAJOR) and NAME_static (libcpulab-NAME.a) from
 # one set of position-independent objects, exported as cpulab::NAME and
@@ -66,11 +66,12 @@ function(cpulab_add_library name)
   endif()
 
   set(header "${dir}/include/${name}.h")
+  string(TOUPPER "${name}" upper)
   set(version "")
   foreach(part IN ITEMS MAJOR MINOR PATCH)
-    file(STRINGS "${header}" line REGEX "^#define [A-Z]+_VERSION_${part} [0-9]+$")
+    file(STRINGS "${header}" line REGEX "^#define ${upper}_VERSION_${part} [0-9]+$")
     if(NOT line MATCHES " ([0-9]+)$")
-      message(FATAL_ERROR "${header}: no <PREFIX>_VERSION_${part} macro")
+      message(FATAL_ERROR "${header}: no ${upper}_VERSION_${part} macro")
     endif()
     list(APPEND version "${CMAKE_MATCH_1}")
   endforeach()
@@ -115,13 +116,9 @@ function(cpulab_add_library name)
     OUTPUT_NAME cpulab-${name} VERSION ${version} SOVERSION ${major}
     EXPORT_NAME ${name})
   # Every symbol a program needs must be found at link time, not at load time; and the
-  # shared library exports its API (PREFIX_name) but not its internals (PREFIX__name).
-  string(JSON prefix ERROR_VARIABLE no_prefix GET "${manifest}" symbol_prefix)
-  if(no_prefix)
-    set(prefix "${name}_")
-  endif()
+  # shared library exports its API (NAME_x) but not its internals (NAME__x).
   set(exports "${PROJECT_BINARY_DIR}/exports/${name}.map")
-  file(WRITE "${exports}" "{\n  global: ${prefix}[!_]*;\n  local: *;\n};\n")
+  file(WRITE "${exports}" "{\n  global: ${name}_[!_]*;\n  local: *;\n};\n")
   target_link_options(${name} PRIVATE "LINKER:--version-script=${exports}")
   if(NOT CPULAB_SANITIZE) # clang leaves the sanitizer runtime to the executable
     target_link_options(${name} PRIVATE "LINKER:--no-undefined")

@@ -90,11 +90,11 @@ int main(int argc, char **argv) {
   /* One site alternating between two targets: a last-target table misses every one. */
   uint32_t sites[1000], targets[1000];
   for (int i = 0; i < 1000; i++) sites[i] = 1, targets[i] = (uint32_t)(i & 1);
-  bpm_config cfg;
-  bpm_config_default(BPM_LAST_TARGET, &cfg);
-  bpm_stats stats = {0};
-  bpm_simulate(&cfg, sites, targets, 1000, &stats);
-  printf("bpmodel %s: %" PRIu64 " of %" PRIu64 " mispredicted\n", BPM_VERSION_STRING,
+  bpmodel_config cfg;
+  bpmodel_config_init(BPMODEL_KIND_LAST_TARGET, &cfg);
+  bpmodel_stats stats = {0};
+  bpmodel_trace_simulate(&cfg, sites, targets, 1000, &stats);
+  printf("bpmodel %s: %" PRIu64 " of %" PRIu64 " mispredicted\n", BPMODEL_VERSION_STRING,
          stats.misses, stats.branches);
 
   /* gzip of "hello\n" (fixed codes, mtime 0, OS 3) re-wrapped as COMPRESS() output */

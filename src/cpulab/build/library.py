@@ -5,8 +5,9 @@ The same manifest is what native/CMakeLists.txt builds and installs each library
 libraries it needs, options only one compiler family takes) is written down once, and the
 lab's builds of a library are the ones a user installs, whatever compiler and flags the
 lab adds. The layout is a convention, not part of the manifest: include/<name>.h is the
-one public header (its <PREFIX>_VERSION_* macros give the version), and the library's own
-folder is the private include root (`#include "internal/x.h"`).
+one public header (its <NAME>_VERSION_* macros, the name in upper case, give the
+version), and the library's own folder is the private include root
+(`#include "internal/x.h"`).
 
 Optional system libraries (`optional_libraries`: library, header, define) are used when
 this machine has them, as CMake does: the library file is found by the linker's search
@@ -172,13 +173,14 @@ def _command(m: dict, root: Path, where: Path) -> tuple[str, tuple[Path, ...]] |
     return value["name"], sources
 
 
-def _version(header: Path) -> str:
+def _version(header: Path, name: str) -> str:
     text = header.read_text()
     parts = []
     for part in ("MAJOR", "MINOR", "PATCH"):
-        m = re.search(rf"^#define [A-Z]+_VERSION_{part} (\d+)$", text, re.M)
+        macro = f"{name.upper()}_VERSION_{part}"
+        m = re.search(rf"^#define {macro} (\d+)$", text, re.M)
         if not m:
-            raise ManifestError(f"{header}: no <PREFIX>_VERSION_{part} macro")
+            raise ManifestError(f"{header}: no {macro} macro")
         parts.append(m.group(1))
     return ".".join(parts)
 
@@ -209,7 +211,7 @@ def library(name: str) -> Library:
         name=name,
         root=root,
         description=str(m.get("description", "")),
-        version=_version(header),
+        version=_version(header, name),
         sources=sources,
         system_libraries=_strings(m, "system_libraries", path),
         compile_options=tuple((fam, _strings(options, fam, path)) for fam in sorted(options)),

@@ -108,14 +108,14 @@ def _lib() -> ctypes.CDLL:
     path = library("bpmodel").build_shared("gcc", "O2")
     lib = ctypes.CDLL(str(path))
     u32p = ctypes.POINTER(ctypes.c_uint32)
-    lib.bpm_simulate.argtypes = [ctypes.POINTER(_Config), u32p, u32p, ctypes.c_size_t,
-                                 ctypes.POINTER(_Stats)]
-    lib.bpm_simulate.restype = ctypes.c_int
-    lib.bpm_simulate_vmtrace.argtypes = [ctypes.POINTER(_Config), u32p, ctypes.c_size_t,
-                                         ctypes.POINTER(_Stats)]
-    lib.bpm_simulate_vmtrace.restype = ctypes.c_int
-    lib.bpm_status_str.argtypes = [ctypes.c_int]
-    lib.bpm_status_str.restype = ctypes.c_char_p
+    lib.bpmodel_trace_simulate.argtypes = [ctypes.POINTER(_Config), u32p, u32p,
+                                           ctypes.c_size_t, ctypes.POINTER(_Stats)]
+    lib.bpmodel_trace_simulate.restype = ctypes.c_int
+    lib.bpmodel_vmtrace_simulate.argtypes = [ctypes.POINTER(_Config), u32p, ctypes.c_size_t,
+                                             ctypes.POINTER(_Stats)]
+    lib.bpmodel_vmtrace_simulate.restype = ctypes.c_int
+    lib.bpmodel_status_str.argtypes = [ctypes.c_int]
+    lib.bpmodel_status_str.restype = ctypes.c_char_p
     return lib
 
 
@@ -125,7 +125,7 @@ def _u32(a) -> np.ndarray:
 
 def _result(cfg: PredictorConfig, st: int, stats: _Stats) -> ModelResult:
     if st != 0:
-        raise ValueError(f"bpmodel: {_lib().bpm_status_str(st).decode()} ({cfg})")
+        raise ValueError(f"bpmodel: {_lib().bpmodel_status_str(st).decode()} ({cfg})")
     return ModelResult(cfg.label, stats.branches, stats.misses, stats.btb_cold, stats.provided,
                        cfg.as_dict())
 
@@ -137,8 +137,8 @@ def simulate(sites, targets, cfg: PredictorConfig) -> ModelResult:
         raise ValueError("sites and targets must be 1-d arrays of the same length")
     stats = _Stats()
     u32p = ctypes.POINTER(ctypes.c_uint32)
-    st = _lib().bpm_simulate(ctypes.byref(cfg._c()), s.ctypes.data_as(u32p),
-                             t.ctypes.data_as(u32p), len(s), ctypes.byref(stats))
+    st = _lib().bpmodel_trace_simulate(ctypes.byref(cfg._c()), s.ctypes.data_as(u32p),
+                                       t.ctypes.data_as(u32p), len(s), ctypes.byref(stats))
     return _result(cfg, st, stats)
 
 
@@ -146,9 +146,9 @@ def simulate_vm_trace(records, cfg: PredictorConfig) -> ModelResult:
     """The same for the VM's dispatch records (site << 8 | opcode)."""
     r = _u32(records)
     stats = _Stats()
-    st = _lib().bpm_simulate_vmtrace(ctypes.byref(cfg._c()),
-                                     r.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)), len(r),
-                                     ctypes.byref(stats))
+    st = _lib().bpmodel_vmtrace_simulate(ctypes.byref(cfg._c()),
+                                         r.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+                                         len(r), ctypes.byref(stats))
     return _result(cfg, st, stats)
 
 

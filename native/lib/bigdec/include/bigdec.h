@@ -17,10 +17,17 @@
  * one for the sign in the signed form. The functions write NUL-terminated text and
  * report the exact length.
  *
- * Errors: a status; on any error nothing is written to the buffer. Memory: the
+ * Errors: a status; on any error nothing is written to the buffer.
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns a bigdec_status checks
+ * the others and returns BIGDEC_ERR_ARG for a NULL one, writing nothing; limbs may be
+ * NULL when n is 0. bigdec_size and bigdec_size_signed return 0 for a NULL limbs with
+ * n > 0.
+ *
+ * Memory: the
  * conversion of an n-limb number above the basecase allocates ~13n limbs of scratch
  * with malloc (freed before returning) and grows the power cache; a failed allocation
- * is BIGDEC_ENOMEM. Threads: every function may be called from several threads at
+ * is BIGDEC_ERR_NOMEM. Threads: every function may be called from several threads at
  * once, except bigdec_cache_release.
  */
 #ifndef BIGDEC_H
@@ -29,10 +36,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * BIGDEC_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define BIGDEC_VERSION_MAJOR 0
-#define BIGDEC_VERSION_MINOR 1
+#define BIGDEC_VERSION_MINOR 2
 #define BIGDEC_VERSION_PATCH 0
 #define BIGDEC_VERSION (BIGDEC_VERSION_MAJOR * 10000 + BIGDEC_VERSION_MINOR * 100 + BIGDEC_VERSION_PATCH)
-#define BIGDEC_VERSION_STRING "0.1.0"
+#define BIGDEC_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,10 +50,10 @@ extern "C" {
 
 typedef enum bigdec_status {
     BIGDEC_OK = 0,
-    BIGDEC_EINVAL = 1,    /**< a NULL pointer where one is needed, or too many limbs */
-    BIGDEC_ESPACE = 2,    /**< cap is smaller than bigdec_size() for this number */
-    BIGDEC_ENOMEM = 3,    /**< scratch or power-cache allocation failed */
-    BIGDEC_EINTERNAL = 4, /**< an internal consistency check failed (a bug; please report) */
+    BIGDEC_ERR_ARG = 1,      /**< a NULL pointer where one is needed, or too many limbs */
+    BIGDEC_ERR_SPACE = 2,    /**< cap is smaller than bigdec_size() for this number */
+    BIGDEC_ERR_NOMEM = 3,    /**< scratch or power-cache allocation failed */
+    BIGDEC_ERR_INTERNAL = 4, /**< an internal consistency check failed (a bug; please report) */
 } bigdec_status;
 
 /** The most decimal digits a number of `bits` bits can have: floor(bits log10 2) + 1
@@ -63,7 +70,7 @@ size_t bigdec_size(const uint64_t *limbs, size_t n);
 size_t bigdec_size_signed(int negative, const uint64_t *limbs, size_t n);
 
 /** Write the decimal digits of the unsigned number limbs[0 .. n) and a NUL into buf.
- * cap must be at least bigdec_size(limbs, n) (BIGDEC_ESPACE otherwise). *len, if len
+ * cap must be at least bigdec_size(limbs, n) (BIGDEC_ERR_SPACE otherwise). *len, if len
  * is not NULL, receives the number of digits (strlen of the result). n = 0 is zero. */
 bigdec_status bigdec_write(char *buf, size_t cap, const uint64_t *limbs, size_t n,
                            size_t *len);

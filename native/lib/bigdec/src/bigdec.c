@@ -52,16 +52,16 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
         return BIGDEC_OK;
     }
     if (!bigdec__pow_get(bigdec__dc_top_level(bigdec__bits(limbs, n))))
-        return BIGDEC_ENOMEM;
+        return BIGDEC_ERR_NOMEM;
     size_t cap = bigdec__dc_scratch(n);
     bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};
     if (!ar.base)
-        return BIGDEC_ENOMEM;
+        return BIGDEC_ERR_NOMEM;
     size_t k = bigdec__dc(buf, limbs, n, 0, &ar);
     int overflow = ar.overflow;
     free(ar.base);
     if (k == (size_t)-1 || overflow)
-        return BIGDEC_EINTERNAL;
+        return BIGDEC_ERR_INTERNAL;
     buf[k] = '\0';
     *len = k;
     return BIGDEC_OK;
@@ -70,12 +70,12 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
 bigdec_status bigdec_write(char *buf, size_t cap, const uint64_t *limbs, size_t n,
                            size_t *len) {
     if (!buf || (!limbs && n > 0))
-        return BIGDEC_EINVAL;
+        return BIGDEC_ERR_ARG;
     size_t need = bigdec_size(limbs, n);
     if (need == 0)
-        return BIGDEC_EINVAL;
+        return BIGDEC_ERR_ARG;
     if (cap < need)
-        return BIGDEC_ESPACE;
+        return BIGDEC_ERR_SPACE;
     size_t k;
     bigdec_status st = bigdec__convert(buf, limbs, n, &k);
     if (st == BIGDEC_OK && len)
@@ -86,12 +86,12 @@ bigdec_status bigdec_write(char *buf, size_t cap, const uint64_t *limbs, size_t 
 bigdec_status bigdec_write_signed(char *buf, size_t cap, int negative, const uint64_t *limbs,
                                   size_t n, size_t *len) {
     if (!buf || (!limbs && n > 0))
-        return BIGDEC_EINVAL;
+        return BIGDEC_ERR_ARG;
     size_t need = bigdec_size_signed(negative, limbs, n);
     if (need == 0)
-        return BIGDEC_EINVAL;
+        return BIGDEC_ERR_ARG;
     if (cap < need)
-        return BIGDEC_ESPACE;
+        return BIGDEC_ERR_SPACE;
     int minus = negative && bigdec__normlen(limbs, n) > 0;
     size_t k;
     bigdec_status st = bigdec__convert(buf + minus, limbs, n, &k);
@@ -109,10 +109,10 @@ void bigdec_cache_release(void) { bigdec__pow_release(); }
 const char *bigdec_status_str(bigdec_status status) {
     switch (status) {
     case BIGDEC_OK: return "ok";
-    case BIGDEC_EINVAL: return "invalid argument";
-    case BIGDEC_ESPACE: return "buffer too small";
-    case BIGDEC_ENOMEM: return "out of memory";
-    case BIGDEC_EINTERNAL: return "internal error";
+    case BIGDEC_ERR_ARG: return "invalid argument";
+    case BIGDEC_ERR_SPACE: return "buffer too small";
+    case BIGDEC_ERR_NOMEM: return "out of memory";
+    case BIGDEC_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";
 }

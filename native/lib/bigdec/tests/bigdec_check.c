@@ -180,11 +180,11 @@ static int run_status(void) {
     memset(buf, 'X', sizeof buf);
     size_t need = bigdec_size(x, 3);
     bad += need != 22; /* 7 * 2^64 + ...: 67 bits -> floor(67 log10 2) + 1 = 21, + NUL */
-    bad += bigdec_write(buf, need - 1, x, 3, &len) != BIGDEC_ESPACE;
-    bad += bigdec_write(NULL, 64, x, 3, &len) != BIGDEC_EINVAL;
-    bad += bigdec_write(buf, 64, NULL, 3, &len) != BIGDEC_EINVAL;
+    bad += bigdec_write(buf, need - 1, x, 3, &len) != BIGDEC_ERR_SPACE;
+    bad += bigdec_write(NULL, 64, x, 3, &len) != BIGDEC_ERR_ARG;
+    bad += bigdec_write(buf, 64, NULL, 3, &len) != BIGDEC_ERR_ARG;
     bad += bigdec_write_signed(buf, bigdec_size_signed(1, x, 3) - 1, 1, x, 3, &len) !=
-           BIGDEC_ESPACE;
+           BIGDEC_ERR_SPACE;
     bad += bigdec_size(NULL, 1) != 0;
     for (size_t i = 0; i < sizeof buf; i++)
         bad += buf[i] != 'X'; /* nothing written by any failed call */
@@ -193,7 +193,7 @@ static int run_status(void) {
     bad += bigdec_write_signed(buf, 3, 1, x + 2, 1, &len) != BIGDEC_OK || strcmp(buf, "0");
     bad += bigdec_digits_max(0) != 1 || bigdec_digits_max(64) != 20 ||
            bigdec_digits_max(63) != 19 || bigdec_digits_max(1000) != 302;
-    bad += strcmp(bigdec_status_str(BIGDEC_ESPACE), "buffer too small") != 0;
+    bad += strcmp(bigdec_status_str(BIGDEC_ERR_SPACE), "buffer too small") != 0;
     printf("{\"type\":\"status\",\"ok\":%s,\"bad\":%d}\n", bad ? "false" : "true", bad);
     return bad ? 1 : 0;
 }

@@ -25,17 +25,23 @@
  *    6 * 512 * (11 + 32 + 2 + 1) bits = 17.3 KiB plus the BTB.
  * Both are deterministic: the same trace and configuration give the same
  * counts (tests compare them with a Python transcription).
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns a bpmodel_status checks
+ * the others and returns BPMODEL_ERR_ARGUMENT for a NULL one, leaving *stats unchanged
+ * (the arrays may be NULL when n is 0); bpmodel_config_init does not check its cfg (a
+ * NULL there is undefined behaviour).
  */
 #ifndef BPMODEL_H
 #define BPMODEL_H
 
 /* The version of this header and of the library built with it (semantic versioning).
- * BPM_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
-#define BPM_VERSION_MAJOR 0
-#define BPM_VERSION_MINOR 1
-#define BPM_VERSION_PATCH 0
-#define BPM_VERSION (BPM_VERSION_MAJOR * 10000 + BPM_VERSION_MINOR * 100 + BPM_VERSION_PATCH)
-#define BPM_VERSION_STRING "0.1.0"
+ * BPMODEL_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
+#define BPMODEL_VERSION_MAJOR 0
+#define BPMODEL_VERSION_MINOR 2
+#define BPMODEL_VERSION_PATCH 0
+#define BPMODEL_VERSION (BPMODEL_VERSION_MAJOR * 10000 + BPMODEL_VERSION_MINOR * 100 + BPMODEL_VERSION_PATCH)
+#define BPMODEL_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,52 +50,57 @@
 extern "C" {
 #endif
 
-typedef enum bpm_status {
-  BPM_OK = 0,
-  BPM_ERR_CONFIG = 1, /* a size not a power of two, too many tables, ... */
-  BPM_ERR_NOMEM = 2,
-  BPM_ERR_ARGUMENT = 3,
-} bpm_status;
+typedef enum bpmodel_status {
+  BPMODEL_OK = 0,
+  BPMODEL_ERR_CONFIG = 1, /* a size not a power of two, too many tables, ... */
+  BPMODEL_ERR_NOMEM = 2,
+  BPMODEL_ERR_ARGUMENT = 3,
+} bpmodel_status;
 
-typedef enum bpm_kind { BPM_LAST_TARGET = 0, BPM_ITTAGE = 1 } bpm_kind;
+typedef enum bpmodel_kind {
+  BPMODEL_KIND_LAST_TARGET = 0,
+  BPMODEL_KIND_ITTAGE = 1,
+} bpmodel_kind;
 
-#define BPM_MAX_TABLES 12
+#define BPMODEL_MAX_TABLES 12
 
-typedef struct bpm_config {
-  bpm_kind kind;
+typedef struct bpmodel_config {
+  bpmodel_kind kind;
   /* BTB (both kinds): entries and ways, powers of two, ways <= entries */
   uint32_t btb_entries;
   uint32_t btb_ways;
   /* ITTAGE only */
-  uint32_t ntables;                    /* 1..BPM_MAX_TABLES */
-  uint32_t log_entries;                /* entries per table = 2^log_entries, 1..20 */
-  uint32_t tag_bits;                   /* 2..16 */
-  uint32_t hist_bits;                  /* history bits per branch, 1..min(log_entries, tag_bits - 1) */
-  uint32_t hist_len[BPM_MAX_TABLES];   /* branches of history per table, increasing, 1..511 */
-  uint32_t useful_reset_log;           /* clear useful bits every 2^this branches (8..40) */
-} bpm_config;
+  uint32_t ntables;     /* 1..BPMODEL_MAX_TABLES */
+  uint32_t log_entries; /* entries per table = 2^log_entries, 1..20 */
+  uint32_t tag_bits;    /* 2..16 */
+  uint32_t hist_bits;   /* history bits per branch, 1..min(log_entries, tag_bits - 1) */
+  /* branches of history per table, increasing, 1..511 */
+  uint32_t hist_len[BPMODEL_MAX_TABLES];
+  uint32_t useful_reset_log; /* clear useful bits every 2^this branches (8..40) */
+} bpmodel_config;
 
 /* Fills `cfg` with the defaults documented above for `kind`. */
-void bpm_config_default(bpm_kind kind, bpm_config *cfg);
+void bpmodel_config_init(bpmodel_kind kind, bpmodel_config *cfg);
 
-typedef struct bpm_stats {
+typedef struct bpmodel_stats {
   uint64_t branches;
   uint64_t misses;
   uint64_t btb_cold;  /* misses where the BTB had no entry for the site */
   uint64_t provided;  /* ITTAGE: predictions made by a tagged table */
-} bpm_stats;
+} bpmodel_stats;
 
 /* Runs the predictor over n branches (sites[i], targets[i]) from a cold
  * state and adds the counts to *stats (zero it first). */
-bpm_status bpm_simulate(const bpm_config *cfg, const uint32_t *sites, const uint32_t *targets,
-                        size_t n, bpm_stats *stats);
+bpmodel_status bpmodel_trace_simulate(const bpmodel_config *cfg, const uint32_t *sites,
+                                      const uint32_t *targets, size_t n,
+                                      bpmodel_stats *stats);
 
 /* The same for VM dispatch records (site in bits 8..23, target in 0..7). */
-bpm_status bpm_simulate_vmtrace(const bpm_config *cfg, const uint32_t *records, size_t n,
-                                bpm_stats *stats);
+bpmodel_status bpmodel_vmtrace_simulate(const bpmodel_config *cfg, const uint32_t *records,
+                                        size_t n, bpmodel_stats *stats);
 
 /* Short text for a status; never NULL. */
-const char *bpm_status_str(bpm_status st);
+const char *bpmodel_status_str(bpmodel_status st);
 
 #ifdef __cplusplus
 }

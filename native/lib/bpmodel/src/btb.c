@@ -9,28 +9,28 @@
 #include "internal/btb.h"
 #include "internal/hash.h"
 
-static int bpm_pow2(uint32_t x) { return x && !(x & (x - 1)); }
+static int bpmodel__pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
-bpm_status bpm_btb_init(bpm_btb *b, uint32_t entries, uint32_t ways) {
-  if (!bpm_pow2(entries) || !bpm_pow2(ways) || ways > entries || entries > (1u << 24))
-    return BPM_ERR_CONFIG;
+bpmodel_status bpmodel__btb_init(bpmodel__btb *b, uint32_t entries, uint32_t ways) {
+  if (!bpmodel__pow2(entries) || !bpmodel__pow2(ways) || ways > entries || entries > (1u << 24))
+    return BPMODEL_ERR_CONFIG;
   b->e = calloc(entries, sizeof *b->e);
-  if (!b->e) return BPM_ERR_NOMEM;
+  if (!b->e) return BPMODEL_ERR_NOMEM;
   b->sets = entries / ways;
   b->ways = ways;
   b->clock = 0;
-  return BPM_OK;
+  return BPMODEL_OK;
 }
 
-void bpm_btb_free(bpm_btb *b) {
+void bpmodel__btb_free(bpmodel__btb *b) {
   free(b->e);
   b->e = NULL;
 }
 
-int bpm_btb_access(bpm_btb *b, uint32_t site, uint32_t actual, uint32_t *predicted) {
-  bpm_btb_entry *set = &b->e[(size_t)(bpm_mix32(site) & (b->sets - 1)) * b->ways];
+int bpmodel__btb_access(bpmodel__btb *b, uint32_t site, uint32_t actual, uint32_t *predicted) {
+  bpmodel__btb_entry *set = &b->e[(size_t)(bpmodel__mix32(site) & (b->sets - 1)) * b->ways];
   b->clock++;
-  bpm_btb_entry *victim = &set[0];
+  bpmodel__btb_entry *victim = &set[0];
   for (uint32_t w = 0; w < b->ways; w++) {
     if (set[w].stamp && set[w].site == site) {
       *predicted = set[w].target;

@@ -12,7 +12,7 @@
 #include "internal/btb.h"
 #include "internal/hash.h"
 
-void bpm_config_default(bpm_kind kind, bpm_config *cfg) {
+void bpmodel_config_init(bpmodel_kind kind, bpmodel_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->kind = kind;
   cfg->btb_entries = 4096;
@@ -26,77 +26,78 @@ void bpm_config_default(bpm_kind kind, bpm_config *cfg) {
   cfg->useful_reset_log = 18;
 }
 
-const char *bpm_status_str(bpm_status st) {
+const char *bpmodel_status_str(bpmodel_status st) {
   switch (st) {
-    case BPM_OK: return "ok";
-    case BPM_ERR_CONFIG: return "bad configuration";
-    case BPM_ERR_NOMEM: return "out of memory";
-    case BPM_ERR_ARGUMENT: return "bad argument";
+    case BPMODEL_OK: return "ok";
+    case BPMODEL_ERR_CONFIG: return "bad configuration";
+    case BPMODEL_ERR_NOMEM: return "out of memory";
+    case BPMODEL_ERR_ARGUMENT: return "bad argument";
   }
   return "unknown status";
 }
 
 /* ---- ITTAGE-like -------------------------------------------------------- */
 
-typedef struct bpm_tage_entry {
+typedef struct bpmodel__tage_entry {
   uint32_t target;
   uint16_t tag;
   uint8_t ctr;    /* confidence 0..3 */
   uint8_t useful; /* 0..1 */
   uint8_t valid;
-} bpm_tage_entry;
+} bpmodel__tage_entry;
 
-typedef struct bpm_fold {
+typedef struct bpmodel__fold {
   uint32_t value, width;
   uint32_t rot_new, rot_old; /* hb mod width, len * hb mod width: no division per branch */
-} bpm_fold;
+} bpmodel__fold;
 
-#define BPM_HIST_RING 1024 /* > the longest history (512) */
+#define BPMODEL_HIST_RING 1024 /* > the longest history (512) */
 
-typedef struct bpm_ittage {
-  bpm_config cfg;
-  bpm_btb base;
-  bpm_tage_entry *t[BPM_MAX_TABLES];
-  bpm_fold fidx[BPM_MAX_TABLES], ft1[BPM_MAX_TABLES], ft2[BPM_MAX_TABLES];
-  uint32_t ring[BPM_HIST_RING]; /* history chunks, newest at pos */
+typedef struct bpmodel__ittage {
+  bpmodel_config cfg;
+  bpmodel__btb base;
+  bpmodel__tage_entry *t[BPMODEL_MAX_TABLES];
+  bpmodel__fold fidx[BPMODEL_MAX_TABLES], ft1[BPMODEL_MAX_TABLES], ft2[BPMODEL_MAX_TABLES];
+  uint32_t ring[BPMODEL_HIST_RING]; /* history chunks, newest at pos */
   uint32_t pos;
   uint64_t count;
-} bpm_ittage;
+} bpmodel__ittage;
 
-static bpm_status bpm_check(const bpm_config *c) {
-  if (c->kind != BPM_LAST_TARGET && c->kind != BPM_ITTAGE) return BPM_ERR_CONFIG;
-  if (c->kind == BPM_LAST_TARGET) return BPM_OK;
-  if (c->ntables < 1 || c->ntables > BPM_MAX_TABLES) return BPM_ERR_CONFIG;
-  if (c->log_entries < 1 || c->log_entries > 20) return BPM_ERR_CONFIG;
-  if (c->tag_bits < 2 || c->tag_bits > 16) return BPM_ERR_CONFIG;
+static bpmodel_status bpmodel__check(const bpmodel_config *c) {
+  if (c->kind != BPMODEL_KIND_LAST_TARGET && c->kind != BPMODEL_KIND_ITTAGE)
+    return BPMODEL_ERR_CONFIG;
+  if (c->kind == BPMODEL_KIND_LAST_TARGET) return BPMODEL_OK;
+  if (c->ntables < 1 || c->ntables > BPMODEL_MAX_TABLES) return BPMODEL_ERR_CONFIG;
+  if (c->log_entries < 1 || c->log_entries > 20) return BPMODEL_ERR_CONFIG;
+  if (c->tag_bits < 2 || c->tag_bits > 16) return BPMODEL_ERR_CONFIG;
   /* a chunk must fit every folded register it is xored into */
   if (c->hist_bits < 1 || c->hist_bits > c->log_entries || c->hist_bits > c->tag_bits - 1)
-    return BPM_ERR_CONFIG;
-  if (c->useful_reset_log < 8 || c->useful_reset_log > 40) return BPM_ERR_CONFIG;
+    return BPMODEL_ERR_CONFIG;
+  if (c->useful_reset_log < 8 || c->useful_reset_log > 40) return BPMODEL_ERR_CONFIG;
   for (uint32_t i = 0; i < c->ntables; i++) {
-    if (c->hist_len[i] < 1 || c->hist_len[i] >= BPM_HIST_RING / 2) return BPM_ERR_CONFIG;
-    if (i && c->hist_len[i] <= c->hist_len[i - 1]) return BPM_ERR_CONFIG;
+    if (c->hist_len[i] < 1 || c->hist_len[i] >= BPMODEL_HIST_RING / 2) return BPMODEL_ERR_CONFIG;
+    if (i && c->hist_len[i] <= c->hist_len[i - 1]) return BPMODEL_ERR_CONFIG;
   }
-  return BPM_OK;
+  return BPMODEL_OK;
 }
 
-static void bpm_ittage_free(bpm_ittage *p) {
-  bpm_btb_free(&p->base);
-  for (int i = 0; i < BPM_MAX_TABLES; i++) free(p->t[i]);
+static void bpmodel__ittage_free(bpmodel__ittage *p) {
+  bpmodel__btb_free(&p->base);
+  for (int i = 0; i < BPMODEL_MAX_TABLES; i++) free(p->t[i]);
 }
 
-static bpm_status bpm_ittage_init(bpm_ittage *p, const bpm_config *cfg) {
+static bpmodel_status bpmodel__ittage_init(bpmodel__ittage *p, const bpmodel_config *cfg) {
   memset(p, 0, sizeof *p);
   p->cfg = *cfg;
-  bpm_status st = bpm_btb_init(&p->base, cfg->btb_entries, cfg->btb_ways);
-  if (st != BPM_OK) return st;
+  bpmodel_status st = bpmodel__btb_init(&p->base, cfg->btb_entries, cfg->btb_ways);
+  if (st != BPMODEL_OK) return st;
   for (uint32_t i = 0; i < cfg->ntables; i++) {
     p->t[i] = calloc((size_t)1 << cfg->log_entries, sizeof *p->t[i]);
     if (!p->t[i]) {
-      bpm_ittage_free(p);
-      return BPM_ERR_NOMEM;
+      bpmodel__ittage_free(p);
+      return BPMODEL_ERR_NOMEM;
     }
-    bpm_fold *f[3] = {&p->fidx[i], &p->ft1[i], &p->ft2[i]};
+    bpmodel__fold *f[3] = {&p->fidx[i], &p->ft1[i], &p->ft2[i]};
     uint32_t w[3] = {cfg->log_entries, cfg->tag_bits, cfg->tag_bits - 1};
     for (int k = 0; k < 3; k++) {
       f[k]->width = w[k];
@@ -104,34 +105,36 @@ static bpm_status bpm_ittage_init(bpm_ittage *p, const bpm_config *cfg) {
       f[k]->rot_old = (cfg->hist_len[i] * cfg->hist_bits) % w[k];
     }
   }
-  return BPM_OK;
+  return BPMODEL_OK;
 }
 
 /* Adds the newest chunk c to a fold over the last `len` chunks (see the
  * Python transcription for the derivation: F = xor of rotl(c_age, age * hb)). */
-static inline void bpm_fold_push(bpm_fold *f, uint32_t c, uint32_t old) {
-  f->value = bpm_rotl(f->value, f->rot_new, f->width) ^ c ^ bpm_rotl(old, f->rot_old, f->width);
+static inline void bpmodel__fold_push(bpmodel__fold *f, uint32_t c, uint32_t old) {
+  f->value = bpmodel__rotl(f->value, f->rot_new, f->width) ^ c ^
+             bpmodel__rotl(old, f->rot_old, f->width);
 }
 
-static int bpm_ittage_step(bpm_ittage *p, uint32_t site, uint32_t actual, bpm_stats *s) {
-  const bpm_config *c = &p->cfg;
+static int bpmodel__ittage_step(bpmodel__ittage *p, uint32_t site, uint32_t actual,
+                                bpmodel_stats *s) {
+  const bpmodel_config *c = &p->cfg;
   uint32_t n = c->ntables, mask = (1u << c->log_entries) - 1, tmask = (1u << c->tag_bits) - 1;
-  uint32_t h = bpm_mix32(site);
-  uint32_t idx[BPM_MAX_TABLES], tag[BPM_MAX_TABLES];
+  uint32_t h = bpmodel__mix32(site);
+  uint32_t idx[BPMODEL_MAX_TABLES], tag[BPMODEL_MAX_TABLES];
   int prov = -1, alt = -1;
   for (uint32_t i = 0; i < n; i++) {
     idx[i] = (h ^ (h >> c->log_entries) ^ p->fidx[i].value) & mask;
     tag[i] = ((h >> 7) ^ p->ft1[i].value ^ (p->ft2[i].value << 1)) & tmask;
   }
   for (int i = (int)n - 1; i >= 0; i--) {
-    const bpm_tage_entry *e = &p->t[i][idx[i]];
+    const bpmodel__tage_entry *e = &p->t[i][idx[i]];
     if (e->valid && e->tag == tag[i]) {
       if (prov < 0) prov = i;
       else if (alt < 0) alt = i;
     }
   }
   uint32_t base_pred = 0;
-  int base_has = bpm_btb_access(&p->base, site, actual, &base_pred);
+  int base_has = bpmodel__btb_access(&p->base, site, actual, &base_pred);
   if (!base_has) s->btb_cold++;
   int alt_has = alt >= 0 ? 1 : base_has;
   uint32_t alt_pred = alt >= 0 ? p->t[alt][idx[alt]].target : base_pred;
@@ -139,7 +142,7 @@ static int bpm_ittage_step(bpm_ittage *p, uint32_t site, uint32_t actual, bpm_st
   int has;
   uint32_t pred;
   if (prov >= 0) {
-    bpm_tage_entry *e = &p->t[prov][idx[prov]];
+    bpmodel__tage_entry *e = &p->t[prov][idx[prov]];
     s->provided++;
     if (e->ctr > 0 || !alt_has) {
       has = 1;
@@ -171,7 +174,7 @@ static int bpm_ittage_step(bpm_ittage *p, uint32_t site, uint32_t actual, bpm_st
     uint32_t start = (uint32_t)(prov + 1);
     int allocated = 0;
     for (uint32_t j = start; j < n && allocated < 2; j++) {
-      bpm_tage_entry *e = &p->t[j][idx[j]];
+      bpmodel__tage_entry *e = &p->t[j][idx[j]];
       if (!e->valid || !e->useful) {
         e->valid = 1;
         e->tag = (uint16_t)tag[j];
@@ -191,64 +194,66 @@ static int bpm_ittage_step(bpm_ittage *p, uint32_t site, uint32_t actual, bpm_st
       for (uint32_t k = 0; k <= mask; k++) p->t[i][k].useful = 0;
 
   /* history: this branch's chunk in, the chunk `len` branches old out */
-  uint32_t chunk = bpm_mix32(actual * 0x9e3779b1u + site) >> (32 - c->hist_bits);
-  p->pos = (p->pos + 1) & (BPM_HIST_RING - 1);
+  uint32_t chunk = bpmodel__mix32(actual * 0x9e3779b1u + site) >> (32 - c->hist_bits);
+  p->pos = (p->pos + 1) & (BPMODEL_HIST_RING - 1);
   p->ring[p->pos] = chunk;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t len = c->hist_len[i];
-    uint32_t old = p->ring[(p->pos - len) & (BPM_HIST_RING - 1)];
-    bpm_fold_push(&p->fidx[i], chunk, old);
-    bpm_fold_push(&p->ft1[i], chunk, old);
-    bpm_fold_push(&p->ft2[i], chunk, old);
+    uint32_t old = p->ring[(p->pos - len) & (BPMODEL_HIST_RING - 1)];
+    bpmodel__fold_push(&p->fidx[i], chunk, old);
+    bpmodel__fold_push(&p->ft1[i], chunk, old);
+    bpmodel__fold_push(&p->ft2[i], chunk, old);
   }
   return miss;
 }
 
-bpm_status bpm_simulate(const bpm_config *cfg, const uint32_t *sites, const uint32_t *targets,
-                        size_t n, bpm_stats *stats) {
-  if (!cfg || !stats || (n && (!sites || !targets))) return BPM_ERR_ARGUMENT;
-  bpm_status st = bpm_check(cfg);
-  if (st != BPM_OK) return st;
-  if (cfg->kind == BPM_LAST_TARGET) {
-    bpm_btb b;
-    st = bpm_btb_init(&b, cfg->btb_entries, cfg->btb_ways);
-    if (st != BPM_OK) return st;
+bpmodel_status bpmodel_trace_simulate(const bpmodel_config *cfg, const uint32_t *sites,
+                                      const uint32_t *targets, size_t n,
+                                      bpmodel_stats *stats) {
+  if (!cfg || !stats || (n && (!sites || !targets))) return BPMODEL_ERR_ARGUMENT;
+  bpmodel_status st = bpmodel__check(cfg);
+  if (st != BPMODEL_OK) return st;
+  if (cfg->kind == BPMODEL_KIND_LAST_TARGET) {
+    bpmodel__btb b;
+    st = bpmodel__btb_init(&b, cfg->btb_entries, cfg->btb_ways);
+    if (st != BPMODEL_OK) return st;
     for (size_t i = 0; i < n; i++) {
       uint32_t pred;
-      int has = bpm_btb_access(&b, sites[i], targets[i], &pred);
+      int has = bpmodel__btb_access(&b, sites[i], targets[i], &pred);
       stats->misses += !has || pred != targets[i];
       stats->btb_cold += !has;
     }
     stats->branches += n;
-    bpm_btb_free(&b);
-    return BPM_OK;
+    bpmodel__btb_free(&b);
+    return BPMODEL_OK;
   }
-  bpm_ittage *p = malloc(sizeof *p);
-  if (!p) return BPM_ERR_NOMEM;
-  st = bpm_ittage_init(p, cfg);
-  if (st != BPM_OK) {
+  bpmodel__ittage *p = malloc(sizeof *p);
+  if (!p) return BPMODEL_ERR_NOMEM;
+  st = bpmodel__ittage_init(p, cfg);
+  if (st != BPMODEL_OK) {
     free(p);
     return st;
   }
-  for (size_t i = 0; i < n; i++) stats->misses += bpm_ittage_step(p, sites[i], targets[i], stats);
+  for (size_t i = 0; i < n; i++)
+    stats->misses += bpmodel__ittage_step(p, sites[i], targets[i], stats);
   stats->branches += n;
-  bpm_ittage_free(p);
+  bpmodel__ittage_free(p);
   free(p);
-  return BPM_OK;
+  return BPMODEL_OK;
 }
 
-bpm_status bpm_simulate_vmtrace(const bpm_config *cfg, const uint32_t *records, size_t n,
-                                bpm_stats *stats) {
-  if (n && !records) return BPM_ERR_ARGUMENT;
+bpmodel_status bpmodel_vmtrace_simulate(const bpmodel_config *cfg, const uint32_t *records,
+                                        size_t n, bpmodel_stats *stats) {
+  if (!cfg || !stats || (n && !records)) return BPMODEL_ERR_ARGUMENT;
   uint32_t *sites = malloc((n ? n : 1) * sizeof *sites);
   uint32_t *targets = malloc((n ? n : 1) * sizeof *targets);
-  bpm_status st = BPM_ERR_NOMEM;
+  bpmodel_status st = BPMODEL_ERR_NOMEM;
   if (sites && targets) {
     for (size_t i = 0; i < n; i++) {
       sites[i] = (records[i] >> 8) & 0xffffu;
       targets[i] = records[i] & 0xffu;
     }
-    st = bpm_simulate(cfg, sites, targets, n, stats);
+    st = bpmodel_trace_simulate(cfg, sites, targets, n, stats);
   }
   free(sites);
   free(targets);

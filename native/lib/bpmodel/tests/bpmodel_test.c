@@ -14,6 +14,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bpmodel.h"
 
@@ -35,29 +36,31 @@ static int failed, passed;
 
 static uint32_t sites[N], targets[N], records[N];
 
-static bpm_stats simulate(bpm_kind kind, size_t n) {
-  bpm_config cfg;
-  bpm_config_default(kind, &cfg);
-  bpm_stats s = {0};
-  bpm_status st = bpm_simulate(&cfg, sites, targets, n, &s);
-  CHECK(st == BPM_OK, "bpm_simulate: %s", bpm_status_str(st));
+static bpmodel_stats simulate(bpmodel_kind kind, size_t n) {
+  bpmodel_config cfg;
+  bpmodel_config_init(kind, &cfg);
+  bpmodel_stats s = {0};
+  bpmodel_status st = bpmodel_trace_simulate(&cfg, sites, targets, n, &s);
+  CHECK(st == BPMODEL_OK, "bpmodel_trace_simulate: %s", bpmodel_status_str(st));
   CHECK(s.branches == n, "branches %llu, expected %zu", (unsigned long long)s.branches, n);
   return s;
 }
 
-static const char *name(bpm_kind k) { return k == BPM_ITTAGE ? "ittage" : "last-target"; }
+static const char *name(bpmodel_kind k) {
+  return k == BPMODEL_KIND_ITTAGE ? "ittage" : "last-target";
+}
 
 static void test_known_traces(void) {
-  static const bpm_kind kinds[] = {BPM_LAST_TARGET, BPM_ITTAGE};
+  static const bpmodel_kind kinds[] = {BPMODEL_KIND_LAST_TARGET, BPMODEL_KIND_ITTAGE};
   for (int k = 0; k < 2; k++) {
     for (size_t i = 0; i < N; i++) sites[i] = 7, targets[i] = 42;
-    bpm_stats s = simulate(kinds[k], N);
+    bpmodel_stats s = simulate(kinds[k], N);
     CHECK(s.misses == 1 && s.btb_cold == 1, "%s, one target: %llu misses, %llu cold",
           name(kinds[k]), (unsigned long long)s.misses, (unsigned long long)s.btb_cold);
 
     for (size_t i = 0; i < N; i++) sites[i] = 7, targets[i] = (uint32_t)(i & 1);
     s = simulate(kinds[k], N);
-    if (kinds[k] == BPM_LAST_TARGET)
+    if (kinds[k] == BPMODEL_KIND_LAST_TARGET)
       CHECK(s.misses == N, "last-target, alternating: %llu misses, expected %d",
             (unsigned long long)s.misses, N);
     else
@@ -81,11 +84,11 @@ static void test_record_form_and_determinism(void) {
     records[i] = sites[i] << 8 | targets[i];
   }
   for (int k = 0; k < 2; k++) {
-    bpm_kind kind = k ? BPM_ITTAGE : BPM_LAST_TARGET;
-    bpm_stats a = simulate(kind, N), b = simulate(kind, N), r = {0};
-    bpm_config cfg;
-    bpm_config_default(kind, &cfg);
-    CHECK(bpm_simulate_vmtrace(&cfg, records, N, &r) == BPM_OK, "vmtrace status");
+    bpmodel_kind kind = k ? BPMODEL_KIND_ITTAGE : BPMODEL_KIND_LAST_TARGET;
+    bpmodel_stats a = simulate(kind, N), b = simulate(kind, N), r = {0};
+    bpmodel_config cfg;
+    bpmodel_config_init(kind, &cfg);
+    CHECK(bpmodel_vmtrace_simulate(&cfg, records, N, &r) == BPMODEL_OK, "vmtrace status");
     CHECK(a.misses == b.misses && a.provided == b.provided, "%s: two runs differ", name(kind));
     CHECK(a.misses == r.misses && a.btb_cold == r.btb_cold && a.provided == r.provided,
           "%s: record form %llu misses, array form %llu", name(kind),
@@ -96,30 +99,56 @@ static void test_record_form_and_determinism(void) {
 }
 
 static void test_bad_input(void) {
-  bpm_config cfg;
-  bpm_stats s = {0};
-  bpm_config_default(BPM_LAST_TARGET, &cfg);
+  bpmodel_config cfg;
+  bpmodel_stats s = {0};
+  bpmodel_config_init(BPMODEL_KIND_LAST_TARGET, &cfg);
   cfg.btb_entries = 3000; /* not a power of two */
-  CHECK(bpm_simulate(&cfg, sites, targets, 10, &s) == BPM_ERR_CONFIG, "btb_entries 3000");
-  bpm_config_default(BPM_ITTAGE, &cfg);
+  CHECK(bpmodel_trace_simulate(&cfg, sites, targets, 10, &s) == BPMODEL_ERR_CONFIG,
+        "btb_entries 3000");
+  bpmodel_config_init(BPMODEL_KIND_ITTAGE, &cfg);
   cfg.hist_len[2] = cfg.hist_len[1]; /* lengths must increase */
-  CHECK(bpm_simulate(&cfg, sites, targets, 10, &s) == BPM_ERR_CONFIG, "equal lengths");
-  cfg.ntables = BPM_MAX_TABLES + 1;
-  CHECK(bpm_simulate(&cfg, sites, targets, 10, &s) == BPM_ERR_CONFIG, "too many tables");
-  bpm_config_default(BPM_ITTAGE, &cfg);
-  CHECK(bpm_simulate(NULL, sites, targets, 10, &s) == BPM_ERR_ARGUMENT, "NULL config");
-  CHECK(bpm_simulate(&cfg, NULL, targets, 10, &s) == BPM_ERR_ARGUMENT, "NULL sites");
-  CHECK(bpm_simulate(&cfg, sites, targets, 10, NULL) == BPM_ERR_ARGUMENT, "NULL stats");
-  CHECK(bpm_simulate_vmtrace(&cfg, NULL, 10, &s) == BPM_ERR_ARGUMENT, "NULL records");
+  CHECK(bpmodel_trace_simulate(&cfg, sites, targets, 10, &s) == BPMODEL_ERR_CONFIG,
+        "equal lengths");
+  cfg.ntables = BPMODEL_MAX_TABLES + 1;
+  CHECK(bpmodel_trace_simulate(&cfg, sites, targets, 10, &s) == BPMODEL_ERR_CONFIG,
+        "too many tables");
+  bpmodel_config_init(BPMODEL_KIND_ITTAGE, &cfg);
+  CHECK(bpmodel_trace_simulate(NULL, sites, targets, 10, &s) == BPMODEL_ERR_ARGUMENT,
+        "NULL config");
+  CHECK(bpmodel_trace_simulate(&cfg, NULL, targets, 10, &s) == BPMODEL_ERR_ARGUMENT,
+        "NULL sites");
+  CHECK(bpmodel_trace_simulate(&cfg, sites, NULL, 10, &s) == BPMODEL_ERR_ARGUMENT,
+        "NULL targets");
+  CHECK(bpmodel_trace_simulate(&cfg, sites, targets, 10, NULL) == BPMODEL_ERR_ARGUMENT,
+        "NULL stats");
+  CHECK(bpmodel_vmtrace_simulate(&cfg, NULL, 10, &s) == BPMODEL_ERR_ARGUMENT, "NULL records");
+  CHECK(bpmodel_vmtrace_simulate(NULL, records, 10, &s) == BPMODEL_ERR_ARGUMENT,
+        "NULL config (records)");
+  CHECK(bpmodel_vmtrace_simulate(&cfg, records, 10, NULL) == BPMODEL_ERR_ARGUMENT,
+        "NULL stats (records)");
   CHECK(s.branches == 0 && s.misses == 0, "a failed call changed the stats");
-  CHECK(bpm_simulate(&cfg, NULL, NULL, 0, &s) == BPM_OK && s.branches == 0, "empty trace");
-  CHECK(bpm_status_str((bpm_status)99) != NULL, "bpm_status_str returned NULL");
+  CHECK(bpmodel_trace_simulate(&cfg, NULL, NULL, 0, &s) == BPMODEL_OK && s.branches == 0,
+        "empty trace");
+}
+
+/* Every status has its own text, and a value outside the enum still gets one. */
+static void test_status_str(void) {
+  const char *unknown = bpmodel_status_str((bpmodel_status)99);
+  CHECK(unknown != NULL, "bpmodel_status_str(99) returned NULL");
+  for (int a = BPMODEL_OK; a <= BPMODEL_ERR_ARGUMENT; a++) {
+    const char *text = bpmodel_status_str((bpmodel_status)a);
+    CHECK(text && *text && strcmp(text, unknown) != 0, "status %d has no text", a);
+    for (int b = BPMODEL_OK; b < a; b++)
+      CHECK(strcmp(text, bpmodel_status_str((bpmodel_status)b)) != 0,
+            "statuses %d and %d share \"%s\"", a, b, text);
+  }
 }
 
 int main(void) {
   test_known_traces();
   test_record_form_and_determinism();
   test_bad_input();
+  test_status_str();
   printf("bpmodel_test: %d checks passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

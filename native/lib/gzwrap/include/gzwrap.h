@@ -34,6 +34,12 @@
  *
  * Thread safety: no global state except the implementation table, which is constant;
  * conversions on different objects may run in parallel.
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns a gzwrap_status checks
+ * the others and returns GZWRAP_ERR_ARG for a NULL one (a buffer may be NULL when its
+ * length is 0); the functions that return no status do not check (a NULL there is
+ * undefined behaviour), except gzwrap_options_init, which does nothing with NULL.
  */
 #ifndef GZWRAP_H
 #define GZWRAP_H
@@ -41,10 +47,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * GZWRAP_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define GZWRAP_VERSION_MAJOR 0
-#define GZWRAP_VERSION_MINOR 1
+#define GZWRAP_VERSION_MINOR 2
 #define GZWRAP_VERSION_PATCH 0
 #define GZWRAP_VERSION (GZWRAP_VERSION_MAJOR * 10000 + GZWRAP_VERSION_MINOR * 100 + GZWRAP_VERSION_PATCH)
-#define GZWRAP_VERSION_STRING "0.1.0"
+#define GZWRAP_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -230,10 +236,10 @@ typedef struct gzwrap_report {
     char error[GZWRAP_TEXT_MAX];
 } gzwrap_report;
 
-/* Convert the stream read from `in` into `opt->to`, written to `out`. `report` (may be
- * NULL) receives what happened. Constant memory (about 600 KiB, freed on return).
- * Returns GZWRAP_OK or the first error; on error, bytes already given to `out` are
- * meaningless. */
+/* Convert the stream read from `in` into `opt->to`, written to `out`. `opt` may be NULL
+ * (the defaults of gzwrap_options_init); `report` (may be NULL) receives what happened.
+ * Constant memory (about 600 KiB, freed on return). Returns GZWRAP_OK or the first
+ * error; on error, bytes already given to `out` are meaningless. */
 gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *in,
                                     gzwrap_writer *out, gzwrap_report *report);
 

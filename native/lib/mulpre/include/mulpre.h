@@ -18,6 +18,11 @@
  * not overlap x or y (the assembly stores z[i] while it still reads x).
  *
  * All functions are thread-safe; none allocates, none aborts.
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns a mulpre_status checks
+ * its arrays and returns MULPRE_ERR_NULL for a NULL one, writing nothing; the unchecked
+ * per-size functions do not (a NULL there is undefined behaviour).
  */
 #ifndef MULPRE_H
 #define MULPRE_H
@@ -25,10 +30,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * MULPRE_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define MULPRE_VERSION_MAJOR 0
-#define MULPRE_VERSION_MINOR 1
+#define MULPRE_VERSION_MINOR 2
 #define MULPRE_VERSION_PATCH 0
 #define MULPRE_VERSION (MULPRE_VERSION_MAJOR * 10000 + MULPRE_VERSION_MINOR * 100 + MULPRE_VERSION_PATCH)
-#define MULPRE_VERSION_STRING "0.1.0"
+#define MULPRE_VERSION_STRING "0.2.0"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -23,6 +23,11 @@
  *
  * Errors are returned as pb_status; nothing in the library aborts or exits.
  * Input is never read out of bounds, whatever its content.
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may
+ * be NULL only where its comment says so. pb does not check the others, not
+ * even in the functions that return a pb_status: a NULL there is undefined
+ * behaviour.
  */
 #ifndef PB_H
 #define PB_H
@@ -30,10 +35,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * PB_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define PB_VERSION_MAJOR 0
-#define PB_VERSION_MINOR 1
+#define PB_VERSION_MINOR 2
 #define PB_VERSION_PATCH 0
 #define PB_VERSION (PB_VERSION_MAJOR * 10000 + PB_VERSION_MINOR * 100 + PB_VERSION_PATCH)
-#define PB_VERSION_STRING "0.1.0"
+#define PB_VERSION_STRING "0.2.0"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * Every type has the same verbs:
  *
  *   rtdiv_status rtdiv_<T>_gen(rtdiv_<T> *dv, <type> d)
- *       Prepare division by `d`. Returns RTDIV_OK, RTDIV_EZERO when d == 0 or
- *       RTDIV_ENULL when dv is NULL; on error *dv is left unchanged. Any other d,
+ *       Prepare division by `d`. Returns RTDIV_OK, RTDIV_ERR_ZERO when d == 0 or
+ *       RTDIV_ERR_NULL when dv is NULL; on error *dv is left unchanged. Any other d,
  *       including 1, powers of two, the type's maximum and (signed) negative values and
  *       the minimum, is valid.
  *   <type> rtdiv_<T>_div(const rtdiv_<T> *dv, <type> n)       quotient, branchy form
@@ -40,6 +40,12 @@
  *
  * Thread safety: a generated rtdiv_<T> is read-only and can be shared. The batch
  * dispatch is resolved once, on first use, with atomic operations.
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns an rtdiv_status checks
+ * the others and returns RTDIV_ERR_NULL for a NULL one, writing nothing (the arrays of a
+ * batch may be NULL when n is 0); the inline verbs do not check their divider (a NULL
+ * there is undefined behaviour).
  */
 #ifndef RTDIV_H
 #define RTDIV_H
@@ -47,10 +53,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * RTDIV_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define RTDIV_VERSION_MAJOR 0
-#define RTDIV_VERSION_MINOR 1
+#define RTDIV_VERSION_MINOR 2
 #define RTDIV_VERSION_PATCH 0
 #define RTDIV_VERSION (RTDIV_VERSION_MAJOR * 10000 + RTDIV_VERSION_MINOR * 100 + RTDIV_VERSION_PATCH)
-#define RTDIV_VERSION_STRING "0.1.0"
+#define RTDIV_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,10 +65,19 @@
  * inline verbs, generation, the batch paths) is expanded from it, so the four types cannot
  * drift apart. Columns: suffix, value type, unsigned type of the same width, signed type
  * of the same width, double-width unsigned and signed types (for the high half of a
- * product), width in bits, and whether the type is signed. The double-width types need
- * __int128, present in gcc and clang on every 64-bit target. */
+ * product), width in bits, and whether the type is signed.
+ *
+ * Compilers. The library is built with gcc or clang: its sources use the double-width
+ * types, which for 64 bits are __int128 (gcc and clang on every 64-bit target). This
+ * header needs neither: it compiles as C99 with any compiler. Where __int128 exists
+ * (__SIZEOF_INT128__) rtdiv__u128 and rtdiv__s128 are defined and the 64-bit verbs take
+ * the high half of one 128-bit product; elsewhere they compose it from four 32 x 32-bit
+ * products (the slow path, tested against the same answers). always_inline is asked for
+ * only of GNU-compatible compilers (__GNUC__); others get plain `static inline`. */
+#if defined(__SIZEOF_INT128__)
 typedef unsigned __int128 rtdiv__u128;
 typedef __int128 rtdiv__s128;
+#endif
 
 /* X(S, T, UT, ST, UW, SW, N, SIGNED) */
 #define RTDIV_FOR_EACH_UNSIGNED(X)                                                       \
@@ -82,10 +97,13 @@ extern "C" {
 /** Status of a call that can fail. */
 typedef enum rtdiv_status {
     RTDIV_OK = 0,
-    RTDIV_EZERO = 1,        /**< divisor is 0 */
-    RTDIV_ENULL = 2,        /**< a required pointer is NULL */
-    RTDIV_EUNSUPPORTED = 3, /**< rtdiv_isa_force: this CPU or OS cannot run that path */
+    RTDIV_ERR_ZERO = 1,        /**< divisor is 0 */
+    RTDIV_ERR_NULL = 2,        /**< a required pointer is NULL */
+    RTDIV_ERR_UNSUPPORTED = 3, /**< rtdiv_isa_force: this CPU or OS cannot run that path */
 } rtdiv_status;
+
+/** A short English description of a status ("ok", "divisor is zero", ...); never NULL. */
+const char *rtdiv_status_str(rtdiv_status status);
 
 /** Instruction-set path of the batch functions. */
 typedef enum rtdiv_isa {
@@ -139,7 +157,7 @@ RTDIV_FOR_EACH_TYPE(RTDIV__STRUCT)
  *   rtdiv_status rtdiv_<T>_rem_batch(const rtdiv_<T> *dv, const <type> *num, <type> *rem,
  *                                    size_t n)
  *       out[i] = num[i] / d (or % d) for i < n. num and out may be the same array (in
- *       place) but must not otherwise overlap. RTDIV_ENULL if dv is NULL, or num or out
+ *       place) but must not otherwise overlap. RTDIV_ERR_NULL if dv is NULL, or num or out
  *       is NULL while n > 0; nothing is written then.
  */
 #define RTDIV__DECLARE(S, T, UT, ST, UW, SW, N, SG)                                      \
@@ -158,7 +176,7 @@ rtdiv_isa rtdiv_isa_active(void);
 int rtdiv_isa_supported(rtdiv_isa isa);
 
 /** Select the batch path for the whole process: RTDIV_ISA_AUTO restores detection.
- * Returns RTDIV_EUNSUPPORTED (and changes nothing) when the CPU cannot run `isa`. */
+ * Returns RTDIV_ERR_UNSUPPORTED (and changes nothing) when the CPU cannot run `isa`. */
 rtdiv_status rtdiv_isa_force(rtdiv_isa isa);
 
 /** A short name for an ISA value: "auto", "portable", "avx2", "avx512". */
@@ -173,8 +191,8 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
 /* The inline verbs (div, div_bf, rem, rem_bf, divisible, divisor), expanded once per type
  * from RTDIV_FOR_EACH_TYPE.
  *
- * Two bodies only, unsigned and signed; the width comes from the list's double-width
- * type, whose high half is the one multiply every quotient costs:
+ * Two bodies only, unsigned and signed; the high half of a product (rtdiv_<T>_mulhi) is
+ * the one multiply every quotient costs:
  *   unsigned branchfree: hi = mulhi(n, m); q = (((n - hi) >> sh1) + hi) >> sh2
  *                        (n - hi >= 0, so this is floor((n + hi) / 2^(sh1+sh2)) without
  *                        the N+1-bit sum; 32-bit types add in a 64-bit register instead)
@@ -182,9 +200,43 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
  *                        q = (q ^ neg) - neg
  * Signed intermediate arithmetic is done in the unsigned type: wrap-around is intended
  * (MIN / -1) and must not be undefined behaviour. Right shifts of negative values are
- * arithmetic in gcc and clang (documented GNU C behaviour).
+ * arithmetic in gcc and clang (documented GNU C behaviour), as in every C compiler for
+ * two's-complement targets that we know of (C leaves it to the implementation).
  */
+#if defined(__GNUC__)
 #define RTDIV__INLINE static inline __attribute__((always_inline))
+#else
+#define RTDIV__INLINE static inline
+#endif
+
+/* The high half of a full product, one function per type. */
+RTDIV__INLINE uint32_t rtdiv_u32_mulhi(uint32_t a, uint32_t b) {
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+RTDIV__INLINE int32_t rtdiv_s32_mulhi(int32_t a, int32_t b) {
+    return (int32_t)(((int64_t)a * b) >> 32);
+}
+RTDIV__INLINE uint64_t rtdiv_u64_mulhi(uint64_t a, uint64_t b) {
+#if defined(__SIZEOF_INT128__)
+    return (uint64_t)(((rtdiv__u128)a * b) >> 64);
+#else
+    /* schoolbook on 32-bit halves; mid cannot overflow: 3 (2^32 - 1) < 2^64 */
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+RTDIV__INLINE int64_t rtdiv_s64_mulhi(int64_t a, int64_t b) {
+#if defined(__SIZEOF_INT128__)
+    return (int64_t)(((rtdiv__s128)a * b) >> 64);
+#else
+    /* the signed high half is the unsigned one less b when a < 0 and less a when b < 0 */
+    uint64_t hi = rtdiv_u64_mulhi((uint64_t)a, (uint64_t)b);
+    hi -= (a < 0 ? (uint64_t)b : 0) + (b < 0 ? (uint64_t)a : 0);
+    return (int64_t)hi;
+#endif
+}
 
 #define RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)                                       \
     RTDIV__INLINE T rtdiv_##S##_divisor(const rtdiv_##S *dv) { return (T)dv->d; }        \
@@ -202,7 +254,6 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
     }
 
 #define RTDIV__UNSIGNED(S, T, UT, ST, UW, SW, N, SG)                                     \
-    RTDIV__INLINE T rtdiv_##S##_mulhi(T a, T b) { return (T)(((UW)a * b) >> N); }        \
     RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
         unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
         if (more & RTDIV_MORE_POW2)                                                      \
@@ -221,7 +272,6 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
     RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
 
 #define RTDIV__SIGNED(S, T, UT, ST, UW, SW, N, SG)                                       \
-    RTDIV__INLINE T rtdiv_##S##_mulhi(T a, T b) { return (T)(((SW)a * b) >> N); }        \
     RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
         unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
         UT q;                                                                            \

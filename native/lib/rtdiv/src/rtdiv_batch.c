@@ -37,14 +37,14 @@ static const rtdiv__batch_ops *rtdiv__ops(void) {
     rtdiv_status rtdiv_##S##_div_batch(const rtdiv_##S *dv, const T *num, T *quo,        \
                                        size_t n) {                                       \
         if (!dv || (n && (!num || !quo)))                                                \
-            return RTDIV_ENULL;                                                          \
+            return RTDIV_ERR_NULL;                                                       \
         rtdiv__ops()->S##_div(dv, num, quo, n);                                          \
         return RTDIV_OK;                                                                 \
     }                                                                                    \
     rtdiv_status rtdiv_##S##_rem_batch(const rtdiv_##S *dv, const T *num, T *rem,        \
                                        size_t n) {                                       \
         if (!dv || (n && (!num || !rem)))                                                \
-            return RTDIV_ENULL;                                                          \
+            return RTDIV_ERR_NULL;                                                       \
         rtdiv__ops()->S##_rem(dv, num, rem, n);                                          \
         return RTDIV_OK;                                                                 \
     }

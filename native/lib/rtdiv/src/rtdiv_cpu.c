@@ -68,7 +68,7 @@ int rtdiv_isa_supported(rtdiv_isa isa) {
 
 rtdiv_status rtdiv_isa_force(rtdiv_isa isa) {
     if (!rtdiv_isa_supported(isa))
-        return RTDIV_EUNSUPPORTED;
+        return RTDIV_ERR_UNSUPPORTED;
     atomic_store_explicit(&rtdiv__forced, (int)isa, memory_order_relaxed);
     return RTDIV_OK;
 }

@@ -33,9 +33,9 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
 #define RTDIV__GEN(S, T, UT, ST, UW, SW, N, SG)                                          \
     rtdiv_status rtdiv_##S##_gen(rtdiv_##S *out, T d) {                                  \
         if (!out)                                                                        \
-            return RTDIV_ENULL;                                                          \
+            return RTDIV_ERR_NULL;                                                       \
         if (d == 0)                                                                      \
-            return RTDIV_EZERO;                                                          \
+            return RTDIV_ERR_ZERO;                                                       \
         rtdiv_##S dv = {0};                                                              \
         /* a = |d| as unsigned: exact for the minimum too (2^(N-1)) */                  \
         UT a = (SG && (ST)d < 0) ? (UT)0 - (UT)d : (UT)d;                                \
@@ -107,3 +107,13 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
         return RTDIV_OK;                                                                 \
     }
 RTDIV_FOR_EACH_TYPE(RTDIV__GEN)
+
+const char *rtdiv_status_str(rtdiv_status status) {
+    switch (status) {
+    case RTDIV_OK: return "ok";
+    case RTDIV_ERR_ZERO: return "divisor is zero";
+    case RTDIV_ERR_NULL: return "a required pointer is NULL";
+    case RTDIV_ERR_UNSUPPORTED: return "this CPU or OS cannot run that path";
+    }
+    return "unknown status";
+}

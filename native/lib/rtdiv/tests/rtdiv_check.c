@@ -378,18 +378,27 @@ static int run_status(void) {
         memset(&dv, 0xA5, sizeof dv);                                                    \
         before = dv;                                                                     \
         T one = 1, x = 5;                                                                \
-        bad += rtdiv_##S##_gen(&dv, 0) != RTDIV_EZERO;                                   \
+        bad += rtdiv_##S##_gen(&dv, 0) != RTDIV_ERR_ZERO;                                \
         bad += memcmp(&dv, &before, sizeof dv) != 0; /* unchanged on error */            \
-        bad += rtdiv_##S##_gen(NULL, 3) != RTDIV_ENULL;                                  \
+        bad += rtdiv_##S##_gen(NULL, 3) != RTDIV_ERR_NULL;                               \
         bad += rtdiv_##S##_gen(&dv, 3) != RTDIV_OK;                                      \
-        bad += rtdiv_##S##_div_batch(NULL, &one, &x, 1) != RTDIV_ENULL;                  \
-        bad += rtdiv_##S##_div_batch(&dv, NULL, &x, 1) != RTDIV_ENULL;                   \
-        bad += rtdiv_##S##_rem_batch(&dv, &one, NULL, 1) != RTDIV_ENULL;                 \
+        bad += rtdiv_##S##_div_batch(NULL, &one, &x, 1) != RTDIV_ERR_NULL;               \
+        bad += rtdiv_##S##_div_batch(&dv, NULL, &x, 1) != RTDIV_ERR_NULL;                \
+        bad += rtdiv_##S##_rem_batch(&dv, &one, NULL, 1) != RTDIV_ERR_NULL;              \
         bad += x != 5; /* nothing written */                                             \
         bad += rtdiv_##S##_div_batch(&dv, NULL, NULL, 0) != RTDIV_OK;                    \
     }
     RTDIV_FOR_EACH_TYPE(STATUS_TYPE)
-    bad += rtdiv_isa_force((rtdiv_isa)99) != RTDIV_EUNSUPPORTED;
+    bad += rtdiv_isa_force((rtdiv_isa)99) != RTDIV_ERR_UNSUPPORTED;
+    /* every status has its own text, and a value outside the enum still gets one */
+    const char *unknown = rtdiv_status_str((rtdiv_status)99);
+    bad += unknown == NULL;
+    for (int a = RTDIV_OK; a <= RTDIV_ERR_UNSUPPORTED; a++) {
+        const char *text = rtdiv_status_str((rtdiv_status)a);
+        bad += !text || !*text || !unknown || !strcmp(text, unknown);
+        for (int b = RTDIV_OK; b < a; b++)
+            bad += text && !strcmp(text, rtdiv_status_str((rtdiv_status)b));
+    }
     bad += rtdiv_isa_active() == RTDIV_ISA_AUTO; /* always resolved to a real path */
     printf("{\"type\":\"status\",\"ok\":%s,\"detected\":\"%s\"}\n", bad ? "false" : "true",
            rtdiv_isa_name(rtdiv_isa_active()));

@@ -42,6 +42,12 @@
  * Dispatch trace: a library built with -DVM_TRACE=1 records one uint32 per
  * dispatch (see VM_TRACE_* below) for the branch-predictor model; the default
  * build records nothing and costs nothing.
+ *
+ * NULL pointers (the one rule of every cpulab header): a pointer argument may be NULL only
+ * where its comment says so. Every function that returns a vm_status checks the
+ * others and returns VM_ERR_ARGUMENT for a NULL one, writing nothing (main's arguments
+ * may be NULL when nargs is 0); the functions that return no status do not check (a NULL
+ * there is undefined behaviour).
  */
 #ifndef VM_H
 #define VM_H
@@ -49,10 +55,10 @@
 /* The version of this header and of the library built with it (semantic versioning).
  * VM_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, for use in #if. */
 #define VM_VERSION_MAJOR 0
-#define VM_VERSION_MINOR 1
+#define VM_VERSION_MINOR 2
 #define VM_VERSION_PATCH 0
 #define VM_VERSION (VM_VERSION_MAJOR * 10000 + VM_VERSION_MINOR * 100 + VM_VERSION_PATCH)
-#define VM_VERSION_STRING "0.1.0"
+#define VM_VERSION_STRING "0.2.0"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -193,7 +199,7 @@ typedef struct vm_limits {
  * use one machine per thread. NULL limits = defaults; NULL on failure. */
 typedef struct vm_machine vm_machine;
 vm_machine *vm_machine_new(const vm_limits *limits);
-void vm_machine_free(vm_machine *m);
+void vm_machine_free(vm_machine *m); /* NULL is fine */
 
 typedef struct vm_result {
   vm_status status;    /* VM_OK or the run-time error */
