@@ -20,6 +20,7 @@ from cpulab.experiments.gzwrap.experiment import (
     SIZES,
     VARIANTS,
     schedule,
+    sql_cases,
 )
 from cpulab.experiments.gzwrap.mariadb import missing
 from cpulab.measure.metrics import Metric
@@ -119,16 +120,23 @@ def test_identical_payload_and_fastest_inflater():
 
 
 def test_sql_claim_from_the_servers_answers():
-    base = [["gzip CRC-32 (little-endian, as stored)", "NULL"], ["zeros", "NULL"],
-            ["the true Adler-32 (computed outside SQL)", "data"], ["gzwrap", "data"]]
-    ev = Evidence(facts={"sql_attempts": base, "mariadb": "10.11"})
-    assert _kinds(_verdicts([], ev)["(a)"]) == ["confirmed"]
-    broken = [[w, "data" if w == "zeros" else r] for w, r in base]
-    assert _kinds(_verdicts([], Evidence(facts={"sql_attempts": broken}))["(a)"]) == ["refuted"]
-    no_control = [[w, "NULL" if w == "gzwrap" else r] for w, r in base]
-    assert _kinds(_verdicts([], Evidence(facts={"sql_attempts": no_control}))["(a)"]) == \
-        ["inconclusive"]
-    assert _kinds(_verdicts([])["(a)"]) == ["unmeasurable"]
+    base = {"gzip CRC-32 (little-endian, as stored)": "NULL", "zeros": "NULL",
+            "the true Adler-32 (computed outside SQL)": "data", "gzwrap": "data"}
+    v = _verdicts(sql_cases(base, "10.11"))["(a)"]
+    assert _kinds(v) == ["confirmed"] and "0 of 2" in v[0].evidence
+    broken = {**base, "zeros": "data"}
+    v = _verdicts(sql_cases(broken, "10.11"))["(a)"]
+    assert _kinds(v) == ["refuted"] and "1 of 2" in v[0].evidence
+    # a control that fails says nothing about the guesses: not judged, and said why
+    no_control = {**base, "gzwrap": "NULL"}
+    v = _verdicts(sql_cases(no_control, "10.11"))["(a)"]
+    assert _kinds(v) == ["unmeasurable"] and "controls's answers that are the data" in \
+        v[0].evidence
+    # no server: the reason the cases give
+    gone = [Case(n, None, error="no MariaDB server: mariadbd not found")
+            for n in ("sql-guesses", "controls")]
+    v = _verdicts(gone)["(a)"]
+    assert _kinds(v) == ["unmeasurable"] and "mariadbd not found" in v[0].evidence
 
 
 def test_schedule_keeps_large_sizes_within_budget():
@@ -160,7 +168,9 @@ def test_the_1_gib_data_are_re_wrapped_by_the_full_profile_only():
 
 def check_quick_run(run: dict) -> None:
     assert run["status"] == "complete"
-    cases = [c for c in run["cases"] if not c.get("error")]
+    sql = [c for c in run["cases"] if c["variant"] in ("sql-guesses", "controls")]
+    assert len(sql) == 2  # claim (a)'s, answered or failed with the reason
+    cases = [c for c in run["cases"] if not c.get("error") and c not in sql]
     seen = {(c["variant"], c["params"]["kind"], c["params"]["size"]) for c in cases}
     for kind, size in (("text", MiB), ("binary", MiB), ("random", MiB)):
         for v in (*REWRAP, *INFLATE, *RECOMPRESS):

@@ -24,7 +24,7 @@ import subprocess
 from collections.abc import Iterable
 
 from cpulab.build import BuildConfig, Target, build_one, find_toolchain, library
-from cpulab.claims import ClaimSpec
+from cpulab.claims import ClaimSpec, Requirement
 from cpulab.context import Context, Profile
 from cpulab.context import cases_of as program_cases
 from cpulab.experiments.base import Experiment
@@ -34,7 +34,7 @@ from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import MIN_PROCESSES
 from cpulab.paths import KERNELS
-from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable, Verdict
+from cpulab.results import Case, Evidence, EvidenceTable, PlotSpec, SeedTable
 from cpulab.results.ratios import format_ratio, median_ratio
 
 GZWRAP = library("gzwrap")
@@ -65,14 +65,26 @@ BUDGET = 3 * GiB  # uncompressed bytes one case may process per size, over all i
 DIR = KERNELS / "gzwrap"
 # 1 where a re-wrap's deflate bytes are the input's and zlib decodes its output (claim d)
 FAITHFUL = "identical-and-decodes"
+# Claim (a): the SQL-only guesses, and the two controls (the true Adler-32 computed
+# outside SQL, and gzwrap's COMPRESS() output), each a case of the server's answers.
+SQL_GUESSES, SQL_CONTROLS = "sql-guesses", "controls"
+NOT_NULL, GIVES_DATA = "answers other than NULL", "answers that are the data"
 _WAY = {"rewrap-gzip-zlib": "gzip -> zlib", "rewrap-zlib-gzip": "zlib -> gzip",
         PORTABLE: "gzip -> zlib on zlib alone"}
 
 
 def _claims() -> tuple[ClaimSpec, ...]:
-    """(b)-(e), one claim per re-wrap direction where the seed's claim covers each: the
-    judge compares one variant against the fastest of its peers in each build, kind and
-    size. (a) is the MariaDB server's answers, not a measurement (GzWrap.verdicts)."""
+    """(a) from a MariaDB server's answers, exact, judged only where both controls give
+    the data; (b)-(e), one claim per re-wrap direction where the seed's claim covers
+    each: one variant against the fastest of its peers in each build, kind and size."""
+    sql = ClaimSpec(
+        "at-most", SQL_GUESSES, metric=NOT_NULL, value=0,
+        requires=(Requirement(SQL_CONTROLS, GIVES_DATA, "==", 2),),
+        seed="impossible with SQL string functions: the Adler-32 of the uncompressed data "
+             "is not in the gzip stream",
+        text="(a) S6: no SQL string expression turns a gzip blob into UNCOMPRESS() input "
+             "(its ISIZE, 78 9C, the deflate bytes and any SQL-computable guess for the "
+             "Adler-32 give NULL), while gzwrap's COMPRESS() output gives the data")
     floor = tuple(ClaimSpec(
         "faster", v, than=INFLATE, by=FLOOR_TARGET, metric="time",
         seed="no figure: the seed found no way to convert at all",
@@ -93,7 +105,7 @@ def _claims() -> tuple[ClaimSpec, ...]:
         "faster", "inflate-isal", than="inflate-zlib", metric="time",
         text="(e) the inflater gzwrap picks by itself (ISA-L where built in) is the fastest "
              "streaming inflater measured here, in every data set")
-    return (*floor, *recompression, *identical, inflater)
+    return (sql, *floor, *recompression, *identical, inflater)
 
 
 def schedule(size: int, profile: Profile) -> tuple[int, int]:
@@ -180,15 +192,19 @@ class GzWrap(Experiment):
             outcomes = ctx.measure(group, rounds=rounds)
             for program in group:
                 cases += cases_of(program, outcomes[program.key])
-        return cases
+        return cases + self._sql_cases(ctx)
 
-    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
-        tables = [throughput_table(cases), ratio_table(cases)]
-        facts: dict = {}
+    def _sql_cases(self, ctx: Context) -> list[Case]:
+        """Claim (a)'s cases: how many SQL-only guesses a private MariaDB server answers
+        with anything but NULL, and how many of the two controls give the data; failed
+        cases with the reason where no server runs. The answers themselves are kept for
+        the evidence table."""
+        self._sql_answers: list[list[str]] = []
         why = missing()
         if why:
             ctx.note(f"gzwrap: no MariaDB server: {why}; the SQL claim is unmeasurable")
-            return Evidence(tables, facts)
+            return [Case(v, None, error=f"no MariaDB server: {why}")
+                    for v in (SQL_GUESSES, SQL_CONTROLS)]
         tc = find_toolchain("gcc")
         try:
             cli = build_one(self.cli_target(), BuildConfig(tc, "O2")) if tc else None
@@ -201,24 +217,39 @@ class GzWrap(Experiment):
                 raise MariaDBError(f"gzwrap --to mysql: {p.stderr.decode()[-500:]}")
             ctx.reporter.phase("asking a private MariaDB server (UNCOMPRESS)")
             with MariaDB.start() as db:
-                facts["mariadb"] = db.version()
+                server = db.version()
                 tried = sqlproof.attempts(db, p.stdout, sample)
         except (MariaDBError, OSError, subprocess.SubprocessError) as e:
             ctx.note(f"gzwrap: the MariaDB part failed: {e}")
-            return Evidence(tables, facts)
-        facts["sql_attempts"] = [[t.what, t.result] for t in tried]
-        tables.append(EvidenceTable(
-            f"UNCOMPRESS() on MariaDB {facts['mariadb']} of a gzip blob's deflate bytes "
-            "behind its ISIZE and 78 9C, with each candidate for the Adler-32",
-            ["the last four bytes", "UNCOMPRESS() gives"],
-            [[t.what, t.result] for t in tried]))
-        return Evidence(tables, facts)
+            return [Case(v, None, error=f"the MariaDB part failed: {e}")
+                    for v in (SQL_GUESSES, SQL_CONTROLS)]
+        self._sql_answers = [[f"MariaDB {server}", t.what, t.result] for t in tried]
+        return sql_cases({t.what: t.result for t in tried}, server)
 
-    # ---- verdicts (pure) -------------------------------------------------------------
+    def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
+        tables = [throughput_table(cases), ratio_table(cases)]
+        answers = getattr(self, "_sql_answers", [])
+        if answers:
+            tables.append(EvidenceTable(
+                f"UNCOMPRESS() on {answers[0][0]} of a gzip blob's deflate bytes behind its "
+                "ISIZE and 78 9C, with each candidate for the Adler-32",
+                ["the last four bytes", "UNCOMPRESS() gives"], [a[1:] for a in answers]))
+        return Evidence(tables)
 
-    def verdicts(self, cases: list[Case], evidence: Evidence) -> list[Verdict]:
-        """(a) from the server's answers (evidence), then the declared claims."""
-        return [_sql_claim(evidence), *super().verdicts(cases, evidence)]
+
+def sql_cases(answers: dict[str, str], server: str) -> list[Case]:
+    """Claim (a)'s two cases from the server's answer to each attempt ("NULL", "data" or
+    "wrong data"): the SQL-only guesses, and the controls (the true Adler-32, gzwrap)."""
+    control = {w: r for w, r in answers.items()
+               if w == "gzwrap" or w.startswith("the true Adler-32")}
+    guesses = [r for w, r in answers.items() if w not in control]
+    params = {"server": server}
+    return [
+        Case(SQL_GUESSES, None, dict(params), {NOT_NULL: Metric.exact(
+            sum(r != "NULL" for r in guesses), f"of {len(guesses)}", "output")}),
+        Case(SQL_CONTROLS, None, dict(params), {GIVES_DATA: Metric.exact(
+            sum(r == "data" for r in control.values()), f"of {len(control)}", "output")}),
+    ]
 
 
 def cases_of(program: Program, outcome: Outcome) -> list[Case]:
@@ -256,7 +287,9 @@ Group = tuple[str, str, int]  # build label, kind, size
 def _groups(cases: Iterable[Case]) -> dict[Group, dict[str, Case]]:
     out: dict[Group, dict[str, Case]] = {}
     for c in cases:
-        out.setdefault((c.build_label, c.params["kind"], c.params["size"]), {})[c.variant] = c
+        if "kind" in c.params:  # a data set's case, not the SQL claim's
+            out.setdefault((c.build_label, c.params["kind"], c.params["size"]),
+                           {})[c.variant] = c
     return out
 
 
@@ -303,30 +336,6 @@ def ratio_table(cases: list[Case]) -> EvidenceTable:
         "re-wrap speed against its peers: time(peer) / time(re-wrap), above 1 = re-wrap faster",
         ["data", "re-wrap", "vs the fastest plain inflate", "vs the fastest streaming inflate",
          "vs the fastest recompression"], rows)
-
-
-def _sql_claim(evidence: Evidence) -> Verdict:
-    claim = ("(a) S6: no SQL string expression turns a gzip blob into UNCOMPRESS() input "
-             "(its ISIZE, 78 9C, the deflate bytes and any SQL-computable guess for the "
-             "Adler-32 give NULL), while gzwrap's COMPRESS() output gives the data")
-    seed = ("impossible with SQL string functions: the Adler-32 of the uncompressed data is "
-            "not in the gzip stream")
-    tried = evidence.facts.get("sql_attempts")
-    if not tried:
-        return Verdict(claim, "unmeasurable", "no MariaDB server ran (see the notes)", seed)
-    results = dict(tried)
-    sql_only = {w: r for w, r in results.items()
-                if w != "gzwrap" and not w.startswith("the true Adler-32")}
-    true_adler = next((r for w, r in results.items() if w.startswith("the true Adler-32")), None)
-    server = evidence.facts.get("mariadb", "?")
-    text = (f"MariaDB {server}: " + "; ".join(f"{w}: {r}" for w, r in sql_only.items())
-            + f"; the true Adler-32 in the same place: {true_adler}; gzwrap: "
-            f"{results.get('gzwrap')}")
-    if any(r != "NULL" for r in sql_only.values()):
-        return Verdict(claim, "refuted", text, seed)
-    if results.get("gzwrap") != "data" or true_adler != "data":
-        return Verdict(claim, "inconclusive", text + " (the control failed)", seed)
-    return Verdict(claim, "confirmed", text, seed)
 
 
 EXPERIMENT = GzWrap()
