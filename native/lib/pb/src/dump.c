@@ -22,13 +22,8 @@
 #include "internal/encode.h"
 #include "internal/strbuf.h"
 
-typedef pb_strbuf out;
 
-static void put(out *o, const char *s, size_t n) { pb_strbuf_put(o, s, n); }
-static void puts_(out *o, const char *s) { pb_strbuf_puts(o, s); }
-static void indent(out *o, int depth) { pb_strbuf_indent(o, depth); }
-
-static void hex(out *o, const char *p, size_t n) {
+static void hex(pb_strbuf *o, const char *p, size_t n) {
   static const char digits[] = "0123456789abcdef";
   char tmp[128];
   size_t k = 0;
@@ -36,21 +31,21 @@ static void hex(out *o, const char *p, size_t n) {
     tmp[k++] = digits[(uint8_t)p[i] >> 4];
     tmp[k++] = digits[(uint8_t)p[i] & 15];
     if (k == sizeof tmp) {
-      put(o, tmp, k);
+      pb_strbuf_put(o, tmp, k);
       k = 0;
     }
   }
-  put(o, tmp, k);
+  pb_strbuf_put(o, tmp, k);
 }
 
-static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth);
+static void dump_msg(pb_strbuf *o, const pb_msg *msg, const pb_msgdef *m, int depth);
 
-static void dump_value(out *o, const pb_fielddef *f, const void *p, int depth) {
+static void dump_value(pb_strbuf *o, const pb_fielddef *f, const void *p, int depth) {
   char tmp[64];
   uint32_t u32;
   uint64_t u64;
   switch (f->type) {
-    case PB_TYPE_BOOL: puts_(o, *(const bool *)p ? "true" : "false"); return;
+    case PB_TYPE_BOOL: pb_strbuf_puts(o, *(const bool *)p ? "true" : "false"); return;
     case PB_TYPE_INT32: case PB_TYPE_SINT32: case PB_TYPE_SFIXED32: case PB_TYPE_ENUM:
       memcpy(&u32, p, 4);
       snprintf(tmp, sizeof tmp, "%" PRId32, (int32_t)u32);
@@ -81,34 +76,34 @@ static void dump_value(out *o, const pb_fielddef *f, const void *p, int depth) {
     case PB_TYPE_STRING:
     case PB_TYPE_BYTES: {
       const pb_str *s = p;
-      puts_(o, "x:");
+      pb_strbuf_puts(o, "x:");
       hex(o, s->data, s->size);
       return;
     }
     default: { /* MESSAGE, GROUP */
       const pb_msg *sub = *(pb_msg *const *)p;
-      puts_(o, "{\n");
+      pb_strbuf_puts(o, "{\n");
       if (sub) dump_msg(o, sub, f->msg, depth + 1);
-      indent(o, depth);
-      puts_(o, "}");
+      pb_strbuf_indent(o, depth);
+      pb_strbuf_puts(o, "}");
       return;
     }
   }
-  puts_(o, tmp);
+  pb_strbuf_puts(o, tmp);
 }
 
-static void line(out *o, const pb_fielddef *f, const void *p, int depth) {
+static void line(pb_strbuf *o, const pb_fielddef *f, const void *p, int depth) {
   char tmp[32];
-  indent(o, depth);
+  pb_strbuf_indent(o, depth);
   snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
-  puts_(o, tmp);
-  puts_(o, f->name);
-  puts_(o, " ");
+  pb_strbuf_puts(o, tmp);
+  pb_strbuf_puts(o, f->name);
+  pb_strbuf_puts(o, " ");
   dump_value(o, f, p, depth);
-  puts_(o, "\n");
+  pb_strbuf_puts(o, "\n");
 }
 
-static void dump_map(out *o, const pb_fielddef *f, const pb_array *arr, int depth) {
+static void dump_map(pb_strbuf *o, const pb_fielddef *f, const pb_array *arr, int depth) {
   uint32_t n;
   const pb_msg **ents = pb_map_sorted_entries(arr, f->msg, &n);
   if (!ents) {
@@ -117,22 +112,22 @@ static void dump_map(out *o, const pb_fielddef *f, const pb_array *arr, int dept
   }
   char tmp[32];
   for (uint32_t i = 0; i < n; i++) {
-    indent(o, depth);
+    pb_strbuf_indent(o, depth);
     snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
-    puts_(o, tmp);
-    puts_(o, f->name);
-    puts_(o, " {\n");
+    pb_strbuf_puts(o, tmp);
+    pb_strbuf_puts(o, f->name);
+    pb_strbuf_puts(o, " {\n");
     for (int k = 0; k < 2; k++) {
       const pb_fielddef *kv = &f->msg->fields[k];
       line(o, kv, PB_CPTR_AT(ents[i], kv->offset, char), depth + 1);
     }
-    indent(o, depth);
-    puts_(o, "}\n");
+    pb_strbuf_indent(o, depth);
+    pb_strbuf_puts(o, "}\n");
   }
   free(ents);
 }
 
-static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth) {
+static void dump_msg(pb_strbuf *o, const pb_msg *msg, const pb_msgdef *m, int depth) {
   for (uint32_t i = 0; i < m->field_count; i++) {
     const pb_fielddef *f = &m->fields[i];
     const char *p = PB_CPTR_AT(msg, f->offset, char);
@@ -150,15 +145,15 @@ static void dump_msg(out *o, const pb_msg *msg, const pb_msgdef *m, int depth) {
   }
   const pb_unknown *u = pb_msg_unknown_ptr(msg);
   if (u && u->size) {
-    indent(o, depth);
-    puts_(o, "? ");
+    pb_strbuf_indent(o, depth);
+    pb_strbuf_puts(o, "? ");
     hex(o, u->data, u->size);
-    puts_(o, "\n");
+    pb_strbuf_puts(o, "\n");
   }
 }
 
 pb_status pb_dump(const pb_msg *msg, const pb_msgdef *m, pb_arena *a, char **outp, size_t *size) {
-  out o = {NULL, 0, 0, false};
+  pb_strbuf o = {NULL, 0, 0, false};
   dump_msg(&o, msg, m, 0);
   return pb_strbuf_finish(&o, a, outp, size);
 }

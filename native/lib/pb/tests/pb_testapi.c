@@ -28,83 +28,56 @@ static int decode(const pb_schema *s, const char *type, const char *buf, size_t 
   return pb_decode(buf, len, *msg, *m, *a, &o);
 }
 
-/* Decode buf as `type` and dump it (the dump only on success). */
+/* What a decoded message is turned into. */
+typedef enum { DUMP, TEXT, JSON, ENCODE } output;
+
+/* Decode buf as `type` and, on success, turn it into `what` (JSON with json_flags),
+ * copied into *out; the decode status, else the printer's. */
+static int decode_then(const pb_schema *s, const char *type, const char *buf, size_t len,
+                       int decoder, unsigned flags, output what, unsigned json_flags,
+                       char **out, size_t *outlen) {
+  pb_arena *a = NULL;
+  pb_msg *msg;
+  const pb_msgdef *m;
+  *out = NULL;
+  *outlen = 0;
+  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
+  if (st == PB_OK) {
+    char *r;
+    size_t n;
+    pb_json_opts o = {json_flags, 0};
+    switch (what) {
+      case DUMP: st = pb_dump(msg, m, a, &r, &n); break;
+      case TEXT: st = pb_text_encode(msg, m, a, &r, &n); break;
+      case JSON: st = pb_json_encode(msg, m, a, &r, &n, &o); break;
+      case ENCODE: st = pb_encode(msg, m, a, &r, &n); break;
+    }
+    if (st == PB_OK) st = copy_out(r, n, out, outlen);
+  }
+  pb_arena_free(a);
+  return st;
+}
+
 int pbt_decode_dump(const pb_schema *s, const char *type, const char *buf, size_t len,
                     int decoder, unsigned flags, char **out, size_t *outlen) {
-  pb_arena *a = NULL;
-  pb_msg *msg;
-  const pb_msgdef *m;
-  *out = NULL;
-  *outlen = 0;
-  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
-  if (st == PB_OK) {
-    char *d;
-    size_t n;
-    st = pb_dump(msg, m, a, &d, &n);
-    if (st == PB_OK) st = copy_out(d, n, out, outlen);
-  }
-  pb_arena_free(a);
-  return st;
+  return decode_then(s, type, buf, len, decoder, flags, DUMP, 0, out, outlen);
 }
 
-/* Decode buf as `type` and print it in the text format. */
 int pbt_decode_text(const pb_schema *s, const char *type, const char *buf, size_t len,
                     int decoder, unsigned flags, char **out, size_t *outlen) {
-  pb_arena *a = NULL;
-  pb_msg *msg;
-  const pb_msgdef *m;
-  *out = NULL;
-  *outlen = 0;
-  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
-  if (st == PB_OK) {
-    char *t;
-    size_t n;
-    st = pb_text_encode(msg, m, a, &t, &n);
-    if (st == PB_OK) st = copy_out(t, n, out, outlen);
-  }
-  pb_arena_free(a);
-  return st;
+  return decode_then(s, type, buf, len, decoder, flags, TEXT, 0, out, outlen);
 }
 
-/* Decode buf as `type` and print it as JSON (pb_json_encode with json_flags);
- * the decode status, else the printer's. */
 int pbt_decode_json(const pb_schema *s, const char *type, const char *buf, size_t len,
                     int decoder, unsigned flags, unsigned json_flags, char **out,
                     size_t *outlen) {
-  pb_arena *a = NULL;
-  pb_msg *msg;
-  const pb_msgdef *m;
-  *out = NULL;
-  *outlen = 0;
-  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
-  if (st == PB_OK) {
-    char *t;
-    size_t n;
-    pb_json_opts o = {json_flags, 0};
-    st = pb_json_encode(msg, m, a, &t, &n, &o);
-    if (st == PB_OK) st = copy_out(t, n, out, outlen);
-  }
-  pb_arena_free(a);
-  return st;
+  return decode_then(s, type, buf, len, decoder, flags, JSON, json_flags, out, outlen);
 }
 
 /* Decode buf as `type` and encode the result. */
 int pbt_roundtrip(const pb_schema *s, const char *type, const char *buf, size_t len,
                   int decoder, unsigned flags, char **out, size_t *outlen) {
-  pb_arena *a = NULL;
-  pb_msg *msg;
-  const pb_msgdef *m;
-  *out = NULL;
-  *outlen = 0;
-  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
-  if (st == PB_OK) {
-    char *e;
-    size_t n;
-    st = pb_encode(msg, m, a, &e, &n);
-    if (st == PB_OK) st = copy_out(e, n, out, outlen);
-  }
-  pb_arena_free(a);
-  return st;
+  return decode_then(s, type, buf, len, decoder, flags, ENCODE, 0, out, outlen);
 }
 
 void pbt_free(void *p) { free(p); }
