@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import os
 import random
 import struct
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from cpulab.experiments.protobuf.upb_native import UPB_PEERS, UpbPeer
 from cpulab.paths import KERNELS
 from peer_support import peer as built_peer
 
+# Random and differential counts: x20 where CPULAB_FULL=1 asks for the long runs.
+SCALE = 20 if os.environ.get("CPULAB_FULL") else 1
 PB = library("pb")
 PB_DIR = PB.root
 DATA = PB_DIR / "tests" / "data"

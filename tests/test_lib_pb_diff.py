@@ -8,7 +8,6 @@ CPULAB_FULL=1 multiplies the message counts by 20."""
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -17,6 +16,7 @@ from pb_support import (
     ALIAS,
     BUILDS,
     DECODERS,
+    SCALE,
     SYSTEM_PROTO,
     allkinds_set,
     debian_proto_files,
@@ -29,8 +29,6 @@ from pb_support import (
     lib,
     varint,
 )
-
-SCALE = 20 if os.environ.get("CPULAB_FULL") else 1
 
 
 def has_map(d, seen=None) -> bool:

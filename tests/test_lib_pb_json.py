@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import subprocess
 from pathlib import Path
@@ -33,6 +32,7 @@ from pb_support import (
     MALFORMED,
     NOT_FOUND,
     OK,
+    SCALE,
     STATUS_NAMES,
     SYSTEM_PROTO,
     UTF8,
@@ -46,7 +46,6 @@ from pb_support import (
     lib,
 )
 
-SCALE = 20 if os.environ.get("CPULAB_FULL") else 1
 FDP = descriptor_pb2.FieldDescriptorProto
 
 # pb's flags and the json_format options that mean the same

@@ -7,7 +7,6 @@ CPULAB_FULL=1 multiplies the random mutation counts by 20."""
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -21,6 +20,7 @@ from pb_support import (
     GROUP,
     LENGTH,
     OK,
+    SCALE,
     STATUS_NAMES,
     TRUNCATED,
     UTF8,
@@ -37,7 +37,6 @@ from pb_support import (
     varint,
 )
 
-SCALE = 20 if os.environ.get("CPULAB_FULL") else 1
 P2, P3 = "allkinds2.All", "allkinds3.All"
 
 

@@ -9,7 +9,6 @@ CPULAB_FULL=1 multiplies the message counts by 20."""
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 from pathlib import Path
@@ -20,6 +19,7 @@ from google.protobuf import descriptor_pb2
 from pb_support import (
     DATA,
     DECODERS,
+    SCALE,
     SYSTEM_PROTO,
     allkinds_set,
     build_pbtool,
@@ -31,7 +31,6 @@ from pb_support import (
     varint,
 )
 
-SCALE = 20 if os.environ.get("CPULAB_FULL") else 1
 BATCH_FILE = "pbtext_batch.proto"
 FDP = descriptor_pb2.FieldDescriptorProto
 
