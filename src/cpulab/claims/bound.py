@@ -7,7 +7,7 @@ not judged."""
 
 from __future__ import annotations
 
-from cpulab.claims.cases import group_of, missing, tally_verdict, unmet, where_of
+from cpulab.claims.cases import group_of, missing, sets_of, tally_verdict, unmet, where_of
 from cpulab.claims.spec import ClaimSpec
 from cpulab.measure import stats
 from cpulab.results import Case, Verdict
@@ -18,10 +18,7 @@ def bound(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     assert claim.value is not None
     at_most = claim.kind == "at-most"
     tally, rows, skipped = Tally(), [], {}
-    sets: dict = {}
-    for c in cases:
-        if not c.error:
-            sets.setdefault(group_of(c), {}).setdefault(c.variant, []).append(c)
+    sets = sets_of(claim, cases)
     for c in cases:
         if c.variant != claim.variant or c.error or claim.metric not in c.metrics:
             continue

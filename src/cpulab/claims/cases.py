@@ -18,6 +18,26 @@ def group_of(case: Case, without: str | None = None) -> Group:
     return case.build_label, params
 
 
+# The build part of a set whose build is chosen inside it (`fastest_build`).
+ANY_BUILD = "fastest builds"
+
+
+def sets_of(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
+    """The build and parameter sets a claim is judged in (less `over`; the parameters
+    alone with `fastest_build`) -> variant -> its measured cases there, for the variants
+    the claim names (its own, its family, its peers, its preconditions')."""
+    wanted = {claim.variant, *claim.family, *claim.peers,
+              *(r.variant for r in claim.requires)}
+    out: dict[Group, dict[str, list[Case]]] = {}
+    for c in cases:
+        if c.variant in wanted and not c.error:
+            g = group_of(c, claim.over)
+            if claim.fastest_build:
+                g = (ANY_BUILD, g[1])
+            out.setdefault(g, {}).setdefault(c.variant, []).append(c)
+    return out
+
+
 def where_of(group: Group) -> str:
     if group[0] == "-" and group[1]:  # built by no build of the lab's (a peer, a tool)
         return group[1]

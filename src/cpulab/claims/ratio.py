@@ -22,29 +22,12 @@ outside.
 
 from __future__ import annotations
 
-from cpulab.claims.cases import Group, group_of, missing, tally_verdict, unmet, where_of
+from cpulab.claims.cases import ANY_BUILD, missing, sets_of, tally_verdict, unmet, where_of
 from cpulab.claims.spec import CYCLES, ClaimSpec
 from cpulab.measure.stats import Ratio
 from cpulab.results import Case, Verdict
 from cpulab.results.ratios import cycle_metric, format_ratio, geomean_ratio
 from cpulab.results.tally import Tally
-
-
-def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
-    """build and parameters (less `over`) -> variant -> its cases there."""
-    wanted = {claim.variant, *claim.family, *claim.peers,
-              *(r.variant for r in claim.requires)}
-    out: dict[Group, dict[str, list[Case]]] = {}
-    for c in cases:
-        if c.variant in wanted and not c.error:
-            g = group_of(c, claim.over)
-            if claim.fastest_build:
-                g = (ANY_BUILD, g[1])
-            out.setdefault(g, {}).setdefault(c.variant, []).append(c)
-    return out
-
-
-ANY_BUILD = "fastest builds"
 
 
 def _by_build(claim: ClaimSpec, cases: list[Case]) -> dict[str, list[Case]]:
@@ -107,9 +90,8 @@ def _inside(r: Ratio, tolerance: float) -> tuple[bool, bool]:
 
 def ratio_claim(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     tally, rows, skipped = Tally(), [], []
-    for g, by_variant in _sets(claim, cases).items():
-        forms = [f for f in (claim.variant, *claim.family) if f in by_variant]
-        if not forms:
+    for g, by_variant in sets_of(claim, cases).items():
+        if not any(f in by_variant for f in (claim.variant, *claim.family)):
             continue
         failed = unmet(claim, by_variant)
         if failed:

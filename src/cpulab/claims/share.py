@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from cpulab.claims.cases import Group, group_of, missing, tally_verdict, unmet, where_of
+from cpulab.claims.cases import missing, sets_of, tally_verdict, unmet, where_of
 from cpulab.claims.spec import CYCLES, ClaimSpec
 from cpulab.measure.stats import Ratio
 from cpulab.results import Case, Verdict
@@ -59,20 +59,11 @@ def off_cpu(c: Case) -> str:
     return f"{c.variant} without a CPU time (task-clock n/a)"
 
 
-def _sets(claim: ClaimSpec, cases: list[Case]) -> dict[Group, dict[str, list[Case]]]:
-    wanted = {claim.variant, *claim.peers, *(r.variant for r in claim.requires)}
-    out: dict[Group, dict[str, list[Case]]] = {}
-    for c in cases:
-        if c.variant in wanted and not c.error:
-            out.setdefault(group_of(c), {}).setdefault(c.variant, []).append(c)
-    return out
-
-
 def share(claim: ClaimSpec, cases: list[Case]) -> Verdict:
     assert claim.value is not None and len(claim.peers) == 1
     (peer,) = claim.peers
     tally, rows, skipped, outside = Tally(), [], [], 0
-    for g, by in _sets(claim, cases).items():
+    for g, by in sets_of(claim, cases).items():
         if claim.variant not in by or peer not in by:
             continue
         failed = unmet(claim, by)
