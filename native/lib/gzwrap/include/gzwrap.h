@@ -115,7 +115,16 @@ typedef enum gzwrap_impl {
     GZWRAP_IMPL_ZLIB,        /* always present: the portable path */
     GZWRAP_IMPL_ISAL,        /* Intel ISA-L (igzip inflate, crc32_gzip_refl, isal_adler32) */
     GZWRAP_IMPL_LIBDEFLATE,  /* checksums only: libdeflate has no streaming inflate */
+    /* gzwrap's own Adler-32 (Adler-32 only), by instruction set; the SIMD ones where this
+     * CPU runs them (cpuid and xgetbv, decided once) */
+    GZWRAP_IMPL_PORTABLE,    /* plain C: every machine */
+    GZWRAP_IMPL_AVX2,        /* 32 bytes per step */
+    GZWRAP_IMPL_AVX512,      /* 64 bytes per step, AVX-512 BW */
+    GZWRAP_IMPL_AVX512_VNNI, /* 64 bytes per step, the weighted sum in one vpdpbusd */
 } gzwrap_impl;
+
+/* The last value of gzwrap_impl. */
+#define GZWRAP_IMPL_LAST GZWRAP_IMPL_AVX512_VNNI
 
 typedef enum gzwrap_role {
     GZWRAP_ROLE_INFLATE = 0,
@@ -123,7 +132,8 @@ typedef enum gzwrap_role {
     GZWRAP_ROLE_ADLER32,
 } gzwrap_role;
 
-/* "auto", "zlib", "isal", "libdeflate"; NULL outside the enum. */
+/* "auto", "zlib", "isal", "libdeflate", "portable", "avx2", "avx512", "avx512-vnni";
+ * NULL outside the enum. */
 const char *gzwrap_impl_name(gzwrap_impl impl);
 
 /* The implementation named `name` (as above). GZWRAP_ERR_ARG for any other name. */

@@ -368,9 +368,9 @@ gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd
         o = *opt;
     r->from = o.from, r->to = o.to;
     if (!rd || !rd->read || !wr || !wr->write || !format_ok(o.from, 1) || !format_ok(o.to, 0) ||
-        (unsigned)o.inflater > GZWRAP_IMPL_LIBDEFLATE ||
-        (unsigned)o.crc32 > GZWRAP_IMPL_LIBDEFLATE ||
-        (unsigned)o.adler32 > GZWRAP_IMPL_LIBDEFLATE) {
+        (unsigned)o.inflater > GZWRAP_IMPL_LAST ||
+        (unsigned)o.crc32 > GZWRAP_IMPL_LAST ||
+        (unsigned)o.adler32 > GZWRAP_IMPL_LAST) {
         snprintf(r->error, sizeof r->error, "invalid argument");
         return r->status = GZWRAP_ERR_ARG;
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "internal/adler32.h"
 #include "internal/impl.h"
 
 #ifdef GZWRAP_HAVE_ISAL
@@ -28,8 +29,9 @@
 static const gzwrap_impl ORDER_INFLATE[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_ZLIB};
 static const gzwrap_impl ORDER_CRC32[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_LIBDEFLATE,
                                           GZWRAP_IMPL_ZLIB};
-static const gzwrap_impl ORDER_ADLER32[] = {GZWRAP_IMPL_LIBDEFLATE, GZWRAP_IMPL_ISAL,
-                                            GZWRAP_IMPL_ZLIB};
+static const gzwrap_impl ORDER_ADLER32[] = {
+    GZWRAP_IMPL_AVX512_VNNI, GZWRAP_IMPL_AVX512, GZWRAP_IMPL_AVX2, GZWRAP_IMPL_LIBDEFLATE,
+    GZWRAP_IMPL_ISAL, GZWRAP_IMPL_PORTABLE, GZWRAP_IMPL_ZLIB};
 
 uint32_t gzw_crc32_zlib(uint32_t v, const uint8_t *b, size_t n) {
     /* zlib's length is a uInt: feed it in pieces below 4 GiB */
@@ -98,6 +100,16 @@ gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role) {
 #ifdef GZWRAP_HAVE_LIBDEFLATE
     case GZWRAP_IMPL_LIBDEFLATE: return crc ? gzw_crc32_libdeflate : gzw_adler32_libdeflate;
 #endif
+    case GZWRAP_IMPL_PORTABLE: return crc ? NULL : gzw_adler32_portable;
+#if defined(__x86_64__)
+    case GZWRAP_IMPL_AVX2:
+        return !crc && gzw_adler32_runs(GZW_ADLER_AVX2) ? gzw_adler32_avx2 : NULL;
+    case GZWRAP_IMPL_AVX512:
+        return !crc && gzw_adler32_runs(GZW_ADLER_AVX512) ? gzw_adler32_avx512 : NULL;
+    case GZWRAP_IMPL_AVX512_VNNI:
+        return !crc && gzw_adler32_runs(GZW_ADLER_AVX512_VNNI) ? gzw_adler32_avx512_vnni
+                                                                : NULL;
+#endif
     default: return NULL;
     }
 }
@@ -131,7 +143,8 @@ int gzwrap_impl_available(gzwrap_impl impl, gzwrap_role role) {
     return gzwrap_impl_resolve(impl, role) == impl;
 }
 
-static const char *const IMPL_NAMES[] = {"auto", "zlib", "isal", "libdeflate"};
+static const char *const IMPL_NAMES[] = {"auto",     "zlib", "isal",   "libdeflate",
+                                          "portable", "avx2", "avx512", "avx512-vnni"};
 
 const char *gzwrap_impl_name(gzwrap_impl impl) {
     return (unsigned)impl < sizeof IMPL_NAMES / sizeof *IMPL_NAMES ? IMPL_NAMES[impl] : NULL;
@@ -149,7 +162,7 @@ gzwrap_status gzwrap_impl_parse(const char *name, gzwrap_impl *out) {
 gzwrap_status gzwrap_checksum_update(gzwrap_impl impl, gzwrap_role role, uint32_t *value,
                                      const void *buf, size_t len) {
     if (!value || (role != GZWRAP_ROLE_CRC32 && role != GZWRAP_ROLE_ADLER32) ||
-        (!buf && len) || (unsigned)impl > GZWRAP_IMPL_LIBDEFLATE)
+        (!buf && len) || (unsigned)impl > GZWRAP_IMPL_LAST)
         return GZWRAP_ERR_ARG;
     gzwrap_impl r = gzwrap_impl_resolve(impl, role);
     if (r == GZWRAP_IMPL_AUTO)

@@ -10,6 +10,10 @@
  *   gzwrap_test join        multi-member inputs (empty members, every end-bit alignment)
  *   gzwrap_test settle      what the writer is told is final is never read back or patched
  *                           afterwards; COMPRESS() settles nothing
+ *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
+ *                           zlib's: every length to 1 KiB at every alignment, random
+ *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
+ *                           running values carried across calls
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,6 +522,51 @@ static void settle(void) {
     free(d), free(in), free(z);
 }
 
+/* ---- checksums ----------------------------------------------------------------------- */
+
+static void checksum_case(gzwrap_impl impl, gzwrap_role role, uint32_t start, const uint8_t *p,
+                          size_t n) {
+    uint32_t want = role == GZWRAP_ROLE_CRC32 ? (uint32_t)crc32(start, p, (uInt)n)
+                                              : (uint32_t)adler32(start, p, (uInt)n);
+    uint32_t got = start;
+    gzwrap_status st = gzwrap_checksum_update(impl, role, &got, p, n);
+    CHECK(st == GZWRAP_OK && got == want, "%s %s: start %08X, %zu bytes at +%zu: %08X, zlib %08X",
+          gzwrap_impl_name(impl), role == GZWRAP_ROLE_CRC32 ? "CRC-32" : "Adler-32", start, n,
+          (size_t)((uintptr_t)p % 64), got, want);
+}
+
+static void checksums(void) {
+    const size_t max = 1u << 20;
+    uint8_t *rnd = make_data(max + 64, 1), *ff = malloc(max + 64);
+    memset(ff, 0xff, max + 64);
+    int tried = 0;
+    for (int i = GZWRAP_IMPL_ZLIB; i <= GZWRAP_IMPL_LAST; i++) {
+        for (gzwrap_role role = GZWRAP_ROLE_CRC32; role <= GZWRAP_ROLE_ADLER32; role++) {
+            gzwrap_impl impl = (gzwrap_impl)i;
+            if (!gzwrap_impl_available(impl, role))
+                continue;
+            tried++;
+            uint32_t one = role == GZWRAP_ROLE_CRC32 ? 0 : 1;
+            for (size_t n = 0; n <= 1024; n++)
+                checksum_case(impl, role, one, rnd + n % 64, n);
+            for (int k = 0; k < 200; k++) {
+                size_t n = next() % max, off = next() % 64;
+                uint32_t start = k % 2 ? one : next(); /* a running value, as across calls */
+                if (role == GZWRAP_ROLE_ADLER32) /* s1 and s2 below 65521 */
+                    start = (start >> 16) % 65521 << 16 | (start & 0xffff) % 65521;
+                checksum_case(impl, role, start, (k % 3 ? rnd : ff) + off, n);
+            }
+            /* sums at their largest: 0xFF bytes and s1, s2 = 65520 from the start */
+            checksum_case(impl, role, role == GZWRAP_ROLE_CRC32 ? 0xffffffffu : 0xfff0fff0u,
+                          ff, max);
+            checksum_case(impl, role, one, ff + 1, 5552 * 3 + 17);
+        }
+    }
+    /* every implementation this CPU runs: zlib, plus the portable Adler-32 at least */
+    CHECK(tried >= 3, "only %d checksum implementations tried", tried);
+    free(rnd), free(ff);
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     int all = strcmp(what, "all") == 0;
@@ -531,6 +580,8 @@ int main(int argc, char **argv) {
         join();
     if (all || !strcmp(what, "settle"))
         settle();
+    if (all || !strcmp(what, "checksums"))
+        checksums();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     else

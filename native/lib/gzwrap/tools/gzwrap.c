@@ -65,7 +65,8 @@ static const char USAGE[] =
     "                       back until then)\n"
     "      --inflater IMPL  auto (default), isal or zlib\n"
     "      --crc32 IMPL     auto, isal, libdeflate or zlib\n"
-    "      --adler32 IMPL   auto, isal, libdeflate or zlib\n"
+    "      --adler32 IMPL   auto, isal, libdeflate, zlib, or gzwrap's own: portable, avx2,\n"
+    "                       avx512 or avx512-vnni (where the CPU runs it)\n"
     "      --list-impls     print the implementations this build has, then exit\n"
     "  -v, --verbose        say what was found and done (on standard error)\n"
     "  -q, --quiet          no notes about dropped gzip header fields, no progress line\n"
@@ -218,7 +219,7 @@ static void print_impls(void) {
     static const char *const names[] = {"inflate", "crc32", "adler32"};
     for (int r = 0; r < 3; r++) {
         printf("%-8s auto=%s", names[r], gzwrap_impl_name(gzwrap_impl_resolve(GZWRAP_IMPL_AUTO, roles[r])));
-        for (int i = GZWRAP_IMPL_ZLIB; i <= GZWRAP_IMPL_LIBDEFLATE; i++)
+        for (int i = GZWRAP_IMPL_ZLIB; i <= GZWRAP_IMPL_LAST; i++)
             if (gzwrap_impl_available((gzwrap_impl)i, roles[r]))
                 printf(" %s", gzwrap_impl_name((gzwrap_impl)i));
         printf("\n");
