@@ -115,12 +115,14 @@ typedef enum gzwrap_impl {
     GZWRAP_IMPL_ZLIB,        /* always present: the portable path */
     GZWRAP_IMPL_ISAL,        /* Intel ISA-L (igzip inflate, crc32_gzip_refl, isal_adler32) */
     GZWRAP_IMPL_LIBDEFLATE,  /* checksums only: libdeflate has no streaming inflate */
-    /* gzwrap's own Adler-32 (Adler-32 only), by instruction set; the SIMD ones where this
-     * CPU runs them (cpuid and xgetbv, decided once) */
-    GZWRAP_IMPL_PORTABLE,    /* plain C: every machine */
-    GZWRAP_IMPL_AVX2,        /* 32 bytes per step */
-    GZWRAP_IMPL_AVX512,      /* 64 bytes per step, AVX-512 BW */
-    GZWRAP_IMPL_AVX512_VNNI, /* 64 bytes per step, the weighted sum in one vpdpbusd */
+    /* gzwrap's own checksums, by instruction set, where this CPU runs them (cpuid and
+     * xgetbv, decided once). Where a conversion needs both sums and both are gzwrap's
+     * AVX-512 paths, one pass over the data computes the two. */
+    GZWRAP_IMPL_PORTABLE,    /* Adler-32 in plain C: every machine */
+    GZWRAP_IMPL_AVX2,        /* Adler-32, 32 bytes per step */
+    GZWRAP_IMPL_AVX512,      /* Adler-32, 64 bytes per step (AVX-512 BW); CRC-32 by
+                              * VPCLMULQDQ, 256 bytes per step */
+    GZWRAP_IMPL_AVX512_VNNI, /* Adler-32, the weighted sum in one vpdpbusd */
 } gzwrap_impl;
 
 /* The last value of gzwrap_impl. */

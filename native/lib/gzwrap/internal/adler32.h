@@ -9,16 +9,8 @@
 /* The most bytes whose sums fit 32 bits before a reduction mod BASE (zlib's NMAX). */
 #define GZW_ADLER_NMAX 5552u
 
-typedef enum gzw_adler_isa {
-    GZW_ADLER_PORTABLE = 0,
-    GZW_ADLER_AVX2,
-    GZW_ADLER_AVX512,      /* AVX-512 BW: vpsadbw and vpmaddubsw on 64 bytes */
-    GZW_ADLER_AVX512_VNNI, /* the weighted sum in one vpdpbusd */
-} gzw_adler_isa;
-
-/* 1 if this CPU and OS run the path of `isa` (cpuid and xgetbv, decided once). */
-int gzw_adler32_runs(gzw_adler_isa isa);
-
+/* Each SIMD path runs where src/cpu.c finds its feature: AVX2; AVX-512 BW (vpsadbw and
+ * vpmaddubsw on 64 bytes); and VNNI (the weighted sum in one vpdpbusd). */
 uint32_t gzw_adler32_portable(uint32_t adler, const uint8_t *p, size_t n);
 uint32_t gzw_adler32_avx2(uint32_t adler, const uint8_t *p, size_t n);
 uint32_t gzw_adler32_avx512(uint32_t adler, const uint8_t *p, size_t n);

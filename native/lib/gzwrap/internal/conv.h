@@ -11,6 +11,7 @@
 #include <gzwrap.h>
 #include <stdint.h>
 
+#include "internal/history.h"
 #include "internal/impl.h"
 
 #define GZW_IN_CAP (256u * 1024u)  /* input window */
@@ -19,7 +20,8 @@
 
 typedef struct gzw_in {
     gzwrap_reader *rd;
-    uint8_t *buf;
+    uint8_t *buf; /* the window; or the caller's whole input, never written (eof from the
+                   * start, so no refill moves it) */
     size_t len, pos; /* buf[0..len) valid; pos: next byte to parse */
     size_t hold;     /* buf[hold..) must survive a refill (payload not yet copied out) */
     uint64_t base;   /* input offset of buf[0] */
@@ -40,11 +42,18 @@ typedef struct gzw_conv {
     const gzw_inflater_ops *ops;
     gzw_inflater *inf;
     gzw_checksum_fn crc, adler;
+    gzw_checksums_fn both; /* crc and adler in one pass, where that pair has one */
     uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */
+    gzw_history *hist; /* data of stored blocks, for an inflater that takes over after them */
 } gzw_conv;
 
 static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->pos; }
 static inline size_t gzw_in_avail(const gzw_in *in) { return in->len - in->pos; }
+
+/* gzwrap_stream_convert, reading from `whole` (whole_len bytes, the entire input) in place
+ * when it is not NULL, else through `rd`. */
+gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const uint8_t *whole,
+                          size_t whole_len, gzwrap_writer *wr, gzwrap_report *report);
 
 /* Read more input, keeping buf[min(pos, hold)..). GZWRAP_OK (in->eof set at the end of
  * input) or GZWRAP_ERR_READ. */

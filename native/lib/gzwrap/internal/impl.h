@@ -26,6 +26,10 @@ typedef struct gzw_inflater_ops {
     gzw_inflater *(*create)(void);
     void (*destroy)(gzw_inflater *inf);
     void (*reset)(gzw_inflater *inf);
+    /* After reset, before the first run: the stream starts after `len` <= 32 KiB bytes of
+     * data that its matches may refer to (a stream that began with stored blocks, which
+     * the converter checksummed where they lay). 0 on success. */
+    int (*set_dict)(gzw_inflater *inf, const uint8_t *dict, size_t len);
     /* Decode from in[0..in_len) into out[0..out_cap). *consumed: input bytes used, which
      * the inflater never asks for again. At END the stream's last byte is
      * in[*consumed - 1]; an inflater that had read ahead gives those bytes back then, so
@@ -39,6 +43,13 @@ typedef struct gzw_inflater_ops {
 } gzw_inflater_ops;
 
 typedef uint32_t (*gzw_checksum_fn)(uint32_t value, const uint8_t *buf, size_t len);
+
+/* CRC-32 and Adler-32 of the same bytes in one pass. */
+typedef void (*gzw_checksums_fn)(uint32_t *crc, uint32_t *adler, const uint8_t *buf, size_t len);
+
+/* The one-pass function for that pair of implementations (resolved, not AUTO), or NULL
+ * where the pair has none (then each runs on its own). */
+gzw_checksums_fn gzw_checksums_of(gzwrap_impl crc32, gzwrap_impl adler32);
 
 /* The ops of `impl` (resolved, not AUTO) for inflating; NULL when not in this build. */
 const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl);

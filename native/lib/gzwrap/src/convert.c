@@ -111,6 +111,75 @@ static gzwrap_status copy_payload(gzw_conv *c, size_t upto) {
     return st;
 }
 
+static void checksum(gzw_conv *c, sums *s, const uint8_t *p, size_t n) {
+    s->member_bytes += n;
+    if (s->want_crc && s->want_adler && c->both)
+        return c->both(&s->crc_member, &s->adler_all, p, n);
+    if (s->want_crc)
+        s->crc_member = c->crc(s->crc_member, p, n);
+    if (s->want_adler)
+        s->adler_all = c->adler(s->adler_all, p, n);
+}
+
+static gzwrap_status unfinished(gzw_conv *c, const char *what) {
+    return gzw_fail(c, GZWRAP_ERR_TRUNCATED, c->in.base + c->in.len,
+                    "unexpected end of input in %s: expected more deflate data", what);
+}
+
+/* The stored blocks at the start of the stream (all of an incompressible one): their data
+ * is checksummed where it lies in the input, never copied (copy_payload writes those
+ * bytes out as payload anyway). The first compressed block, always on a byte boundary
+ * after a stored one, is left to the inflater, which starts there with the data so far as
+ * its history. *ended: the final block was stored and the stream is over. */
+static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *ended) {
+    gzw_in *in = &c->in;
+    gzwrap_status st;
+    gzw_history_reset(c->hist);
+    *ended = 0;
+    for (;;) {
+        if ((st = copy_payload(c, in->pos))) /* so that a refill may drop what is behind */
+            return st;
+        st = gzw_in_need(c, 5); /* BFINAL and BTYPE, then LEN and NLEN when stored */
+        if (st == GZWRAP_ERR_TRUNCATED && gzw_in_avail(in) > 0 && (in->buf[in->pos] >> 1 & 3))
+            break; /* a compressed block can be shorter: the inflater's */
+        if (st == GZWRAP_ERR_TRUNCATED)
+            return unfinished(c, what);
+        if (st)
+            return st;
+        const uint8_t *b = in->buf + in->pos;
+        if (b[0] >> 1 & 3)
+            break;
+        unsigned len = b[1] | (unsigned)b[2] << 8, nlen = b[3] | (unsigned)b[4] << 8;
+        if ((len ^ nlen) != 0xffff)
+            return gzw_fail(c, GZWRAP_ERR_DATA, gzw_in_offset(in) + 1,
+                            "corrupt deflate data in %s (a stored block's length %04X and its "
+                            "complement %04X do not match)", what, len, nlen);
+        int final = b[0] & 1;
+        in->pos += 5;
+        while (len > 0) {
+            if (gzw_in_avail(in) == 0) {
+                if ((st = copy_payload(c, in->pos)))
+                    return st;
+                if ((st = gzw_in_need(c, 1)))
+                    return st == GZWRAP_ERR_TRUNCATED ? unfinished(c, what) : st;
+            }
+            size_t n = gzw_in_avail(in) < len ? gzw_in_avail(in) : len;
+            checksum(c, s, in->buf + in->pos, n);
+            gzw_history_add(c->hist, in->buf, in->pos, n);
+            in->pos += n, len -= (unsigned)n;
+        }
+        if (final)
+            return *ended = 1, GZWRAP_OK;
+    }
+    gzw_history_gather(c->hist, in->buf);
+    if (c->hist->len &&
+        c->ops->set_dict(c->inf, gzw_history_bytes(c->hist), c->hist->len) != 0)
+        return gzw_fail(c, GZWRAP_ERR_NOMEM, gzw_in_offset(in),
+                        "%s: the inflater refused the history of the stored blocks before %s",
+                        gzwrap_impl_name(c->ops->impl), what);
+    return GZWRAP_OK;
+}
+
 /* Inflate the deflate stream at the input position to its end, copying its bytes to the
  * output and checksumming the data. `what` names the stream in messages. */
 static gzwrap_status payload(gzw_conv *c, sums *s, const char *what) {
@@ -120,8 +189,11 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what) {
     in->hold = in->pos;
     s->member_bytes = 0;
     s->crc_member = 0;
+    int ended = 0;
+    if ((st = stored_blocks(c, s, what, &ended)))
+        return st;
     int starved = 0; /* the inflater made no progress with what it had */
-    for (;;) {
+    while (!ended) {
         if ((gzw_in_avail(in) == 0 || starved) && !in->eof) {
             /* copy what the inflater has passed, GZW_KEEP behind it, then read more */
             if (in->pos > in->hold + GZW_KEEP && (st = copy_payload(c, in->pos - GZW_KEEP)))
@@ -141,16 +213,10 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what) {
                             "corrupt deflate data in %s (%s: %s)", what,
                             gzwrap_impl_name(c->ops->impl), why);
         in->pos = (size_t)((long)in->pos + used);
-        if (made) {
-            if (s->want_crc)
-                s->crc_member = c->crc(s->crc_member, c->data, made);
-            if (s->want_adler)
-                s->adler_all = c->adler(s->adler_all, c->data, made);
-            s->member_bytes += made;
-        }
-        if (r == GZW_INFLATE_END)
-            break;
-        if (used == 0 && made == 0) {
+        if (made)
+            checksum(c, s, c->data, made);
+        ended = r == GZW_INFLATE_END;
+        if (!ended && used == 0 && made == 0) {
             if (in->eof)
                 return gzw_fail(c, GZWRAP_ERR_TRUNCATED, gzw_in_offset(in),
                                 "unexpected end of input in %s: expected more deflate data",
@@ -359,6 +425,12 @@ static int format_ok(gzwrap_format f, int allow_auto) {
 
 gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd,
                                     gzwrap_writer *wr, gzwrap_report *report) {
+    static gzwrap_reader none; /* read() NULL: refused below */
+    return gzw_convert(opt, rd ? rd : &none, NULL, 0, wr, report);
+}
+
+gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const uint8_t *whole,
+                          size_t whole_len, gzwrap_writer *wr, gzwrap_report *report) {
     gzwrap_report scratch;
     gzwrap_report *r = report ? report : &scratch;
     memset(r, 0, sizeof *r);
@@ -367,7 +439,7 @@ gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd
     if (opt)
         o = *opt;
     r->from = o.from, r->to = o.to;
-    if (!rd || !rd->read || !wr || !wr->write || !format_ok(o.from, 1) || !format_ok(o.to, 0) ||
+    if ((rd && !rd->read) || !wr || !wr->write || !format_ok(o.from, 1) || !format_ok(o.to, 0) ||
         (unsigned)o.inflater > GZWRAP_IMPL_LAST ||
         (unsigned)o.crc32 > GZWRAP_IMPL_LAST ||
         (unsigned)o.adler32 > GZWRAP_IMPL_LAST) {
@@ -394,11 +466,19 @@ gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd
     c.ops = gzw_inflater_ops_of(r->inflater_impl);
     c.crc = gzw_checksum_of(r->crc32_impl, GZWRAP_ROLE_CRC32);
     c.adler = gzw_checksum_of(r->adler32_impl, GZWRAP_ROLE_ADLER32);
-    c.in.buf = malloc(GZW_IN_CAP);
+    c.both = gzw_checksums_of(r->crc32_impl, r->adler32_impl);
+    if (rd) {
+        c.in.buf = malloc(GZW_IN_CAP);
+    } else { /* the whole input, in place */
+        c.in.buf = (uint8_t *)whole;
+        c.in.len = whole_len;
+        c.in.eof = 1;
+    }
     c.data = malloc(GZW_OUT_CAP);
+    c.hist = malloc(sizeof *c.hist);
     c.inf = c.ops->create();
     gzwrap_status st = GZWRAP_OK;
-    if (!c.in.buf || !c.data || !c.inf) {
+    if ((rd && !c.in.buf) || !c.data || !c.hist || !c.inf) {
         st = gzw_fail(&c, GZWRAP_ERR_NOMEM, 0, "no memory for the conversion's buffers");
         goto done;
     }
@@ -445,8 +525,10 @@ gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd
 done:
     if (c.inf)
         c.ops->destroy(c.inf);
-    free(c.in.buf);
+    if (rd)
+        free(c.in.buf);
     free(c.data);
+    free(c.hist);
     r->in_bytes = gzw_in_offset(&c.in);
     r->out_bytes = c.out.off;
     if (st && !r->status)

@@ -16,6 +16,8 @@
 #include <zlib.h>
 
 #include "internal/adler32.h"
+#include "internal/cpu.h"
+#include "internal/crc32.h"
 #include "internal/impl.h"
 
 #ifdef GZWRAP_HAVE_ISAL
@@ -27,8 +29,8 @@
 #endif
 
 static const gzwrap_impl ORDER_INFLATE[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_ZLIB};
-static const gzwrap_impl ORDER_CRC32[] = {GZWRAP_IMPL_ISAL, GZWRAP_IMPL_LIBDEFLATE,
-                                          GZWRAP_IMPL_ZLIB};
+static const gzwrap_impl ORDER_CRC32[] = {GZWRAP_IMPL_AVX512, GZWRAP_IMPL_ISAL,
+                                          GZWRAP_IMPL_LIBDEFLATE, GZWRAP_IMPL_ZLIB};
 static const gzwrap_impl ORDER_ADLER32[] = {
     GZWRAP_IMPL_AVX512_VNNI, GZWRAP_IMPL_AVX512, GZWRAP_IMPL_AVX2, GZWRAP_IMPL_LIBDEFLATE,
     GZWRAP_IMPL_ISAL, GZWRAP_IMPL_PORTABLE, GZWRAP_IMPL_ZLIB};
@@ -103,15 +105,29 @@ gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role) {
     case GZWRAP_IMPL_PORTABLE: return crc ? NULL : gzw_adler32_portable;
 #if defined(__x86_64__)
     case GZWRAP_IMPL_AVX2:
-        return !crc && gzw_adler32_runs(GZW_ADLER_AVX2) ? gzw_adler32_avx2 : NULL;
+        return !crc && gzw_cpu_has(GZW_CPU_AVX2) ? gzw_adler32_avx2 : NULL;
     case GZWRAP_IMPL_AVX512:
-        return !crc && gzw_adler32_runs(GZW_ADLER_AVX512) ? gzw_adler32_avx512 : NULL;
+        if (crc)
+            return gzw_cpu_has(GZW_CPU_VPCLMUL) ? gzw_crc32_avx512 : NULL;
+        return gzw_cpu_has(GZW_CPU_AVX512BW) ? gzw_adler32_avx512 : NULL;
     case GZWRAP_IMPL_AVX512_VNNI:
-        return !crc && gzw_adler32_runs(GZW_ADLER_AVX512_VNNI) ? gzw_adler32_avx512_vnni
-                                                                : NULL;
+        return !crc && gzw_cpu_has(GZW_CPU_AVX512VNNI) ? gzw_adler32_avx512_vnni : NULL;
 #endif
     default: return NULL;
     }
+}
+
+gzw_checksums_fn gzw_checksums_of(gzwrap_impl crc32, gzwrap_impl adler32) {
+#if defined(__x86_64__)
+    if (crc32 == GZWRAP_IMPL_AVX512 && gzw_cpu_has(GZW_CPU_VPCLMUL)) {
+        if (adler32 == GZWRAP_IMPL_AVX512_VNNI && gzw_cpu_has(GZW_CPU_AVX512VNNI))
+            return gzw_crc32_adler32_avx512_vnni;
+        if (adler32 == GZWRAP_IMPL_AVX512)
+            return gzw_crc32_adler32_avx512;
+    }
+#endif
+    (void)crc32, (void)adler32;
+    return NULL;
 }
 
 static int present(gzwrap_impl impl, gzwrap_role role) {

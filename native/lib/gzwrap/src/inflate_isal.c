@@ -30,6 +30,10 @@ static void is_destroy(gzw_inflater *inf) { free(inf); }
 
 static void is_reset(gzw_inflater *inf) { isal_inflate_reset(&inf->s); }
 
+static int is_set_dict(gzw_inflater *inf, const uint8_t *dict, size_t len) {
+    return isal_inflate_set_dict(&inf->s, (uint8_t *)dict, (uint32_t)len) == ISAL_DECOMP_OK ? 0 : -1;
+}
+
 static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in_len,
                                  long *consumed, uint8_t *out, size_t out_cap,
                                  size_t *produced, const char **why) {
@@ -59,7 +63,7 @@ static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in
 }
 
 const gzw_inflater_ops gzw_inflater_isal = {
-    GZWRAP_IMPL_ISAL, is_create, is_destroy, is_reset, is_run,
+    GZWRAP_IMPL_ISAL, is_create, is_destroy, is_reset, is_set_dict, is_run,
 };
 #else
 typedef int gzw_no_isal; /* ISO C wants something in every translation unit */

@@ -26,6 +26,10 @@ static void zl_destroy(gzw_inflater *inf) {
 
 static void zl_reset(gzw_inflater *inf) { inflateReset(&inf->z); }
 
+static int zl_set_dict(gzw_inflater *inf, const uint8_t *dict, size_t len) {
+    return inflateSetDictionary(&inf->z, dict, (uInt)len) == Z_OK ? 0 : -1;
+}
+
 static gzw_inflate_result zl_run(gzw_inflater *inf, const uint8_t *in, size_t in_len,
                                  long *consumed, uint8_t *out, size_t out_cap,
                                  size_t *produced, const char **why) {
@@ -47,5 +51,5 @@ static gzw_inflate_result zl_run(gzw_inflater *inf, const uint8_t *in, size_t in
 }
 
 const gzw_inflater_ops gzw_inflater_zlib = {
-    GZWRAP_IMPL_ZLIB, zl_create, zl_destroy, zl_reset, zl_run,
+    GZWRAP_IMPL_ZLIB, zl_create, zl_destroy, zl_reset, zl_set_dict, zl_run,
 };

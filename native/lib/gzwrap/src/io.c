@@ -153,11 +153,9 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
         memset(r, 0, sizeof *r);
         return r->status = GZWRAP_ERR_ARG;
     }
-    mem_in mi = {in, in_len, 0};
     mem_out mo = {out, out_cap, 0, 0};
-    gzwrap_reader rd = {&mi, mem_read};
     gzwrap_writer wr = {&mo, mem_write, mem_pread, mem_pwrite, mem_truncate, NULL};
-    gzwrap_status st = gzwrap_stream_convert(opt, &rd, &wr, r);
+    gzwrap_status st = gzw_convert(opt, NULL, in, in_len, &wr, r); /* read in place */
     *out_len = mo.len;
     if (st == GZWRAP_ERR_WRITE && mo.full) {
         r->status = st = GZWRAP_ERR_OUTPUT_FULL;

@@ -8,6 +8,8 @@
 gzwrap_status gzw_in_fill(gzw_conv *c) {
     gzw_in *in = &c->in;
     size_t keep = in->pos < in->hold ? in->pos : in->hold;
+    if (keep > 0 && c->hist)
+        gzw_history_gather(c->hist, in->buf); /* its runs are window offsets */
     if (keep > 0) {
         memmove(in->buf, in->buf + keep, in->len - keep);
         in->len -= keep, in->pos -= keep, in->hold -= keep;

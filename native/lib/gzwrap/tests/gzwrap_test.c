@@ -10,6 +10,10 @@
  *   gzwrap_test join        multi-member inputs (empty members, every end-bit alignment)
  *   gzwrap_test settle      what the writer is told is final is never read back or patched
  *                           afterwards; COMPRESS() settles nothing
+ *   gzwrap_test stored      streams that start with stored blocks (the converter's own
+ *                           path: 1 to 300,000 bytes, blocks of 7 bytes to 64 KiB) and go
+ *                           on with compressed blocks whose matches reach back into them,
+ *                           each inflater, in memory and through reads of odd sizes
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
@@ -522,6 +526,106 @@ static void settle(void) {
     free(d), free(in), free(z);
 }
 
+/* ---- stored blocks, then compressed ones ----------------------------------------------- */
+
+/* A raw deflate stream: d[0..n) in stored blocks of `piece` bytes (level 0, a sync flush
+ * after each piece), then, when `then_compressed`, d[0..n) again at level 6, whose
+ * matches point back into the stored data; finished by a final block. */
+static uint8_t *stored_then(const uint8_t *d, size_t n, size_t piece, int then_compressed,
+                            size_t *out_n) {
+    z_stream z = {0};
+    deflateInit2(&z, 0, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+    /* each piece: a stored block and the flush's empty one, 5 bytes of header each */
+    size_t cap = 2 * deflateBound(&z, n) + 10 * (n / piece + 2) + 1024;
+    uint8_t *out = malloc(cap);
+    z.next_out = out, z.avail_out = (uInt)cap;
+    for (size_t at = 0; at < n; at += piece) {
+        z.next_in = (Bytef *)d + at, z.avail_in = (uInt)(n - at < piece ? n - at : piece);
+        deflate(&z, Z_SYNC_FLUSH);
+    }
+    if (then_compressed) {
+        deflateParams(&z, 6, Z_DEFAULT_STRATEGY);
+        z.next_in = (Bytef *)d, z.avail_in = (uInt)n;
+        deflate(&z, Z_NO_FLUSH);
+    }
+    deflate(&z, Z_FINISH);
+    *out_n = cap - z.avail_out;
+    deflateEnd(&z);
+    return out;
+}
+
+/* A writer into memory that cannot seek (as a pipe). */
+typedef struct mem_out_t {
+    uint8_t *p;
+    size_t cap, len;
+} mem_out_t;
+static int mo_write(void *ctx, const void *buf, size_t len) {
+    mem_out_t *m = ctx;
+    if (len > m->cap - m->len)
+        return -1;
+    memcpy(m->p + m->len, buf, len);
+    m->len += len;
+    return 0;
+}
+
+typedef struct odd_reader {
+    mem m;
+    size_t step;
+} odd_reader;
+static long long odd_read(void *ctx, void *buf, size_t cap) {
+    odd_reader *r = ctx;
+    return mem_read(&r->m, buf, cap < r->step ? cap : r->step);
+}
+
+static void stored(void) {
+    static const size_t sizes[] = {1, 4000, 20000, 40000, 300000};
+    static const size_t pieces[] = {7, 1000, 65535};
+    gzwrap_impl impls[2] = {GZWRAP_IMPL_ZLIB, GZWRAP_IMPL_ISAL};
+    int n_impls = gzwrap_impl_available(GZWRAP_IMPL_ISAL, GZWRAP_ROLE_INFLATE) ? 2 : 1;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t pi = 0; pi < sizeof pieces / sizeof *pieces; pi++)
+            for (int then = 0; then < 2; then++) {
+                size_t n = sizes[si], raw_n;
+                if (pieces[pi] == 7 && n > 40000)
+                    continue; /* 40,000 bytes in 7-byte blocks already fill many windows */
+                uint8_t *d = make_data(n, 1);
+                uint8_t *raw = stored_then(d, n, pieces[pi], then, &raw_n);
+                size_t total = then ? 2 * n : n;
+                uint8_t *dd = malloc(total);
+                memcpy(dd, d, n);
+                if (then)
+                    memcpy(dd + n, d, n);
+                for (int ii = 0; ii < n_impls; ii++)
+                    for (int way = 0; way < 2; way++) { /* the buffer API; reads of 4099 */
+                        gzwrap_options o;
+                        gzwrap_options_init(&o);
+                        o.from = GZWRAP_FORMAT_DEFLATE, o.to = GZWRAP_FORMAT_ZLIB;
+                        o.inflater = impls[ii];
+                        size_t cap = gzwrap_buffer_bound(raw_n), out_n = 0;
+                        uint8_t *out = malloc(cap);
+                        gzwrap_report rep;
+                        gzwrap_status st;
+                        if (way == 0) {
+                            st = gzwrap_buffer_convert(&o, raw, raw_n, out, cap, &out_n, &rep);
+                        } else {
+                            odd_reader r = {{raw, raw_n, 0}, 4099};
+                            gzwrap_reader rd = {&r, odd_read};
+                            mem_out_t mo = {out, cap, 0};
+                            gzwrap_writer wr = {&mo, mo_write, NULL, NULL, NULL, NULL};
+                            st = gzwrap_stream_convert(&o, &rd, &wr, &rep);
+                            out_n = mo.len;
+                        }
+                        CHECK(st == GZWRAP_OK && rep.data_bytes == total &&
+                                  decodes_to(GZWRAP_FORMAT_ZLIB, out, out_n, dd, total),
+                              "%zu bytes in stored blocks of %zu%s (%s, %s): %s", n, pieces[pi],
+                              then ? ", then compressed" : "", gzwrap_impl_name(impls[ii]),
+                              way ? "reads" : "buffer", st ? rep.error : "wrong output");
+                        free(out);
+                    }
+                free(raw), free(d), free(dd);
+            }
+}
+
 /* ---- checksums ----------------------------------------------------------------------- */
 
 static void checksum_case(gzwrap_impl impl, gzwrap_role role, uint32_t start, const uint8_t *p,
@@ -580,6 +684,8 @@ int main(int argc, char **argv) {
         join();
     if (all || !strcmp(what, "settle"))
         settle();
+    if (all || !strcmp(what, "stored"))
+        stored();
     if (all || !strcmp(what, "checksums"))
         checksums();
     if (failures)

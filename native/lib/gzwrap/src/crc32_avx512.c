@@ -1,0 +1,184 @@
+/* crc32_avx512.c — CRC-32 (gzip's, reflected) by carry-less multiplication on 64-byte
+ * vectors (VPCLMULQDQ), alone or fused with Adler-32 in one pass over the data.
+ *
+ * Folding (Intel's "Fast CRC Computation Using PCLMULQDQ"): a 128-bit piece X of the
+ * message that lies D bits before a later piece Y can be replaced by X * x^D mod P xored
+ * into Y without changing the CRC; with X = L x^64 + H (L the earlier bytes), that is
+ * clmul(L, x^(D+32) mod P) ^ clmul(H, x^(D-32) mod P) in the bit-reflected domain. Four
+ * 64-byte accumulators fold over 256 bytes per step (independent products hide their
+ * latency), then into one, then 16 bytes; the last 16 bytes and any tail go through
+ * zlib's crc32, which costs the same at any length below a few dozen bytes. The initial
+ * value enters as an xor into the first four bytes (the CRC is linear).
+ *
+ * The fused pass reads each vector once for both sums: a conversion between gzip and zlib
+ * or COMPRESS() needs the CRC-32 to check the source and the Adler-32 for the target
+ * (src/adler32_avx512.c explains the Adler-32 steps, done here on the same registers).
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <zlib.h>
+
+#include "internal/adler32.h"
+#include "internal/crc32.h"
+
+#define TARGET_BW __attribute__((target("avx512f,avx512bw,avx512vl,vpclmulqdq,pclmul")))
+#define TARGET_VNNI \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,vpclmulqdq,pclmul")))
+#define INLINE static inline __attribute__((always_inline))
+
+/* x^n mod P, bit-reflected and multiplied by x (33 bits), for folding over D bits: the
+ * low qword pairs with the earlier half of a piece (n = D + 32), the high with the later
+ * (n = D - 32). Computed by `r = 0x80000000; n times: r = r & 1 ? r >> 1 ^ 0xEDB88320 :
+ * r >> 1; (uint64_t)r << 1`, and checked against zlib by the tests. */
+#define K2048 0x11542778aull, 0x1322d1430ull /* x^2080, x^2016: 256 bytes */
+#define K512 0x154442bd4ull, 0x1c6e41596ull  /* x^544, x^480: 64 bytes */
+#define K384 0x03db1ecdcull, 0x174359406ull  /* x^416, x^352 */
+#define K256 0x0f1da05aaull, 0x15a546366ull  /* x^288, x^224 */
+#define K128 0x1751997d0ull, 0x0ccaa009eull  /* x^160, x^96: 16 bytes */
+
+#define K4(lo, hi) _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo)
+#define KX(lo, hi) _mm_set_epi64x((long long)(hi), (long long)(lo))
+#define K4_(pair) K4(pair)
+#define KX_(pair) KX(pair)
+
+TARGET_BW INLINE __m512i fold4(__m512i acc, __m512i k, __m512i next) {
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, k, 0x00),
+                                     _mm512_clmulepi64_epi128(acc, k, 0x11), next, 0x96);
+}
+
+TARGET_BW INLINE __m128i fold1(__m128i acc, __m128i k, __m128i next) {
+    return _mm_ternarylogic_epi64(_mm_clmulepi64_si128(acc, k, 0x00),
+                                  _mm_clmulepi64_si128(acc, k, 0x11), next, 0x96);
+}
+
+/* The four accumulators (acc[0] the earliest 64 bytes) into one 16-byte piece, then the
+ * rest of the data: 64- and 16-byte pieces by folding, the last bytes by zlib. */
+TARGET_BW INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                                     const uint8_t *p, size_t n) {
+    const __m512i k512 = K4_(K512);
+    a1 = fold4(a0, k512, a1);
+    a2 = fold4(a1, k512, a2);
+    a3 = fold4(a2, k512, a3);
+    for (; n >= 64; n -= 64, p += 64)
+        a3 = fold4(a3, k512, _mm512_loadu_si512(p));
+    __m128i r = _mm512_extracti32x4_epi32(a3, 3);
+    r = fold1(_mm512_extracti32x4_epi32(a3, 0), KX_(K384), r);
+    r = fold1(_mm512_extracti32x4_epi32(a3, 1), KX_(K256), r);
+    r = fold1(_mm512_extracti32x4_epi32(a3, 2), KX_(K128), r);
+    for (; n >= 16; n -= 16, p += 16)
+        r = fold1(r, KX_(K128), _mm_loadu_si128((const __m128i *)p));
+    uint8_t last[16];
+    _mm_storeu_si128((__m128i *)last, r);
+    /* r is a 16-byte message with the same CRC from a zero state: zlib's crc32 from
+     * 0xFFFFFFFF starts in that state */
+    uint32_t crc = (uint32_t)crc32(0xffffffffu, last, 16);
+    return (uint32_t)crc32(crc, p, (uInt)n);
+}
+
+#define ADLER_BLOCK(x, acc)                                                                \
+    do {                                                                                   \
+        v3 = _mm512_add_epi64(v3, v1);                                                     \
+        v1 = _mm512_add_epi64(v1, _mm512_sad_epu8(x, zero));                               \
+        acc = WEIGH(acc, x, weights);                                                      \
+    } while (0)
+
+TARGET_BW INLINE __m512i weigh_bw(__m512i acc, __m512i x, __m512i w) {
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(x, w),
+                                                   _mm512_set1_epi16(1)));
+}
+
+TARGET_VNNI INLINE __m512i weigh_vnni(__m512i acc, __m512i x, __m512i w) {
+    return _mm512_dpbusd_epi32(acc, x, w);
+}
+
+/* Both sums over p[0, n), n >= 256: CRC_ADLER(NAME, TARGET, WITH_ADLER). */
+#define CRC_ADLER(NAME, TARGET, WITH_ADLER)                                                \
+    TARGET static void NAME(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n) {  \
+        const __m512i k2048 = K4_(K2048), zero = _mm512_setzero_si512();                   \
+        const __m512i weights = _mm512_set_epi8(                                           \
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, \
+            23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,    \
+            42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60,    \
+            61, 62, 63, 64);                                                               \
+        uint32_t s1 = *adler & 0xffff, s2 = *adler >> 16;                                  \
+        __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p),                              \
+                                      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~*crc))); \
+        __m512i a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);         \
+        __m512i a3 = _mm512_loadu_si512(p + 192);                                          \
+        int first = 1;                                                                     \
+        while (n >= 256) {                                                                 \
+            /* an Adler-32 reduction per chunk of at most NMAX bytes, in 256-byte steps */ \
+            size_t k = (n < GZW_ADLER_NMAX ? n : GZW_ADLER_NMAX) & ~(size_t)255;           \
+            n -= k;                                                                        \
+            __m512i v1 = zero, v3 = zero, va = zero, vb = zero;                            \
+            if (WITH_ADLER)                                                                \
+                s2 += s1 * (uint32_t)k;                                                    \
+            for (; k; k -= 256, p += 256) {                                                \
+                __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + 64);       \
+                __m512i x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192); \
+                if (!first) {                                                              \
+                    a0 = fold4(a0, k2048, x0);                                             \
+                    a1 = fold4(a1, k2048, x1);                                             \
+                    a2 = fold4(a2, k2048, x2);                                             \
+                    a3 = fold4(a3, k2048, x3);                                             \
+                }                                                                          \
+                first = 0;                                                                 \
+                if (WITH_ADLER) {                                                          \
+                    ADLER_BLOCK(x0, va);                                                   \
+                    ADLER_BLOCK(x1, vb);                                                   \
+                    ADLER_BLOCK(x2, va);                                                   \
+                    ADLER_BLOCK(x3, vb);                                                   \
+                }                                                                          \
+            }                                                                              \
+            if (WITH_ADLER) {                                                              \
+                s1 = (uint32_t)((s1 + (uint64_t)_mm512_reduce_add_epi64(v1)) %             \
+                                GZW_ADLER_BASE);                                           \
+                __m512i w = _mm512_add_epi32(va, vb);                                      \
+                uint64_t ws = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(          \
+                    _mm512_unpacklo_epi32(w, zero), _mm512_unpackhi_epi32(w, zero)));      \
+                s2 = (uint32_t)((s2 + 64 * (uint64_t)_mm512_reduce_add_epi64(v3) + ws) %   \
+                                GZW_ADLER_BASE);                                           \
+            }                                                                              \
+        }                                                                                  \
+        if (WITH_ADLER)                                                                    \
+            *adler = gzw_adler32_avx512(s2 << 16 | s1, p, n);                              \
+        *crc = crc_finish(a0, a1, a2, a3, p, n);                                           \
+    }
+
+#define WEIGH weigh_bw
+CRC_ADLER(crc_only, TARGET_BW, 0)
+CRC_ADLER(crc_adler_bw, TARGET_BW, 1)
+#undef WEIGH
+#define WEIGH weigh_vnni
+CRC_ADLER(crc_adler_vnni, TARGET_VNNI, 1)
+#undef WEIGH
+
+uint32_t gzw_crc32_avx512(uint32_t crc, const uint8_t *p, size_t n) {
+    if (n < 256)
+        return (uint32_t)crc32(crc, p, (uInt)n);
+    uint32_t unused = 1;
+    crc_only(&crc, &unused, p, n);
+    return crc;
+}
+
+void gzw_crc32_adler32_avx512(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n) {
+    if (n < 256) {
+        *crc = (uint32_t)crc32(*crc, p, (uInt)n);
+        *adler = gzw_adler32_avx512(*adler, p, n);
+        return;
+    }
+    crc_adler_bw(crc, adler, p, n);
+}
+
+void gzw_crc32_adler32_avx512_vnni(uint32_t *crc, uint32_t *adler, const uint8_t *p,
+                                   size_t n) {
+    if (n < 256) {
+        *crc = (uint32_t)crc32(*crc, p, (uInt)n);
+        *adler = gzw_adler32_avx512_vnni(*adler, p, n);
+        return;
+    }
+    crc_adler_vnni(crc, adler, p, n);
+}
+#else
+typedef int gzw_no_avx512_crc; /* ISO C wants something in every translation unit */
+#endif
