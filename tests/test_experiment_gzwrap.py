@@ -12,8 +12,10 @@ from cpulab import cli
 from cpulab.context import PROFILES
 from cpulab.experiments import get
 from cpulab.experiments.gzwrap.experiment import (
+    CHECKSUMS,
     FAITHFUL,
     INFLATE,
+    MULTI,
     RECOMPRESS,
     RECOMPRESS_MAX,
     REWRAP,
@@ -173,16 +175,21 @@ def check_quick_run(run: dict) -> None:
     cases = [c for c in run["cases"] if not c.get("error") and c not in sql]
     seen = {(c["variant"], c["params"]["kind"], c["params"]["size"]) for c in cases}
     for kind, size in (("text", MiB), ("binary", MiB), ("random", MiB)):
-        for v in (*REWRAP, *INFLATE, *RECOMPRESS):
+        for v in (*REWRAP, *INFLATE, *RECOMPRESS, *CHECKSUMS):
             assert (v, kind, size) in seen, (v, kind, size)
+    assert (MULTI, "text", MiB) in seen and (MULTI, "random", MiB) not in seen
     assert {c["variant"] for c in cases} == set(VARIANTS)
     for c in cases:
         assert c["metrics"]["throughput"]["unit"] == "GB/s"
-        if c["variant"].startswith("rewrap"):
+        if c["variant"] == MULTI:  # bgzip's members, joined: decodes to the data
+            assert c["metrics"]["members"]["median"] > 1
+            assert c["metrics"]["decodes"]["median"] == 1
+        elif c["variant"].startswith("rewrap"):
             assert c["metrics"]["payload-identical"]["median"] == 1
             assert c["metrics"]["decodes"]["median"] == 1
     letters = [v["claim"][:3] for v in run["verdicts"]]
-    assert letters == ["(a)", "(b)", "(b)", "(c)", "(c)", "(d)", "(d)", "(d)", "(e)"]
+    assert letters == ["(a)", "(b)", "(b)", "(c)", "(c)", "(d)", "(d)", "(d)", "(e)", "(f)",
+                       "(g)", "(h)", "(i)"]
     verdicts = {(v["claim"][:3], i): v["verdict"] for i, v in enumerate(run["verdicts"])}
     assert all(v == "confirmed" for (k, _), v in verdicts.items() if k == "(d)")
     assert verdicts[("(a)", 0)] == ("unmeasurable" if missing() else "confirmed")

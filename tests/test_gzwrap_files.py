@@ -289,6 +289,22 @@ def test_errors_name_the_flag_as_typed_and_the_system_reason(tmp_path):
     assert p.returncode == 3 and b"Is a directory" in p.stderr
 
 
+def test_a_directory_as_output_is_refused_before_any_work(tmp_path):
+    """A directory, or a name ending in / (found or not), with or without -f: exit 3 with
+    the system's reason before the input is read (no note about its header fields)."""
+    src = tmp_path / "x.gz"
+    src.write_bytes(gzip.compress(DATA, mtime=1))  # a time, which zlib cannot carry
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "dir")
+    for target in ("dir", "dir/", "missing/", "link"):
+        for force in ((), ("-f",)):
+            p = run(*force, "-o", f"{tmp_path}/{target}", src)
+            assert p.returncode == 3, (target, force, p.stderr)
+            assert b"Is a directory" in p.stderr and b"note" not in p.stderr, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["dir", "link", "x.gz"]
+    assert not any((tmp_path / "dir").iterdir())
+
+
 # ---- gzip's conventions -------------------------------------------------------------------
 
 

@@ -21,6 +21,16 @@
  *   recompress-libdeflate6  libdeflate inflate, then libdeflate gzip level 6 (whole buffer)
  *   recompress-igzip        ISA-L inflate, then ISA-L deflate level 2 (igzip's default)
  *
+ *   rewrap-bgzip-zlib       with --param bgz=FILE (bgzip's many members of the same data):
+ *                           gzip -> zlib of that file, joining its members
+ *   adler32-gzwrap, crc32-gzwrap   the library's automatic choice of each checksum over the
+ *                           data, in the 256 KiB pieces a conversion checksums
+ *   adler32-zlib, -libdeflate, -isal, crc32-zlib, -libdeflate, -isal   each peer the same way
+ *   sums-gzwrap             both sums of each piece as a conversion between gzip and zlib
+ *                           needs them (one pass where the CPU allows)
+ *   sums-peers              the same from the fastest peers here, one after the other
+ *                           (ISA-L's CRC-32, libdeflate's Adler-32)
+ *
  * The recompressors run only with recompress=1 (they take ~1000x longer per byte on text
  * than the rest, so the experiment keeps them to the smaller sizes).
  *
@@ -44,8 +54,8 @@
 
 #define CHUNK (256u * 1024u)
 
-static uint8_t *gz, *zl, *data, *out, *chunk;
-static size_t gz_n, zl_n, data_n, out_cap;
+static uint8_t *gz, *zl, *bgz, *data, *out, *chunk;
+static size_t gz_n, zl_n, bgz_n, data_n, out_cap;
 static const uint8_t *payload;
 static size_t payload_n;
 
@@ -122,6 +132,7 @@ static uint64_t c_inflate_libdeflate(uint64_t iters, void *arg) {
 typedef struct rewrap {
     gzwrap_format from, to;
     gzwrap_impl impl;
+    int members; /* 1: the bgzip file */
 } rewrap;
 
 static size_t rewrap_once(const rewrap *r) {
@@ -131,8 +142,8 @@ static size_t rewrap_once(const rewrap *r) {
     o.inflater = o.crc32 = o.adler32 = r->impl;
     size_t n;
     gzwrap_report rep;
-    const uint8_t *in = r->from == GZWRAP_FORMAT_GZIP ? gz : zl;
-    size_t in_n = r->from == GZWRAP_FORMAT_GZIP ? gz_n : zl_n;
+    const uint8_t *in = r->members ? bgz : r->from == GZWRAP_FORMAT_GZIP ? gz : zl;
+    size_t in_n = r->members ? bgz_n : r->from == GZWRAP_FORMAT_GZIP ? gz_n : zl_n;
     if (gzwrap_buffer_convert(&o, in, in_n, out, out_cap, &n, &rep) != GZWRAP_OK)
         clh_fail("gzwrap: %s", rep.error);
     return n;
@@ -142,6 +153,47 @@ static uint64_t c_rewrap(uint64_t iters, void *arg) {
     uint64_t acc = 0;
     for (uint64_t i = 0; i < iters; i++)
         acc += rewrap_once(arg);
+    return acc;
+}
+
+/* ---- checksums ------------------------------------------------------------------------- */
+
+typedef struct sum {
+    gzwrap_impl impl;
+    gzwrap_role role; /* CRC32 or ADLER32; INFLATE here means both at once */
+} sum;
+
+static uint64_t c_sum(uint64_t iters, void *arg) {
+    const sum *s = arg;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++) {
+        uint32_t crc = 0, adler = 1;
+        for (size_t at = 0; at < data_n; at += CHUNK) {
+            size_t n = data_n - at < CHUNK ? data_n - at : CHUNK;
+            if (s->role == GZWRAP_ROLE_CRC32)
+                gzwrap_checksum_update(s->impl, s->role, &crc, data + at, n);
+            else if (s->role == GZWRAP_ROLE_ADLER32)
+                gzwrap_checksum_update(s->impl, s->role, &adler, data + at, n);
+            else
+                gzwrap_checksums_update(s->impl, s->impl, &crc, &adler, data + at, n);
+        }
+        acc += crc + adler;
+    }
+    return acc;
+}
+
+static uint64_t c_sums_peers(uint64_t iters, void *arg) {
+    (void)arg;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++) {
+        uint32_t crc = 0, adler = 1;
+        for (size_t at = 0; at < data_n; at += CHUNK) {
+            size_t n = data_n - at < CHUNK ? data_n - at : CHUNK;
+            crc = crc32_gzip_refl(crc, data + at, n);
+            adler = libdeflate_adler32(adler, data + at, n);
+        }
+        acc += crc + adler;
+    }
     return acc;
 }
 
@@ -256,6 +308,18 @@ static void check_rewrap(const char *name, const rewrap *r) {
            decodes(r->to, out, n) ? "true" : "false", n);
 }
 
+static void check_joined(const char *name, const rewrap *r) {
+    gzwrap_report rep;
+    gzwrap_options o;
+    gzwrap_options_init(&o);
+    o.from = r->from, o.to = r->to;
+    size_t n;
+    int ok = gzwrap_buffer_convert(&o, bgz, bgz_n, out, out_cap, &n, &rep) == GZWRAP_OK;
+    printf("{\"type\":\"joined\",\"case\":\"%s\",\"members\":%llu,\"decodes\":%s,"
+           "\"out_bytes\":%zu}\n", name, (unsigned long long)rep.members,
+           ok && decodes(r->to, out, n) ? "true" : "false", ok ? n : 0);
+}
+
 static void check_recompressed(const char *name, size_t n) {
     printf("{\"type\":\"recompressed\",\"case\":\"%s\",\"out_bytes\":%zu,\"decodes\":%s}\n",
            name, n, decodes(GZWRAP_FORMAT_GZIP, out, n) ? "true" : "false");
@@ -278,7 +342,7 @@ static uint8_t *read_file(const char *path, size_t *n) {
 
 int main(int argc, char **argv) {
     clh_init(argc, argv);
-    const char *path = clh_param_str("gz", NULL);
+    const char *path = clh_param_str("gz", NULL), *bgz_path = clh_param_str("bgz", NULL);
     int recompress = (int)clh_param_u64("recompress", 0);
     if (!path)
         clh_usage_error("--param gz=FILE.gz is required");
@@ -317,6 +381,11 @@ int main(int argc, char **argv) {
     check_rewrap("rewrap-gzip-zlib", &gz2z);
     check_rewrap("rewrap-zlib-gzip", &z2gz);
     check_rewrap("rewrap-gzip-zlib-zlib", &gz2z_zlib);
+    static const rewrap bgz2z = {GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_ZLIB, GZWRAP_IMPL_AUTO, 1};
+    if (bgz_path) {
+        bgz = read_file(bgz_path, &bgz_n);
+        check_joined("rewrap-bgzip-zlib", &bgz2z);
+    }
     if (recompress) {
         check_recompressed("recompress-zlib6", (size_t)c_recompress_zlib6(1, NULL));
         check_recompressed("recompress-libdeflate6", (size_t)c_recompress_libdeflate6(1, NULL));
@@ -324,18 +393,41 @@ int main(int argc, char **argv) {
     }
     fflush(stdout);
 
-    clh_case cases[9] = {
+    static const sum sums[] = {
+        {GZWRAP_IMPL_AUTO, GZWRAP_ROLE_ADLER32},       {GZWRAP_IMPL_ZLIB, GZWRAP_ROLE_ADLER32},
+        {GZWRAP_IMPL_LIBDEFLATE, GZWRAP_ROLE_ADLER32}, {GZWRAP_IMPL_ISAL, GZWRAP_ROLE_ADLER32},
+        {GZWRAP_IMPL_AUTO, GZWRAP_ROLE_CRC32},         {GZWRAP_IMPL_ZLIB, GZWRAP_ROLE_CRC32},
+        {GZWRAP_IMPL_LIBDEFLATE, GZWRAP_ROLE_CRC32},   {GZWRAP_IMPL_ISAL, GZWRAP_ROLE_CRC32},
+        {GZWRAP_IMPL_AUTO, GZWRAP_ROLE_INFLATE},
+    };
+    clh_case cases[32] = {
         {.name = "rewrap-gzip-zlib", .fn = c_rewrap, .arg = (void *)&gz2z},
         {.name = "rewrap-zlib-gzip", .fn = c_rewrap, .arg = (void *)&z2gz},
         {.name = "rewrap-gzip-zlib-zlib", .fn = c_rewrap, .arg = (void *)&gz2z_zlib},
         {.name = "inflate-isal", .fn = c_inflate_isal},
         {.name = "inflate-zlib", .fn = c_inflate_zlib},
         {.name = "inflate-libdeflate", .fn = c_inflate_libdeflate},
-        {.name = "recompress-zlib6", .fn = c_recompress_zlib6},
-        {.name = "recompress-libdeflate6", .fn = c_recompress_libdeflate6},
-        {.name = "recompress-igzip", .fn = c_recompress_igzip},
+        {.name = "adler32-gzwrap", .fn = c_sum, .arg = (void *)&sums[0]},
+        {.name = "adler32-zlib", .fn = c_sum, .arg = (void *)&sums[1]},
+        {.name = "adler32-libdeflate", .fn = c_sum, .arg = (void *)&sums[2]},
+        {.name = "adler32-isal", .fn = c_sum, .arg = (void *)&sums[3]},
+        {.name = "crc32-gzwrap", .fn = c_sum, .arg = (void *)&sums[4]},
+        {.name = "crc32-zlib", .fn = c_sum, .arg = (void *)&sums[5]},
+        {.name = "crc32-libdeflate", .fn = c_sum, .arg = (void *)&sums[6]},
+        {.name = "crc32-isal", .fn = c_sum, .arg = (void *)&sums[7]},
+        {.name = "sums-gzwrap", .fn = c_sum, .arg = (void *)&sums[8]},
+        {.name = "sums-peers", .fn = c_sums_peers},
     };
-    size_t n_cases = recompress ? 9 : 6;
+    size_t n_cases = 16;
+    if (bgz_path)
+        cases[n_cases++] = (clh_case){.name = "rewrap-bgzip-zlib", .fn = c_rewrap,
+                                      .arg = (void *)&bgz2z};
+    if (recompress) {
+        cases[n_cases++] = (clh_case){.name = "recompress-zlib6", .fn = c_recompress_zlib6};
+        cases[n_cases++] = (clh_case){.name = "recompress-libdeflate6",
+                                      .fn = c_recompress_libdeflate6};
+        cases[n_cases++] = (clh_case){.name = "recompress-igzip", .fn = c_recompress_igzip};
+    }
     for (size_t i = 0; i < n_cases; i++)
         cases[i].units_per_iter = data_n, cases[i].unit = "byte";
     return clh_run(cases, n_cases);

@@ -154,6 +154,13 @@ gzwrap_impl gzwrap_impl_resolve(gzwrap_impl impl, gzwrap_role role);
 gzwrap_status gzwrap_checksum_update(gzwrap_impl impl, gzwrap_role role, uint32_t *value,
                                      const void *buf, size_t len);
 
+/* Update a running CRC-32 and Adler-32 with the same `len` bytes, by `crc32_impl` and
+ * `adler32_impl` (AUTO: the fastest of each): in one pass over the bytes where the pair
+ * has one (gzwrap's AVX-512 paths), else one after the other. Errors as above. */
+gzwrap_status gzwrap_checksums_update(gzwrap_impl crc32_impl, gzwrap_impl adler32_impl,
+                                      uint32_t *crc32, uint32_t *adler32, const void *buf,
+                                      size_t len);
+
 /* ---- I/O ------------------------------------------------------------------------------ */
 
 /* Where input comes from: `read` fills up to `cap` bytes and returns how many (0 at end of

@@ -186,3 +186,23 @@ gzwrap_status gzwrap_checksum_update(gzwrap_impl impl, gzwrap_role role, uint32_
     *value = gzw_checksum_of(r, role)(*value, buf, len);
     return GZWRAP_OK;
 }
+
+gzwrap_status gzwrap_checksums_update(gzwrap_impl crc32_impl, gzwrap_impl adler32_impl,
+                                      uint32_t *crc32, uint32_t *adler32, const void *buf,
+                                      size_t len) {
+    if (!crc32 || !adler32 || (!buf && len) || (unsigned)crc32_impl > GZWRAP_IMPL_LAST ||
+        (unsigned)adler32_impl > GZWRAP_IMPL_LAST)
+        return GZWRAP_ERR_ARG;
+    gzwrap_impl c = gzwrap_impl_resolve(crc32_impl, GZWRAP_ROLE_CRC32);
+    gzwrap_impl a = gzwrap_impl_resolve(adler32_impl, GZWRAP_ROLE_ADLER32);
+    if (c == GZWRAP_IMPL_AUTO || a == GZWRAP_IMPL_AUTO)
+        return GZWRAP_ERR_UNAVAILABLE;
+    gzw_checksums_fn both = gzw_checksums_of(c, a);
+    if (both) {
+        both(crc32, adler32, buf, len);
+    } else {
+        *crc32 = gzw_checksum_of(c, GZWRAP_ROLE_CRC32)(*crc32, buf, len);
+        *adler32 = gzw_checksum_of(a, GZWRAP_ROLE_ADLER32)(*adler32, buf, len);
+    }
+    return GZWRAP_OK;
+}

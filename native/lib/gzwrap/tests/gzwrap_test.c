@@ -669,6 +669,46 @@ static void checksums(void) {
     /* every implementation this CPU runs: zlib, plus the portable Adler-32 at least */
     CHECK(tried >= 3, "only %d checksum implementations tried", tried);
     free(rnd), free(ff);
+
+    /* every pair in a conversion that needs both sums (gzip -> zlib), which runs the pairs
+     * that have one pass for both that way: inflated text and stored random data */
+    static const size_t sizes[] = {0, 1, 255, 256, 257, 5552, 70000, 1000003};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int random = 0; random < 2; random++) {
+            size_t n = sizes[si], in_n;
+            uint8_t *d = make_data(n, random);
+            uint8_t *in = compress_as(d, n, 31, 6, &in_n, NULL);
+            uint32_t crc = (uint32_t)crc32(0, d, (uInt)n), ad = (uint32_t)adler32(1, d, (uInt)n);
+            for (int ci = GZWRAP_IMPL_ZLIB; ci <= GZWRAP_IMPL_LAST; ci++)
+                for (int ai = GZWRAP_IMPL_ZLIB; ai <= GZWRAP_IMPL_LAST; ai++) {
+                    if (!gzwrap_impl_available((gzwrap_impl)ci, GZWRAP_ROLE_CRC32) ||
+                        !gzwrap_impl_available((gzwrap_impl)ai, GZWRAP_ROLE_ADLER32))
+                        continue;
+                    gzwrap_options o;
+                    gzwrap_options_init(&o);
+                    o.from = GZWRAP_FORMAT_GZIP, o.to = GZWRAP_FORMAT_ZLIB;
+                    o.crc32 = (gzwrap_impl)ci, o.adler32 = (gzwrap_impl)ai;
+                    size_t cap = gzwrap_buffer_bound(in_n), out_n;
+                    uint8_t *out = malloc(cap);
+                    gzwrap_report rep;
+                    gzwrap_status st = gzwrap_buffer_convert(&o, in, in_n, out, cap, &out_n, &rep);
+                    CHECK(st == GZWRAP_OK && rep.crc32 == crc && rep.adler32 == ad,
+                          "CRC-32 %s with Adler-32 %s, %zu %s bytes: %s %08X %08X, zlib %08X %08X",
+                          gzwrap_impl_name((gzwrap_impl)ci), gzwrap_impl_name((gzwrap_impl)ai), n,
+                          random ? "random" : "text", st ? rep.error : "", rep.crc32,
+                          rep.adler32, crc, ad);
+                    /* the same pair through gzwrap_checksums_update, from running values */
+                    uint32_t c0 = next(), a0 = (next() % 65521) << 16 | next() % 65521;
+                    uint32_t c1 = c0, a1 = a0;
+                    st = gzwrap_checksums_update((gzwrap_impl)ci, (gzwrap_impl)ai, &c1, &a1, d, n);
+                    CHECK(st == GZWRAP_OK && c1 == (uint32_t)crc32(c0, d, (uInt)n) &&
+                              a1 == (uint32_t)adler32(a0, d, (uInt)n),
+                          "gzwrap_checksums_update(%s, %s), %zu bytes",
+                          gzwrap_impl_name((gzwrap_impl)ci), gzwrap_impl_name((gzwrap_impl)ai), n);
+                    free(out);
+                }
+            free(in), free(d);
+        }
 }
 
 int main(int argc, char **argv) {

@@ -100,12 +100,19 @@ int gzw_dest_open_path(gzw_dest *d, const char *path, int force) {
     d->name = path;
     d->fd = d->out_fd = -1;
     struct stat st;
+    size_t len = strlen(path);
+    /* a name ending in / is a directory's, found or not: refused before any work */
+    if (len > 0 && path[len - 1] == '/')
+        return errno = EISDIR, fail(d, "cannot write it");
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT)
             return fail(d, "cannot look at it");
         d->target = strdup(path);
         return open_beside(d);
     }
+    struct stat named; /* what a link leads to */
+    if (stat(path, &named) == 0 && S_ISDIR(named.st_mode)) /* with or without -f */
+        return errno = EISDIR, fail(d, "cannot write it");
     if (!force)
         return -2;
     /* a symbolic link is followed, as sed -i --follow-symlinks does: the file it names is

@@ -8,13 +8,17 @@ folder (keyed by kind, size and this file's recipe version).
 - random: bytes from a seeded generator (deflate stores them: the inflater mostly copies).
 
 Each is compressed once with zlib level 6 into a gzip member with no optional header
-fields (what `gzip -6 -n` writes, OS 255): the input of every case.
+fields (what `gzip -6 -n` writes, OS 255): the input of every case. Text is also
+compressed by bgzip (level 6: many members of at most 64 KiB of data each, the layout of
+genomics files and `pigz -i`), for the multi-member re-wrap.
 """
 
 from __future__ import annotations
 
 import gzip
 import random
+import shutil
+import subprocess
 import sysconfig
 import zlib
 from collections.abc import Iterator
@@ -103,5 +107,29 @@ def gzip_file(kind: str, size: int) -> Path:
             f.write(comp.compress(piece))
         f.write(comp.flush())
         f.write(crc.to_bytes(4, "little") + (n & 0xFFFFFFFF).to_bytes(4, "little"))
+    tmp.rename(path)
+    return path
+
+
+def bgzip_file(kind: str, size: int) -> Path | str:
+    """The same data as `gzip_file(kind, size)` in bgzip's members (made once); or why
+    there is none (bgzip, from Debian's tabix, missing or failing)."""
+    path = folder() / f"{kind}-{size}-r{RECIPE}.bgz"
+    if path.exists():
+        return path
+    bgzip = shutil.which("bgzip")
+    if bgzip is None:
+        return "bgzip is not installed (Debian: tabix)"
+    tmp = path.with_suffix(".tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tmp.open("wb") as out:
+        p = subprocess.Popen([bgzip, "-l", "6", "-c"], stdin=subprocess.PIPE, stdout=out)
+        assert p.stdin is not None
+        for piece in _stream(kind, size):
+            p.stdin.write(piece)
+        p.stdin.close()
+        if p.wait() != 0:
+            tmp.unlink(missing_ok=True)
+            return f"bgzip failed with status {p.returncode}"
     tmp.rename(path)
     return path
