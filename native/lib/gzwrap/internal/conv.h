@@ -45,6 +45,9 @@ typedef struct gzw_conv {
     gzw_checksums_fn both; /* crc and adler in one pass, where that pair has one */
     uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */
     gzw_history *hist; /* data of stored blocks, for an inflater that takes over after them */
+    uint8_t *scan_buf; /* a member read back to be joined (src/join.c), and its capacity */
+    size_t scan_cap;
+    uint32_t *scan_tables;
 } gzw_conv;
 
 static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->pos; }

@@ -529,6 +529,8 @@ done:
         free(c.in.buf);
     free(c.data);
     free(c.hist);
+    free(c.scan_buf);
+    free(c.scan_tables);
     r->in_bytes = gzw_in_offset(&c.in);
     r->out_bytes = c.out.off;
     if (st && !r->status)

@@ -9,28 +9,57 @@
  * written in the free bits after k's end; its padding brings the stream to the boundary
  * where k+1's bytes already are. When k ends exactly on a boundary nothing is added.
  *
- * Finding k's last block means knowing where each block starts, which only an inflater
- * that stops at block boundaries can tell: zlib's inflate(Z_BLOCK) does (ISA-L does not;
- * see src/inflate_isal.c). The member was already inflated and verified by the fast
- * inflater as it streamed through, and its bytes already written, so the join reads them
- * back from the output and runs zlib over them once more, discarding the data: a member is
- * only known not to be the last when the next one appears. A single-member input never
- * pays for this.
+ * Finding k's last block means knowing where each block starts, which the fast inflater
+ * does not report (ISA-L never stops at a block boundary; see src/inflate_isal.c). The
+ * member was already inflated and verified as it streamed through, and its bytes already
+ * written (a member is only known not to be the last when the next one appears), so the
+ * join reads them back from the output and walks their blocks once more: by decoding
+ * only the codes (src/scan.c) where the member fits GZW_SCAN_MAX, else, in constant
+ * memory, with zlib's inflate(Z_BLOCK), which stops after each block, discarding the
+ * data. A single-member input never pays for this.
  */
 #include <stdlib.h>
 #include <zlib.h>
 
 #include "internal/conv.h"
+#include "internal/scan.h"
 
 #define CHUNK (64u * 1024u)
+#define GZW_SCAN_MAX (16u * 1024u * 1024u) /* members read back whole up to this size */
 
-gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
-                              uint64_t input_offset) {
-    if (!c->out.wr->pread || !c->out.wr->pwrite)
-        return gzw_fail(c, GZWRAP_ERR_NEEDS_SEEK, input_offset,
-                        "gzip member %llu is followed by another: joining them needs an output "
-                        "that can be read back and patched (a file, not a pipe)",
-                        (unsigned long long)member + 1);
+/* The member's final block header and its end, to the bit, by walking its codes. */
+static gzwrap_status final_block_scan(gzw_conv *c, uint64_t member, uint64_t start,
+                                      uint64_t len, uint64_t input_offset,
+                                      uint64_t *last_start, uint64_t *end_bit) {
+    if (len > c->scan_cap) {
+        free(c->scan_buf);
+        c->scan_cap = len > 1024 * 1024 ? len : 1024 * 1024;
+        c->scan_buf = malloc(c->scan_cap);
+    }
+    if (!c->scan_tables)
+        c->scan_tables = malloc(GZW_SCAN_TABLES * sizeof *c->scan_tables);
+    if (!c->scan_buf || !c->scan_tables) {
+        c->scan_cap = 0;
+        return gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
+    }
+    gzwrap_status st = gzw_out_pread(c, c->scan_buf, (size_t)len, start);
+    if (st)
+        return st;
+    gzw_scan_result res;
+    const char *why = "";
+    if (gzw_scan_blocks(c->scan_buf, (size_t)len, c->scan_tables, &res, &why) != 0)
+        return gzw_fail(c, GZWRAP_ERR_DATA, input_offset + res.error_at,
+                        "corrupt deflate data in gzip member %llu (%s), which the fast "
+                        "inflater accepted", (unsigned long long)member, why);
+    *last_start = res.final_start;
+    *end_bit = res.end;
+    return GZWRAP_OK;
+}
+
+/* The same with zlib, reading the member back in pieces. */
+static gzwrap_status final_block_zlib(gzw_conv *c, uint64_t member, uint64_t start,
+                                      uint64_t len, uint64_t input_offset,
+                                      uint64_t *last_start_out, uint64_t *end_bit_out) {
     uint8_t *in = malloc(CHUNK), *sink = malloc(CHUNK);
     z_stream z = {0};
     gzwrap_status st = GZWRAP_OK;
@@ -89,14 +118,31 @@ gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint
     }
     inflateEnd(&z);
     free(in), free(sink);
+    *last_start_out = last_start;
+    *end_bit_out = end_bit;
+    return st;
+}
+
+gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
+                              uint64_t input_offset) {
+    if (!c->out.wr->pread || !c->out.wr->pwrite)
+        return gzw_fail(c, GZWRAP_ERR_NEEDS_SEEK, input_offset,
+                        "gzip member %llu is followed by another: joining them needs an output "
+                        "that can be read back and patched (a file, not a pipe)",
+                        (unsigned long long)member + 1);
+    uint64_t last_start = 0, end_bit = 0;
+    gzwrap_status st =
+        len <= GZW_SCAN_MAX
+            ? final_block_scan(c, member, start, len, input_offset, &last_start, &end_bit)
+            : final_block_zlib(c, member, start, len, input_offset, &last_start, &end_bit);
     if (st)
         return st;
 
     uint64_t end_byte = (end_bit + 7) / 8;
     if (end_byte != len)
         return gzw_fail(c, GZWRAP_ERR_DATA, input_offset + end_byte,
-                        "gzip member %llu: zlib ends the deflate stream at byte %llu, the fast "
-                        "inflater at %llu", (unsigned long long)member,
+                        "gzip member %llu: the block walk ends the deflate stream at byte %llu, "
+                        "the fast inflater at %llu", (unsigned long long)member,
                         (unsigned long long)end_byte, (unsigned long long)len);
     /* (1) clear BFINAL of the last block */
     uint8_t b;

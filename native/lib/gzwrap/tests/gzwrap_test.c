@@ -14,6 +14,10 @@
  *                           path: 1 to 300,000 bytes, blocks of 7 bytes to 64 KiB) and go
  *                           on with compressed blocks whose matches reach back into them,
  *                           each inflater, in memory and through reads of odd sizes
+ *   gzwrap_test scan        the block walk that joins members (src/scan.c) against zlib's
+ *                           inflate(Z_BLOCK) on streams of every level and strategy with
+ *                           flushes between blocks: the same final block and end, to the
+ *                           bit; every truncation refused
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
@@ -25,6 +29,8 @@
 #include <zlib.h>
 
 #include <gzwrap.h>
+
+#include "internal/scan.h"
 
 static int failures;
 #define CHECK(cond, ...)                                                                  \
@@ -626,6 +632,96 @@ static void stored(void) {
             }
 }
 
+/* ---- the block walk ------------------------------------------------------------------- */
+
+/* zlib's answer: the final block's header bit and the stream's end bit; 0, or -1 when
+ * zlib refuses the stream or it ends early. */
+static int zlib_blocks(const uint8_t *p, size_t n, uint64_t *final_start, uint64_t *end) {
+    z_stream z = {0};
+    uint8_t sink[65536];
+    inflateInit2(&z, -15);
+    z.next_in = (Bytef *)p, z.avail_in = (uInt)n;
+    uint64_t last = 0;
+    int r = -1;
+    for (;;) {
+        z.next_out = sink, z.avail_out = sizeof sink;
+        int ret = inflate(&z, Z_BLOCK);
+        uint64_t bit = (n - z.avail_in) * 8 - (unsigned)(z.data_type & 7);
+        if ((ret == Z_OK || ret == Z_STREAM_END) && (z.data_type & 192) == 192) {
+            *final_start = last, *end = bit, r = 0;
+            break;
+        }
+        if (ret != Z_OK)
+            break;
+        if ((z.data_type & 128) && !(z.data_type & 64))
+            last = bit;
+        if (z.avail_in == 0 && z.avail_out != 0 && !(z.data_type & 128))
+            break; /* no progress: the input ended inside a block */
+    }
+    inflateEnd(&z);
+    return r;
+}
+
+static void scan(void) {
+    static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE,
+                                     Z_FIXED};
+    static const size_t sizes[] = {0, 1, 300, 70000, 400000};
+    uint32_t *tables = malloc(GZW_SCAN_TABLES * sizeof *tables);
+    int streams = 0;
+    for (int level = 0; level <= 9; level++)
+        for (int si = 0; si < 5; si++)
+            for (size_t zi = 0; zi < sizeof sizes / sizeof *sizes; zi++)
+                for (int random = 0; random < 2; random++) {
+                    size_t n = sizes[zi];
+                    uint8_t *d = make_data(n, random);
+                    z_stream z = {0};
+                    deflateInit2(&z, level, Z_DEFLATED, -15, 8, strategies[si]);
+                    size_t cap = deflateBound(&z, n) * 2 + 4096, at = 0;
+                    uint8_t *out = malloc(cap);
+                    z.next_out = out, z.avail_out = (uInt)cap;
+                    while (at < n) { /* pieces, each ended by a flush of some kind */
+                        size_t k = 1 + next() % 50000;
+                        k = k < n - at ? k : n - at;
+                        z.next_in = d + at, z.avail_in = (uInt)k;
+                        static const int flushes[] = {Z_NO_FLUSH, Z_SYNC_FLUSH, Z_FULL_FLUSH,
+                                                      Z_BLOCK, Z_PARTIAL_FLUSH};
+                        deflate(&z, flushes[next() % 5]);
+                        at += k;
+                    }
+                    deflate(&z, Z_FINISH);
+                    size_t len = cap - z.avail_out;
+                    deflateEnd(&z);
+                    uint64_t fs = 0, end = 0;
+                    int zr = zlib_blocks(out, len, &fs, &end);
+                    gzw_scan_result res;
+                    const char *why = "";
+                    int sr = gzw_scan_blocks(out, len, tables, &res, &why);
+                    CHECK(zr == 0 && sr == 0 && res.final_start == fs && res.end == end,
+                          "level %d, strategy %d, %zu %s bytes: zlib %d (%llu, %llu), walk %d "
+                          "(%llu, %llu) %s", level, strategies[si], n, random ? "random" : "text",
+                          zr, (unsigned long long)fs, (unsigned long long)end, sr,
+                          (unsigned long long)res.final_start, (unsigned long long)res.end, why);
+                    /* cut anywhere before its last byte: refused, never read past the end */
+                    for (int t = 0; t < 8 && len > 1; t++) {
+                        size_t cut = next() % (len - 1);
+                        if (t == 0)
+                            cut = len - 1;
+                        uint8_t *copy = malloc(cut + 1); /* exact size: ASan sees overreads */
+                        memcpy(copy, out, cut);
+                        int cr = gzw_scan_blocks(copy, cut, tables, &res, &why);
+                        uint64_t fs2, end2;
+                        int zr2 = zlib_blocks(copy, cut, &fs2, &end2);
+                        CHECK(cr == zr2 && (cr != 0 || res.end == end2),
+                              "cut at %zu of %zu: walk %d, zlib %d", cut, len, cr, zr2);
+                        free(copy);
+                    }
+                    streams++;
+                    free(out), free(d);
+                }
+    CHECK(streams == 10 * 5 * 5 * 2, "%d streams", streams);
+    free(tables);
+}
+
 /* ---- checksums ----------------------------------------------------------------------- */
 
 static void checksum_case(gzwrap_impl impl, gzwrap_role role, uint32_t start, const uint8_t *p,
@@ -726,6 +822,8 @@ int main(int argc, char **argv) {
         settle();
     if (all || !strcmp(what, "stored"))
         stored();
+    if (all || !strcmp(what, "scan"))
+        scan();
     if (all || !strcmp(what, "checksums"))
         checksums();
     if (failures)
