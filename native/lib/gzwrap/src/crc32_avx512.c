@@ -15,16 +15,14 @@
  * (src/adler32_avx512.c explains the Adler-32 steps, done here on the same registers).
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
 #include <zlib.h>
 
-#include "internal/adler32.h"
+#include "internal/adler32_avx512.h"
 #include "internal/crc32.h"
 
 #define TARGET_BW __attribute__((target("avx512f,avx512bw,avx512vl,vpclmulqdq,pclmul")))
-#define TARGET_VNNI \
+#define TARGET_VNNI                                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,vpclmulqdq,pclmul")))
-#define INLINE static inline __attribute__((always_inline))
 
 /* x^n mod P, bit-reflected and multiplied by x (33 bits), for folding over D bits: the
  * low qword pairs with the earlier half of a piece (n = D + 32), the high with the later
@@ -41,19 +39,19 @@
 #define K4_(pair) K4(pair)
 #define KX_(pair) KX(pair)
 
-TARGET_BW INLINE __m512i fold4(__m512i acc, __m512i k, __m512i next) {
+TARGET_BW GZW_INLINE __m512i fold4(__m512i acc, __m512i k, __m512i next) {
     return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, k, 0x00),
                                      _mm512_clmulepi64_epi128(acc, k, 0x11), next, 0x96);
 }
 
-TARGET_BW INLINE __m128i fold1(__m128i acc, __m128i k, __m128i next) {
+TARGET_BW GZW_INLINE __m128i fold1(__m128i acc, __m128i k, __m128i next) {
     return _mm_ternarylogic_epi64(_mm_clmulepi64_si128(acc, k, 0x00),
                                   _mm_clmulepi64_si128(acc, k, 0x11), next, 0x96);
 }
 
 /* The four accumulators (acc[0] the earliest 64 bytes) into one 16-byte piece, then the
  * rest of the data: 64- and 16-byte pieces by folding, the last bytes by zlib. */
-TARGET_BW INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
                                      const uint8_t *p, size_t n) {
     const __m512i k512 = K4_(K512);
     a1 = fold4(a0, k512, a1);
@@ -75,33 +73,13 @@ TARGET_BW INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m512i
     return (uint32_t)crc32(crc, p, (uInt)n);
 }
 
-#define ADLER_BLOCK(x, acc)                                                                \
-    do {                                                                                   \
-        v3 = _mm512_add_epi64(v3, v1);                                                     \
-        v1 = _mm512_add_epi64(v1, _mm512_sad_epu8(x, zero));                               \
-        acc = WEIGH(acc, x, weights);                                                      \
-    } while (0)
-
-TARGET_BW INLINE __m512i weigh_bw(__m512i acc, __m512i x, __m512i w) {
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(x, w),
-                                                   _mm512_set1_epi16(1)));
-}
-
-TARGET_VNNI INLINE __m512i weigh_vnni(__m512i acc, __m512i x, __m512i w) {
-    return _mm512_dpbusd_epi32(acc, x, w);
-}
-
 /* Both sums over p[0, n), n >= 256: CRC_ADLER(NAME, TARGET, WITH_ADLER). */
 #define CRC_ADLER(NAME, TARGET, WITH_ADLER)                                                \
     TARGET static void NAME(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n) {  \
         const __m512i k2048 = K4_(K2048), zero = _mm512_setzero_si512();                   \
-        const __m512i weights = _mm512_set_epi8(                                           \
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, \
-            23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,    \
-            42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60,    \
-            61, 62, 63, 64);                                                               \
+        const __m512i weights = adler_weights();                                           \
         uint32_t s1 = *adler & 0xffff, s2 = *adler >> 16;                                  \
-        __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p),                              \
+        __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p),                               \
                                       _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~*crc))); \
         __m512i a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);         \
         __m512i a3 = _mm512_loadu_si512(p + 192);                                          \
@@ -130,15 +108,8 @@ TARGET_VNNI INLINE __m512i weigh_vnni(__m512i acc, __m512i x, __m512i w) {
                     ADLER_BLOCK(x3, vb);                                                   \
                 }                                                                          \
             }                                                                              \
-            if (WITH_ADLER) {                                                              \
-                s1 = (uint32_t)((s1 + (uint64_t)_mm512_reduce_add_epi64(v1)) %             \
-                                GZW_ADLER_BASE);                                           \
-                __m512i w = _mm512_add_epi32(va, vb);                                      \
-                uint64_t ws = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(          \
-                    _mm512_unpacklo_epi32(w, zero), _mm512_unpackhi_epi32(w, zero)));      \
-                s2 = (uint32_t)((s2 + 64 * (uint64_t)_mm512_reduce_add_epi64(v3) + ws) %   \
-                                GZW_ADLER_BASE);                                           \
-            }                                                                              \
+            if (WITH_ADLER)                                                                \
+                adler_reduce(&s1, &s2, v1, v3, va, vb);                                    \
         }                                                                                  \
         if (WITH_ADLER)                                                                    \
             *adler = gzw_adler32_avx512(s2 << 16 | s1, p, n);                              \

@@ -65,6 +65,39 @@ static const uint8_t LEN_EXTRA[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 
 static const uint8_t DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2,  2,  3,  3,  4,  4,  5,  5,  6,
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
+/* The canonical code of lengths lens[0, nsym) (RFC 1951 3.2.2), checked as zlib checks
+ * it: next[l] becomes the first code of length l. Returns the longest length (0 when no
+ * symbol has a code), or -1 for a set that is over-subscribed, or incomplete other than
+ * by one code of one bit where `one_bit_ok` allows that (zlib: literal/length and
+ * distance codes, never the code length code). */
+static int canonical(const uint8_t *lens, unsigned nsym, unsigned next[16], int one_bit_ok) {
+    unsigned count[16] = {0}, code = 0;
+    for (unsigned s = 0; s < nsym; s++)
+        count[lens[s]]++;
+    int left = 1, max = 0;
+    for (int l = 1; l <= 15; l++) {
+        left = left * 2 - (int)count[l];
+        if (left < 0)
+            return -1;
+        if (count[l])
+            max = l;
+    }
+    if (max > 0 && left > 0 && !(one_bit_ok && max == 1))
+        return -1;
+    next[1] = 0;
+    for (int l = 1; l < 15; l++)
+        next[l + 1] = code = (code + count[l]) << 1;
+    return max;
+}
+
+/* Code c of length l as it arrives: its bits reversed. */
+static unsigned reversed(unsigned c, unsigned l) {
+    unsigned r = 0;
+    for (unsigned i = 0; i < l; i++)
+        r |= (c >> i & 1) << (l - 1 - i);
+    return r;
+}
+
 /* A code's lookup tables from its lengths: a primary table of `pbits` index bits, and
  * for the primary slots of longer codes a subtable of the bits above, all in `table`.
  * Each entry gives the bits to skip: code length plus extra bits (lengths and distances);
@@ -74,36 +107,19 @@ static const uint8_t DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2,  2,  3,  3,  4,  4, 
  * -1 for a code zlib refuses (over-subscribed; incomplete unless one code of one bit;
  * no literal/length code). */
 static int build(uint32_t *table, int pbits, const uint8_t *lens, unsigned nsym, int dist) {
-    unsigned count[16] = {0}, next[16];
-    for (unsigned s = 0; s < nsym; s++)
-        count[lens[s]]++;
-    count[0] = 0;
-    int left = 1, max = 0, used = 0;
-    for (int l = 1; l <= 15; l++) {
-        left = left * 2 - (int)count[l];
-        if (left < 0)
-            return -1;
-        if (count[l])
-            max = l, used += (int)count[l];
-    }
-    if (used == 0 && !dist)
-        return -1;
-    if (left > 0 && used > 0 && max != 1)
+    unsigned next[16];
+    int max = canonical(lens, nsym, next, 1);
+    if (max < 0 || (max == 0 && !dist))
         return -1;
     unsigned psize = 1u << pbits, sbits = max > pbits ? (unsigned)(max - pbits) : 0;
     for (unsigned i = 0; i < psize; i++)
         table[i] = ENTRY(BAD, 0);
-    unsigned code = 0, subs = psize; /* where the next subtable goes */
-    next[1] = 0;
-    for (int l = 1; l < 15; l++)
-        next[l + 1] = code = (code + count[l]) << 1;
+    unsigned subs = psize; /* where the next subtable goes */
     for (unsigned s = 0; s < nsym; s++) {
         unsigned l = lens[s];
         if (!l)
             continue;
-        unsigned c = next[l]++, r = 0;
-        for (unsigned i = 0; i < l; i++)
-            r |= (c >> i & 1) << (l - 1 - i);
+        unsigned r = reversed(next[l]++, l);
         uint32_t e;
         if (dist)
             e = s < 30 ? ENTRY(LIT, l + DIST_EXTRA[s]) : ENTRY(BAD, 0);
@@ -215,32 +231,16 @@ static int dynamic(bits *b, uint32_t *lit, int *lsub, uint32_t *dst, int *dsub, 
         cl[ORDER[i]] = (uint8_t)v;
     }
     /* the code length code, with its symbols in the table instead of skip counts */
-    unsigned count[8] = {0}, next[8], code = 0;
-    for (int i = 0; i < 19; i++)
-        count[cl[i]]++;
-    count[0] = 0;
-    int left = 1, max = 0;
-    for (int l = 1; l <= 7; l++) {
-        left = left * 2 - (int)count[l];
-        if (left < 0)
-            return fail(b, res, why, "invalid code lengths set");
-        if (count[l])
-            max = l;
-    }
-    if (left > 0 || max == 0)
+    unsigned next[16];
+    int max = canonical(cl, 19, next, 0);
+    if (max <= 0)
         return fail(b, res, why, "invalid code lengths set");
     uint16_t clt[128];
-    next[1] = 0;
-    for (int l = 1; l < 7; l++)
-        next[l + 1] = code = (code + count[l]) << 1;
     for (unsigned s = 0; s < 19; s++) {
         unsigned l = cl[s];
         if (!l)
             continue;
-        unsigned c = next[l]++, r = 0;
-        for (unsigned i = 0; i < l; i++)
-            r |= (c >> i & 1) << (l - 1 - i);
-        for (unsigned i = r; i < (1u << max); i += 1u << l)
+        for (unsigned i = reversed(next[l]++, l); i < (1u << max); i += 1u << l)
             clt[i] = (uint16_t)(s << 8 | l);
     }
     for (unsigned i = 0; i < hlit + hdist;) {

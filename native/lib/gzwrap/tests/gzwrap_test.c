@@ -808,24 +808,18 @@ static void checksums(void) {
 }
 
 int main(int argc, char **argv) {
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } parts[] = {{"roundtrip", roundtrip}, {"damage", damage}, {"errors", errors},
+                 {"join", join},           {"settle", settle}, {"stored", stored},
+                 {"scan", scan},           {"checksums", checksums}};
     const char *what = argc > 1 ? argv[1] : "all";
-    int all = strcmp(what, "all") == 0;
-    if (all || !strcmp(what, "roundtrip"))
-        roundtrip();
-    if (all || !strcmp(what, "damage"))
-        damage();
-    if (all || !strcmp(what, "errors"))
-        errors();
-    if (all || !strcmp(what, "join"))
-        join();
-    if (all || !strcmp(what, "settle"))
-        settle();
-    if (all || !strcmp(what, "stored"))
-        stored();
-    if (all || !strcmp(what, "scan"))
-        scan();
-    if (all || !strcmp(what, "checksums"))
-        checksums();
+    int ran = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (!strcmp(what, "all") || !strcmp(what, parts[i].name))
+            parts[i].run(), ran++;
+    CHECK(ran > 0, "no part named %s", what);
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     else
