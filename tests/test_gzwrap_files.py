@@ -207,15 +207,20 @@ def _read_some(p: subprocess.Popen, timeout: float = 20) -> bytes:
     return os.read(p.stdout.fileno(), 1 << 16) if ready else b""
 
 
-@pytest.mark.parametrize("src_format", ["zlib", "gzip members"])
+@pytest.mark.parametrize("src_format", ["zlib", "gzip members", "one gzip member"])
 def test_standard_output_streams_before_the_input_ends(src_format):
-    """zlib input passes through at once; gzip input a member at a time (a member can be
-    joined to the next only once that appears)."""
+    """zlib input passes through at once; gzip input block by block (each member's last
+    block waits until the next member shows up or the input ends): a member still being
+    read has its earlier blocks out already."""
     chunk = os.urandom(1 << 20)
+    text = b"".join(b"%d bottles of beer on the wall\n" % i for i in range(200_000))
     if src_format == "zlib":
         first = zlib.compress(chunk * 2, 1)[:(1 << 20) + 1000]
-    else:
+    elif src_format == "gzip members":
         first = gzip.compress(chunk, 1, mtime=0) + gzip.compress(chunk, 1, mtime=0)[:100]
+    else:  # the first part of one member, of random data (stored blocks) and text
+        whole = gzip.compress(chunk + text, 6, mtime=0)
+        first = whole[: len(whole) * 3 // 4]
     p = subprocess.Popen([str(cli()), "--to", "gzip", "-q"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     def feed():

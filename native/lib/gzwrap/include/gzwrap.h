@@ -203,6 +203,13 @@ typedef struct gzwrap_options {
     int all_checksums;       /* 1: compute both CRC-32 and Adler-32 of the data (for
                                 checking the output afterwards); default 0: only those
                                 that the source and target carry */
+    int walk_blocks;         /* 1: walk each gzip member's blocks as it streams, so that
+                                the writer is told everything before the current block is
+                                final (`settle`) and a pipe gets it at once, for about as
+                                much CPU time again as the inflate; default 0: a member is
+                                held until the next one shows up or the input ends (its
+                                final block is found then). Members after the first are
+                                walked as they stream either way. */
 } gzwrap_options;
 
 /* Fill `opt` with the defaults above. */

@@ -31,8 +31,21 @@ typedef struct gzw_in {
 typedef struct gzw_out {
     gzwrap_writer *wr;
     uint64_t off;    /* bytes written */
+    uint64_t settled; /* the writer was told the bytes before this are final */
     int settle_each; /* nothing written will be patched: settle after every write */
 } gzw_out;
+
+/* The walk of a gzip member's blocks while it streams (src/scan.c): `at` is the input bit
+ * where the block being walked starts, so that all before it is final. */
+typedef struct gzw_walk {
+    int on;              /* walking this member */
+    uint64_t in0, out0;  /* where its deflate stream starts in the input and the output */
+    uint64_t at;         /* input bit of the next block header to walk */
+    int paused;          /* stopped at `at`: a block longer than half the window */
+    int done;            /* its final block was walked: */
+    uint64_t final, end; /* input bits of that block's header and just past its end */
+    char what[48];       /* the stream, for messages */
+} gzw_walk;
 
 typedef struct gzw_conv {
     gzwrap_options opt;
@@ -45,9 +58,10 @@ typedef struct gzw_conv {
     gzw_checksums_fn both; /* crc and adler in one pass, where that pair has one */
     uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */
     gzw_history *hist; /* data of stored blocks, for an inflater that takes over after them */
-    uint8_t *scan_buf; /* a member read back to be joined (src/join.c), and its capacity */
+    gzw_walk walk;
+    uint8_t *scan_buf; /* a member's blocks read back to be joined (src/join.c) */
     size_t scan_cap;
-    uint32_t *scan_tables;
+    uint32_t *scan_tables; /* the walk's code tables (GZW_SCAN_TABLES) */
 } gzw_conv;
 
 static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->pos; }
@@ -94,9 +108,22 @@ gzwrap_status gzw_gzip_header_read(gzw_conv *c, uint64_t member, int copy,
 /* Member `member`'s deflate stream occupies output bytes [start, start + len): clear its
  * final-block bit and, where it ends inside a byte, append an empty stored block so that
  * the next member's stream starts on a byte boundary. `input_offset`: where the member's
- * stream started in the input, for messages. */
+ * stream started in the input, for messages. Where c->walk followed the member as it
+ * streamed, its result is used (or its last block boundary, to walk on from). */
 gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
                               uint64_t input_offset);
+
+/* Start following the deflate stream at the input position (src/walk.c), when `on`;
+ * `what` names it in messages. */
+gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what);
+/* Walk the blocks the window holds in full and settle the output before the next one. */
+gzwrap_status gzw_walk_advance(gzw_conv *c);
+/* Where a refill may drop the window's bytes up to, given `keep`: before the block being
+ * walked (or pause the walk when that block is longer than half the window). */
+size_t gzw_walk_keep(gzw_conv *c, size_t keep);
+
+/* Room for the walk's tables (c->scan_tables): GZWRAP_OK or GZWRAP_ERR_NOMEM. */
+gzwrap_status gzw_scan_tables(gzw_conv *c, uint64_t input_offset);
 
 /* 1 if CMF, FLG form a valid zlib header (method 8, window <= 32K, FCHECK). */
 int gzw_zlib_header_valid(unsigned cmf, unsigned flg);

@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef enum gzw_scan_status {
+    GZW_SCAN_OK = 0,
+    GZW_SCAN_MORE, /* the input ends inside the block: walk it again with more */
+    GZW_SCAN_BAD,  /* the block is invalid */
+} gzw_scan_status;
+
+typedef struct gzw_scan_block_result {
+    int final;           /* OK: the block's BFINAL */
+    uint64_t next;       /* OK: bit offset just past its end-of-block code */
+    uint64_t stopped_at; /* otherwise: the byte where the walk stopped */
+    const char *why;     /* otherwise: what was wrong or missing */
+} gzw_scan_block_result;
+
 typedef struct gzw_scan_result {
     uint64_t final_start; /* bit offset of the final block's header (its BFINAL bit) */
     uint64_t end;         /* bit offset just past the final block's end-of-block code */
@@ -13,17 +26,21 @@ typedef struct gzw_scan_result {
     uint64_t error_at;    /* on failure: the byte where the stream stopped making sense */
 } gzw_scan_result;
 
-/* Room for the tables gzw_scan_blocks builds (primary tables and subtables, at most
- * 2^15 entries for each code). */
+/* Room for the tables the walk builds (primary tables and subtables, at most 2^15 entries
+ * for each code). */
 #define GZW_SCAN_TABLES (2u * (2048u + 32768u))
 
-/* Walk the deflate stream in p[0, n) block by block, decoding each Huffman block's codes
+/* Walk the block whose header starts at bit `at` of p[0, n), decoding its codes
  * (literals, lengths and distances, with their extra bits) without producing data. The
  * code sets are checked as zlib checks them (no over-subscribed or incomplete code but
  * one code of one bit), so what it accepts zlib accepts. `tables`: GZW_SCAN_TABLES
- * entries of the caller's. Returns 0, or -1 with *why
- * and res->error_at when the stream is invalid or ends before its final block does. */
-int gzw_scan_blocks(const uint8_t *p, size_t n, uint32_t *tables, gzw_scan_result *res,
-                    const char **why);
+ * entries of the caller's. */
+gzw_scan_status gzw_scan_block(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
+                               gzw_scan_block_result *res);
+
+/* Every block from bit `at` (a block header) to the final one. Returns 0, or -1 with *why
+ * and res->error_at when a block is invalid or p ends before the final block does. */
+int gzw_scan_blocks(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
+                    gzw_scan_result *res, const char **why);
 
 #endif

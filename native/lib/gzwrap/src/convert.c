@@ -181,12 +181,15 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
 }
 
 /* Inflate the deflate stream at the input position to its end, copying its bytes to the
- * output and checksumming the data. `what` names the stream in messages. */
-static gzwrap_status payload(gzw_conv *c, sums *s, const char *what) {
+ * output and checksumming the data; with `walk`, following its blocks too (src/walk.c).
+ * `what` names the stream in messages. */
+static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
     gzw_in *in = &c->in;
     gzwrap_status st;
     c->ops->reset(c->inf);
     in->hold = in->pos;
+    if ((st = gzw_walk_start(c, walk, what)))
+        return st;
     s->member_bytes = 0;
     s->crc_member = 0;
     int ended = 0;
@@ -224,7 +227,7 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what) {
             starved = 1;
         }
     }
-    if ((st = copy_payload(c, in->pos)))
+    if ((st = copy_payload(c, in->pos)) || (st = gzw_walk_advance(c)))
         return st;
     c->rep->data_bytes += s->member_bytes;
     if (s->want_crc)
@@ -287,7 +290,7 @@ static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
         payload_in = gzw_in_offset(in);
         char what[48];
         snprintf(what, sizeof what, "gzip member %llu", (unsigned long long)m);
-        if ((st = payload(c, s, what)))
+        if ((st = payload(c, s, what, c->opt.walk_blocks || m > 1)))
             return st;
         uint64_t at = gzw_in_offset(in);
         if ((st = need_trailer(c, 8, "the gzip trailer (CRC-32 and ISIZE, 8 bytes)")))
@@ -347,7 +350,7 @@ static gzwrap_status from_zlib(gzw_conv *c, sums *s, long long mysql_length) {
     in->pos += 2;
     if ((st = target_header(c, hdr, 0, 0)))
         return st;
-    if ((st = payload(c, s, what)))
+    if ((st = payload(c, s, what, 0)))
         return st;
     at = gzw_in_offset(in);
     if ((st = need_trailer(c, 4, "the zlib trailer (Adler-32, 4 bytes)")))
@@ -401,7 +404,7 @@ static gzwrap_status from_mysql(gzw_conv *c, sums *s) {
 
 static gzwrap_status from_deflate(gzw_conv *c, sums *s) {
     gzwrap_status st = target_header(c, NULL, 0, 0);
-    if (st || (st = payload(c, s, "the deflate stream")))
+    if (st || (st = payload(c, s, "the deflate stream", 0)))
         return st;
     if ((st = expect_end(c, "the deflate stream")))
         return st;

@@ -10,116 +10,73 @@
  * where k+1's bytes already are. When k ends exactly on a boundary nothing is added.
  *
  * Finding k's last block means knowing where each block starts, which the fast inflater
- * does not report (ISA-L never stops at a block boundary; see src/inflate_isal.c). The
- * member was already inflated and verified as it streamed through, and its bytes already
- * written (a member is only known not to be the last when the next one appears), so the
- * join reads them back from the output and walks their blocks once more: by decoding
- * only the codes (src/scan.c) where the member fits GZW_SCAN_MAX, else, in constant
- * memory, with zlib's inflate(Z_BLOCK), which stops after each block, discarding the
- * data. A single-member input never pays for this.
+ * does not report (ISA-L never stops at a block boundary; see src/inflate_isal.c), so the
+ * blocks are walked (src/scan.c: the codes are decoded, the data not produced). Members
+ * after the first, and every member when the writer passes output on as it settles
+ * (walk_blocks), are walked as they stream (src/convert.c). The first member of a file
+ * is only known not to be the last when the next one appears: its bytes are read back
+ * from the output then and walked, block by block, holding one block at a time. A
+ * single-member input never pays for this.
  */
 #include <stdlib.h>
-#include <zlib.h>
+#include <string.h>
 
 #include "internal/conv.h"
 #include "internal/scan.h"
 
-#define CHUNK (64u * 1024u)
-#define GZW_SCAN_MAX (16u * 1024u * 1024u) /* members read back whole up to this size */
+#define READ_BACK (1u << 20) /* bytes read back at a time */
 
-/* The member's final block header and its end, to the bit, by walking its codes. */
-static gzwrap_status final_block_scan(gzw_conv *c, uint64_t member, uint64_t start,
-                                      uint64_t len, uint64_t input_offset,
-                                      uint64_t *last_start, uint64_t *end_bit) {
-    if (len > c->scan_cap) {
-        free(c->scan_buf);
-        c->scan_cap = len > 1024 * 1024 ? len : 1024 * 1024;
-        c->scan_buf = malloc(c->scan_cap);
-    }
+gzwrap_status gzw_scan_tables(gzw_conv *c, uint64_t input_offset) {
     if (!c->scan_tables)
         c->scan_tables = malloc(GZW_SCAN_TABLES * sizeof *c->scan_tables);
-    if (!c->scan_buf || !c->scan_tables) {
-        c->scan_cap = 0;
-        return gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
-    }
-    gzwrap_status st = gzw_out_pread(c, c->scan_buf, (size_t)len, start);
-    if (st)
-        return st;
-    gzw_scan_result res;
-    const char *why = "";
-    if (gzw_scan_blocks(c->scan_buf, (size_t)len, c->scan_tables, &res, &why) != 0)
-        return gzw_fail(c, GZWRAP_ERR_DATA, input_offset + res.error_at,
-                        "corrupt deflate data in gzip member %llu (%s), which the fast "
-                        "inflater accepted", (unsigned long long)member, why);
-    *last_start = res.final_start;
-    *end_bit = res.end;
-    return GZWRAP_OK;
+    return c->scan_tables ? GZWRAP_OK
+                          : gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
 }
 
-/* The same with zlib, reading the member back in pieces. */
-static gzwrap_status final_block_zlib(gzw_conv *c, uint64_t member, uint64_t start,
-                                      uint64_t len, uint64_t input_offset,
-                                      uint64_t *last_start_out, uint64_t *end_bit_out) {
-    uint8_t *in = malloc(CHUNK), *sink = malloc(CHUNK);
-    z_stream z = {0};
-    gzwrap_status st = GZWRAP_OK;
-    if (!in || !sink || inflateInit2(&z, -15) != Z_OK) {
-        free(in), free(sink);
-        return gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
-    }
-    uint64_t last_start = 0; /* bit offset of the latest block header seen */
-    uint64_t end_bit = 0, fed = 0;
-    int done = 0;
-    while (!done) {
-        size_t n = len - fed < CHUNK ? (size_t)(len - fed) : CHUNK;
-        if (n == 0) {
-            st = gzw_fail(c, GZWRAP_ERR_DATA, input_offset + fed,
-                          "gzip member %llu: zlib finds the deflate stream unfinished where "
-                          "the fast inflater ended it", (unsigned long long)member);
-            break;
-        }
-        if ((st = gzw_out_pread(c, in, n, start + fed)))
-            break;
-        z.next_in = in;
-        z.avail_in = (uInt)n;
-        /* until zlib can do nothing more with this chunk (Z_BUF_ERROR): a Z_BLOCK stop or
-         * a full sink can leave bits and pending output with no input left */
-        while (!done) {
-            z.next_out = sink;
-            z.avail_out = CHUNK;
-            int ret = inflate(&z, Z_BLOCK);
-            uint64_t used = fed + (n - z.avail_in);
-            uint64_t bit = used * 8 - (unsigned)(z.data_type & 7);
-            if ((ret == Z_OK || ret == Z_STREAM_END) && (z.data_type & 192) == 192) {
-                /* the final block's end-of-block code: the stream's exact last bit (once
-                 * zlib reaches Z_STREAM_END it has dropped the padding bits) */
-                end_bit = bit;
-                done = 1;
-            } else if (ret == Z_STREAM_END) {
-                st = gzw_fail(c, GZWRAP_ERR_DATA, input_offset + used,
-                              "gzip member %llu: zlib ended the stream without stopping after "
-                              "its final block", (unsigned long long)member);
-                done = 2;
-            } else if (ret == Z_BUF_ERROR) {
-                break;
-            } else if (ret != Z_OK) {
-                st = gzw_fail(c, GZWRAP_ERR_DATA, input_offset + used,
-                              "corrupt deflate data in gzip member %llu (zlib: %s), which the "
-                              "fast inflater accepted", (unsigned long long)member,
-                              z.msg ? z.msg : "error");
-                done = 2;
-            } else if ((z.data_type & 128) && !(z.data_type & 64)) {
-                /* a block that was not the last ended: the next header starts here (bit
-                 * 64 would say that the block that ended was the final one) */
-                last_start = bit;
+/* The member's final block header and its end, member-relative bits, by reading its
+ * bytes back from bit `at` (a block boundary) and walking them block by block. */
+static gzwrap_status walk_back(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
+                               uint64_t input_offset, uint64_t at, uint64_t *final_start,
+                               uint64_t *end) {
+    gzwrap_status st = gzw_scan_tables(c, input_offset);
+    uint64_t buf_at = at / 8; /* the member's byte at scan_buf[0] */
+    size_t have = 0;
+    while (!st) {
+        gzw_scan_block_result r;
+        gzw_scan_status s = gzw_scan_block(c->scan_buf, have, at - buf_at * 8, c->scan_tables, &r);
+        if (s == GZW_SCAN_OK) {
+            if (r.final) {
+                *final_start = at;
+                *end = buf_at * 8 + r.next;
+                return GZWRAP_OK;
             }
+            at = buf_at * 8 + r.next;
+            continue;
         }
-        fed += n;
+        if (s == GZW_SCAN_BAD || buf_at + have == len)
+            return gzw_fail(c, GZWRAP_ERR_DATA, input_offset + buf_at + r.stopped_at,
+                            "corrupt deflate data in gzip member %llu (%s), which the fast "
+                            "inflater accepted", (unsigned long long)member,
+                            s == GZW_SCAN_BAD ? r.why : "the stream ends early");
+        /* more of the member: drop what is before the block, read on, grow for a block
+         * longer than the buffer */
+        size_t drop = (size_t)(at / 8 - buf_at);
+        if (drop)
+            memmove(c->scan_buf, c->scan_buf + drop, have - drop);
+        buf_at += drop, have -= drop;
+        if (c->scan_cap - have < READ_BACK / 2) {
+            size_t cap = c->scan_cap ? 2 * c->scan_cap : READ_BACK;
+            uint8_t *grown = realloc(c->scan_buf, cap);
+            if (!grown)
+                return gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
+            c->scan_buf = grown, c->scan_cap = cap;
+        }
+        size_t n = c->scan_cap - have;
+        if (n > len - (buf_at + have))
+            n = (size_t)(len - (buf_at + have));
+        st = gzw_out_pread(c, c->scan_buf + have, n, start + buf_at + have);
+        have += n;
     }
-    inflateEnd(&z);
-    free(in), free(sink);
-    *last_start_out = last_start;
-    *end_bit_out = end_bit;
     return st;
 }
 
@@ -131,10 +88,15 @@ gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint
                         "that can be read back and patched (a file, not a pipe)",
                         (unsigned long long)member + 1);
     uint64_t last_start = 0, end_bit = 0;
-    gzwrap_status st =
-        len <= GZW_SCAN_MAX
-            ? final_block_scan(c, member, start, len, input_offset, &last_start, &end_bit)
-            : final_block_zlib(c, member, start, len, input_offset, &last_start, &end_bit);
+    gzw_walk *w = &c->walk;
+    gzwrap_status st = GZWRAP_OK;
+    if (w->on && w->done) { /* walked as it streamed */
+        last_start = w->final - w->in0 * 8;
+        end_bit = w->end - w->in0 * 8;
+    } else {
+        st = walk_back(c, member, start, len, input_offset, w->on ? w->at - w->in0 * 8 : 0,
+                       &last_start, &end_bit);
+    }
     if (st)
         return st;
 

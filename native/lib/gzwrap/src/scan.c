@@ -162,11 +162,20 @@ static int build(uint32_t *table, int pbits, const uint8_t *lens, unsigned nsym,
     return (int)sbits;
 }
 
-static int fail(bits *b, gzw_scan_result *res, const char **why, const char *what) {
-    res->error_at = b->pos < b->n ? bit_offset(b) / 8 : b->n;
-    *why = what;
-    return -1;
+/* Where walking a block stopped: `why` the reason when the input ran out before the block
+ * did (MORE: not an error while more input may come) or the block is invalid (BAD). */
+typedef struct stop {
+    gzw_scan_status status;
+    const char *why;
+} stop;
+
+static gzw_scan_status halt(stop *st, gzw_scan_status status, const char *why) {
+    st->status = status, st->why = why;
+    return status;
 }
+
+#define MORE(st, why) halt(st, GZW_SCAN_MORE, why)
+#define BAD(st, why) halt(st, GZW_SCAN_BAD, why)
 
 /* One entry for the next input bits: a primary entry, or the subtable's it points to. */
 static inline uint32_t lookup(const uint32_t *t, int pbits, int sbits, uint64_t buf) {
@@ -178,18 +187,21 @@ static inline uint32_t lookup(const uint32_t *t, int pbits, int sbits, uint64_t 
 
 /* The codes of one Huffman block, to its end-of-block code. The bit buffer lives in
  * locals here (the loop's dependency chain is lookup, shift, lookup: no trip through
- * memory), and goes back to *b on the way out. */
-static int codes(bits *b, const uint32_t *lit, int lsub, const uint32_t *dst, int dsub,
-                 int no_dist, gzw_scan_result *res, const char **why) {
+ * memory), and goes back to *b on the way out. An invalid entry read where the input has
+ * ended may only be the missing bits: that is MORE, not BAD. */
+static gzw_scan_status codes(bits *b, const uint32_t *lit, int lsub, const uint32_t *dst,
+                             int dsub, int no_dist, stop *st) {
     bits l = *b;
-    const char *err = NULL;
+    gzw_scan_status r = GZW_SCAN_OK;
     for (;;) {
         if (l.cnt < 48)
             refill(&l);
         uint32_t e = lookup(lit, LIT_BITS, lsub, l.buf);
         unsigned k = SKIP(e);
+        int short_input = l.pos == l.n && l.cnt < 15;
         if (KIND(e) == BAD || k > l.cnt) {
-            err = KIND(e) == BAD ? "invalid literal/length code" : "the input ends inside a block";
+            r = KIND(e) != BAD || short_input ? MORE(st, "the input ends inside a block")
+                                              : BAD(st, "invalid literal/length code");
             break;
         }
         l.buf >>= k, l.cnt -= k;
@@ -198,43 +210,46 @@ static int codes(bits *b, const uint32_t *lit, int lsub, const uint32_t *dst, in
         if (KIND(e) == EOB)
             break;
         if (no_dist) {
-            err = "a match in a block without distance codes";
+            r = BAD(st, "a match in a block without distance codes");
             break;
         }
         e = lookup(dst, DIST_BITS, dsub, l.buf);
         k = SKIP(e);
+        short_input = l.pos == l.n && l.cnt < 15;
         if (KIND(e) == BAD || k > l.cnt) {
-            err = KIND(e) == BAD ? "invalid distance code" : "the input ends inside a block";
+            r = KIND(e) != BAD || short_input ? MORE(st, "the input ends inside a block")
+                                              : BAD(st, "invalid distance code");
             break;
         }
         l.buf >>= k, l.cnt -= k;
     }
     *b = l;
-    return err ? fail(b, res, why, err) : 0;
+    return r;
 }
 
 /* A dynamic block's header: the code length code, then both codes' lengths. */
-static int dynamic(bits *b, uint32_t *lit, int *lsub, uint32_t *dst, int *dsub, int *no_dist,
-                   gzw_scan_result *res, const char **why) {
+static gzw_scan_status dynamic(bits *b, uint32_t *lit, int *lsub, uint32_t *dst, int *dsub,
+                               int *no_dist, stop *st) {
     static const uint8_t ORDER[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
                                       11, 4, 12, 3, 13, 2, 14, 1, 15};
+    const char *cut = "the input ends inside a block header";
     uint32_t hlit, hdist, hclen, v;
     if (take(b, 5, &hlit) || take(b, 5, &hdist) || take(b, 4, &hclen))
-        return fail(b, res, why, "the input ends inside a block header");
+        return MORE(st, cut);
     hlit += 257, hdist += 1, hclen += 4;
     if (hlit > 286 || hdist > 30)
-        return fail(b, res, why, "too many length or distance symbols");
+        return BAD(st, "too many length or distance symbols");
     uint8_t cl[19] = {0}, lens[286 + 30];
     for (unsigned i = 0; i < hclen; i++) {
         if (take(b, 3, &v))
-            return fail(b, res, why, "the input ends inside a block header");
+            return MORE(st, cut);
         cl[ORDER[i]] = (uint8_t)v;
     }
     /* the code length code, with its symbols in the table instead of skip counts */
     unsigned next[16];
     int max = canonical(cl, 19, next, 0);
     if (max <= 0)
-        return fail(b, res, why, "invalid code lengths set");
+        return BAD(st, "invalid code lengths set");
     uint16_t clt[128];
     for (unsigned s = 0; s < 19; s++) {
         unsigned l = cl[s];
@@ -249,74 +264,66 @@ static int dynamic(bits *b, uint32_t *lit, int *lsub, uint32_t *dst, int *dsub, 
         uint16_t e = clt[b->buf & ((1u << max) - 1)];
         unsigned l = e & 0xff, sym = e >> 8;
         if (l > b->cnt)
-            return fail(b, res, why, "the input ends inside a block header");
+            return MORE(st, cut);
         b->buf >>= l, b->cnt -= l;
         if (sym < 16) {
             lens[i++] = (uint8_t)sym;
             continue;
         }
-        uint8_t fill = 0;
-        unsigned rep;
-        if (sym == 16) {
-            if (i == 0)
-                return fail(b, res, why, "invalid bit length repeat");
-            fill = lens[i - 1];
-            if (take(b, 2, &v))
-                return fail(b, res, why, "the input ends inside a block header");
-            rep = 3 + v;
-        } else if (sym == 17) {
-            if (take(b, 3, &v))
-                return fail(b, res, why, "the input ends inside a block header");
-            rep = 3 + v;
-        } else {
-            if (take(b, 7, &v))
-                return fail(b, res, why, "the input ends inside a block header");
-            rep = 11 + v;
-        }
+        static const unsigned EXTRA[3] = {2, 3, 7}, BASE[3] = {3, 3, 11};
+        if (sym == 16 && i == 0)
+            return BAD(st, "invalid bit length repeat");
+        if (take(b, EXTRA[sym - 16], &v))
+            return MORE(st, cut);
+        unsigned rep = BASE[sym - 16] + v;
         if (i + rep > hlit + hdist)
-            return fail(b, res, why, "invalid bit length repeat");
-        memset(lens + i, fill, rep);
+            return BAD(st, "invalid bit length repeat");
+        memset(lens + i, sym == 16 ? lens[i - 1] : 0, rep);
         i += rep;
     }
     if (lens[256] == 0)
-        return fail(b, res, why, "invalid code -- missing end-of-block");
+        return BAD(st, "invalid code -- missing end-of-block");
     if ((*lsub = build(lit, LIT_BITS, lens, hlit, 0)) < 0)
-        return fail(b, res, why, "invalid literal/lengths set");
+        return BAD(st, "invalid literal/lengths set");
     if ((*dsub = build(dst, DIST_BITS, lens + hlit, hdist, 1)) < 0)
-        return fail(b, res, why, "invalid distances set");
+        return BAD(st, "invalid distances set");
     *no_dist = 1;
     for (unsigned i = 0; i < hdist; i++)
         *no_dist &= lens[hlit + i] == 0;
-    return 0;
+    return GZW_SCAN_OK;
 }
 
-int gzw_scan_blocks(const uint8_t *p, size_t n, uint32_t *tables, gzw_scan_result *res,
-                    const char **why) {
+gzw_scan_status gzw_scan_block(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
+                               gzw_scan_block_result *res) {
     uint32_t *lit = tables, *dst = tables + GZW_SCAN_TABLES / 2;
-    bits b = {p, n, 0, 0, 0};
+    bits b = {p, n, (size_t)(at / 8), 0, 0};
+    stop st = {GZW_SCAN_OK, ""};
     memset(res, 0, sizeof *res);
-    for (;;) {
-        uint64_t start = bit_offset(&b);
-        uint32_t hdr;
-        if (take(&b, 3, &hdr))
-            return fail(&b, res, why, "the input ends before the final block");
-        res->blocks++;
-        int final = hdr & 1;
-        if (final)
-            res->final_start = start;
+    refill(&b);
+    uint32_t hdr, skip;
+    gzw_scan_status r = GZW_SCAN_OK;
+    if (take(&b, (unsigned)(at % 8), &skip) || take(&b, 3, &hdr)) {
+        r = MORE(&st, "the input ends before a block header");
+    } else {
+        res->final = hdr & 1;
         switch (hdr >> 1) {
         case 0: { /* stored: to the byte boundary, LEN, NLEN, LEN bytes */
             uint32_t drop = b.cnt % 8, len, nlen;
             b.buf >>= drop, b.cnt -= drop;
-            if (take(&b, 16, &len) || take(&b, 16, &nlen))
-                return fail(&b, res, why, "the input ends inside a stored block");
-            if ((len ^ nlen) != 0xffff)
-                return fail(&b, res, why, "invalid stored block lengths");
-            /* byte-aligned now: the data starts at the next unread byte */
-            size_t at = (size_t)(bit_offset(&b) / 8);
-            if (len > n - at)
-                return fail(&b, res, why, "the input ends inside a stored block");
-            b.pos = at + len, b.buf = 0, b.cnt = 0;
+            if (take(&b, 16, &len) || take(&b, 16, &nlen)) {
+                r = MORE(&st, "the input ends inside a stored block");
+                break;
+            }
+            if ((len ^ nlen) != 0xffff) {
+                r = BAD(&st, "invalid stored block lengths");
+                break;
+            }
+            size_t data = (size_t)(bit_offset(&b) / 8); /* byte-aligned now */
+            if (len > n - data) {
+                r = MORE(&st, "the input ends inside a stored block");
+                break;
+            }
+            b.pos = data + len, b.buf = 0, b.cnt = 0;
             break;
         }
         case 1: { /* the fixed codes (RFC 1951 3.2.6), with distance symbols 30 and 31 */
@@ -326,23 +333,44 @@ int gzw_scan_blocks(const uint8_t *p, size_t n, uint32_t *tables, gzw_scan_resul
             memset(lens + 288, 5, 32);
             int lsub = build(lit, LIT_BITS, lens, 288, 0);
             int dsub = build(dst, DIST_BITS, lens + 288, 32, 1);
-            if (codes(&b, lit, lsub, dst, dsub, 0, res, why))
-                return -1;
+            r = codes(&b, lit, lsub, dst, dsub, 0, &st);
             break;
         }
         case 2: {
             int lsub, dsub, no_dist;
-            if (dynamic(&b, lit, &lsub, dst, &dsub, &no_dist, res, why) ||
-                codes(&b, lit, lsub, dst, dsub, no_dist, res, why))
-                return -1;
+            r = dynamic(&b, lit, &lsub, dst, &dsub, &no_dist, &st);
+            if (r == GZW_SCAN_OK)
+                r = codes(&b, lit, lsub, dst, dsub, no_dist, &st);
             break;
         }
         default:
-            return fail(&b, res, why, "invalid block type");
+            r = BAD(&st, "invalid block type");
         }
-        if (final) {
-            res->end = bit_offset(&b);
+    }
+    if (r == GZW_SCAN_OK)
+        res->next = bit_offset(&b);
+    res->stopped_at = b.pos < b.n ? bit_offset(&b) / 8 : b.n;
+    res->why = st.why;
+    return r;
+}
+
+int gzw_scan_blocks(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
+                    gzw_scan_result *res, const char **why) {
+    memset(res, 0, sizeof *res);
+    for (;;) {
+        gzw_scan_block_result b;
+        gzw_scan_status r = gzw_scan_block(p, n, at, tables, &b);
+        if (r != GZW_SCAN_OK) {
+            res->error_at = b.stopped_at;
+            *why = b.why;
+            return -1;
+        }
+        res->blocks++;
+        if (b.final) {
+            res->final_start = at;
+            res->end = b.next;
             return 0;
         }
+        at = b.next;
     }
 }

@@ -8,6 +8,10 @@
 gzwrap_status gzw_in_fill(gzw_conv *c) {
     gzw_in *in = &c->in;
     size_t keep = in->pos < in->hold ? in->pos : in->hold;
+    gzwrap_status st = gzw_walk_advance(c); /* before the window moves */
+    if (st)
+        return st;
+    keep = gzw_walk_keep(c, keep);
     if (keep > 0 && c->hist)
         gzw_history_gather(c->hist, in->buf); /* its runs are window offsets */
     if (keep > 0) {
@@ -51,6 +55,7 @@ gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len) {
 }
 
 gzwrap_status gzw_out_settle(gzw_conv *c) {
+    c->out.settled = c->out.off;
     if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, c->out.off) != 0)
         return gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(&c->in),
                         "passing on output bytes before %llu failed",

@@ -112,6 +112,15 @@ static long long mem_read(void *ctx, void *buf, size_t cap) {
     return (long long)k;
 }
 
+typedef struct odd_reader {
+    mem m;
+    size_t step;
+} odd_reader;
+static long long odd_read(void *ctx, void *buf, size_t cap) {
+    odd_reader *r = ctx;
+    return mem_read(&r->m, buf, cap < r->step ? cap : r->step);
+}
+
 /* Check `out` (format `f`) with zlib: it must hold exactly d[0..n). */
 static int decodes_to(gzwrap_format f, const uint8_t *out, size_t out_n, const uint8_t *d,
                       size_t n) {
@@ -505,30 +514,48 @@ static void settle(void) {
         free(g);
     }
     uint8_t *z = compress_as(d, n, 15, 6, &zn, NULL);
-    struct { const uint8_t *in; size_t in_n; gzwrap_format to; int min_settles; } cases[] = {
-        {z, zn, GZWRAP_FORMAT_GZIP, 3},     /* every write: ~1 MiB in 256 KiB input steps */
-        {in, in_n, GZWRAP_FORMAT_ZLIB, 2},  /* after joining members 1 and 2 */
-        {in, in_n, GZWRAP_FORMAT_MYSQL, 0}, /* its length comes first: never */
-        {z, zn, GZWRAP_FORMAT_MYSQL, 0},
+    size_t gn;
+    uint8_t *g = compress_as(d, n, 31, 6, &gn, NULL); /* one member */
+    struct {
+        const uint8_t *in;
+        size_t in_n;
+        gzwrap_format to;
+        int walk, min_settles;
+        size_t held; /* with walk: at most this much output unsettled before the end */
+    } cases[] = {
+        {z, zn, GZWRAP_FORMAT_GZIP, 0, 3, 0},     /* every write: ~1 MiB in 256 KiB steps */
+        {in, in_n, GZWRAP_FORMAT_ZLIB, 0, 2, 0},  /* after joining members 1 and 2 */
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 0, 0, 0}, /* its length comes first: never */
+        {z, zn, GZWRAP_FORMAT_MYSQL, 0, 0, 0},
+        {g, gn, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10}, /* walked: all but the last block */
+        {g, gn, GZWRAP_FORMAT_GZIP, 1, 3, 256 << 10},
+        {in, in_n, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10},
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 1, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        gzwrap_options o;
-        gzwrap_options_init(&o);
-        o.to = cases[i].to;
-        mem m = {cases[i].in, cases[i].in_n, 0};
-        settling s = {0};
-        gzwrap_reader rd = {&m, mem_read};
-        gzwrap_writer wr = {&s, st_write, st_pread, st_pwrite, st_truncate, st_settle};
-        gzwrap_report rep;
-        CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_OK, "case %zu: %s", i,
-              rep.error);
-        CHECK(s.violations == 0, "case %zu: %d touches below the settled offset", i,
-              s.violations);
-        CHECK(cases[i].min_settles ? s.settles >= cases[i].min_settles : s.settles == 0,
-              "case %zu: %d settles", i, s.settles);
-        CHECK(decodes_to(o.to, s.p, s.len, d, n), "case %zu: the data", i);
-        free(s.p);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t step = 4099; step <= (1u << 20); step *= 256) { /* odd reads, then big */
+            gzwrap_options o;
+            gzwrap_options_init(&o);
+            o.to = cases[i].to;
+            o.walk_blocks = cases[i].walk;
+            odd_reader r = {{cases[i].in, cases[i].in_n, 0}, step};
+            settling s = {0};
+            gzwrap_reader rd = {&r, odd_read};
+            gzwrap_writer wr = {&s, st_write, st_pread, st_pwrite, st_truncate, st_settle};
+            gzwrap_report rep;
+            CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_OK, "case %zu: %s", i,
+                  rep.error);
+            CHECK(s.violations == 0, "case %zu: %d touches below the settled offset", i,
+                  s.violations);
+            CHECK(cases[i].min_settles ? s.settles >= cases[i].min_settles : s.settles == 0,
+                  "case %zu, reads of %zu: %d settles", i, step, s.settles);
+            CHECK(!cases[i].held || s.len - s.settled <= cases[i].held,
+                  "case %zu, reads of %zu: %zu of %zu bytes held to the end", i, step,
+                  s.len - (size_t)s.settled, s.len);
+            CHECK(decodes_to(o.to, s.p, s.len, d, n), "case %zu: the data", i);
+            free(s.p);
+        }
+    free(g);
     free(d), free(in), free(z);
 }
 
@@ -572,15 +599,6 @@ static int mo_write(void *ctx, const void *buf, size_t len) {
     memcpy(m->p + m->len, buf, len);
     m->len += len;
     return 0;
-}
-
-typedef struct odd_reader {
-    mem m;
-    size_t step;
-} odd_reader;
-static long long odd_read(void *ctx, void *buf, size_t cap) {
-    odd_reader *r = ctx;
-    return mem_read(&r->m, buf, cap < r->step ? cap : r->step);
 }
 
 static void stored(void) {
@@ -695,7 +713,7 @@ static void scan(void) {
                     int zr = zlib_blocks(out, len, &fs, &end);
                     gzw_scan_result res;
                     const char *why = "";
-                    int sr = gzw_scan_blocks(out, len, tables, &res, &why);
+                    int sr = gzw_scan_blocks(out, len, 0, tables, &res, &why);
                     CHECK(zr == 0 && sr == 0 && res.final_start == fs && res.end == end,
                           "level %d, strategy %d, %zu %s bytes: zlib %d (%llu, %llu), walk %d "
                           "(%llu, %llu) %s", level, strategies[si], n, random ? "random" : "text",
@@ -708,7 +726,7 @@ static void scan(void) {
                             cut = len - 1;
                         uint8_t *copy = malloc(cut + 1); /* exact size: ASan sees overreads */
                         memcpy(copy, out, cut);
-                        int cr = gzw_scan_blocks(copy, cut, tables, &res, &why);
+                        int cr = gzw_scan_blocks(copy, cut, 0, tables, &res, &why);
                         uint64_t fs2, end2;
                         int zr2 = zlib_blocks(copy, cut, &fs2, &end2);
                         CHECK(cr == zr2 && (cr != 0 || res.end == end2),

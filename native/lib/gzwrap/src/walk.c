@@ -1,0 +1,71 @@
+/* walk.c — following a gzip member's blocks as it streams, so that the output before the
+ * block being walked is final (src/join.c says why the final block matters).
+ *
+ * The walk (src/scan.c) runs over the input window just before a refill moves it, block
+ * by block; a block that the window holds only in part is walked again once more input
+ * is in. The window keeps the bytes from the block being walked; a block longer than half
+ * the window pauses the walk, and the join then reads the member back from the last block
+ * boundary it reached.
+ */
+#include <stdio.h>
+
+#include "internal/conv.h"
+#include "internal/scan.h"
+
+gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what) {
+    gzw_walk *w = &c->walk;
+    uint64_t in0 = gzw_in_offset(&c->in);
+    *w = (gzw_walk){.on = on, .in0 = in0, .out0 = c->out.off, .at = in0 * 8};
+    snprintf(w->what, sizeof w->what, "%s", what);
+    return on ? gzw_scan_tables(c, in0) : GZWRAP_OK;
+}
+
+gzwrap_status gzw_walk_advance(gzw_conv *c) {
+    gzw_walk *w = &c->walk;
+    gzw_in *in = &c->in;
+    if (!w->on || w->paused)
+        return GZWRAP_OK;
+    while (!w->done) {
+        uint64_t base = in->base * 8;
+        gzw_scan_block_result r;
+        gzw_scan_status s = gzw_scan_block(in->buf, in->len, w->at - base, c->scan_tables, &r);
+        if (s == GZW_SCAN_MORE)
+            break;
+        if (s == GZW_SCAN_BAD)
+            return gzw_fail(c, GZWRAP_ERR_DATA, in->base + r.stopped_at,
+                            "corrupt deflate data in %s (%s), which the fast inflater "
+                            "accepted", w->what, r.why);
+        if (r.final)
+            w->done = 1, w->final = w->at, w->end = base + r.next;
+        w->at = base + r.next;
+    }
+    if (c->opt.to == GZWRAP_FORMAT_MYSQL) /* COMPRESS(): its length comes first */
+        return GZWRAP_OK;
+    /* the bytes before the next block header (before the final one's, once walked) */
+    uint64_t upto = w->out0 + (w->done ? w->final : w->at) / 8 - w->in0;
+    if (upto > c->out.off)
+        upto = c->out.off;
+    if (upto > c->out.settled) {
+        c->out.settled = upto;
+        if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, upto) != 0)
+            return gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(in),
+                            "passing on output bytes before %llu failed",
+                            (unsigned long long)upto);
+    }
+    return GZWRAP_OK;
+}
+
+size_t gzw_walk_keep(gzw_conv *c, size_t keep) {
+    gzw_walk *w = &c->walk;
+    gzw_in *in = &c->in;
+    if (!w->on || w->paused || w->done)
+        return keep;
+    size_t from = (size_t)(w->at / 8 - in->base);
+    if (from >= keep)
+        return keep;
+    if (in->len - from > GZW_IN_CAP / 2) { /* a long block: read back at the join */
+        w->paused = 1;
+        return keep;
+    }
+    return from;
+}
