@@ -70,7 +70,8 @@ static const uint8_t DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2,  2,  3,  3,  4,  4, 
  * symbol has a code), or -1 for a set that is over-subscribed, or incomplete other than
  * by one code of one bit where `one_bit_ok` allows that (zlib: literal/length and
  * distance codes, never the code length code). */
-static int canonical(const uint8_t *lens, unsigned nsym, unsigned next[16], int one_bit_ok) {
+static int canonical(const uint8_t *lens, unsigned nsym, unsigned next[16], int one_bit_ok,
+                     int *complete) {
     unsigned count[16] = {0}, code = 0;
     for (unsigned s = 0; s < nsym; s++)
         count[lens[s]]++;
@@ -84,18 +85,20 @@ static int canonical(const uint8_t *lens, unsigned nsym, unsigned next[16], int 
     }
     if (max > 0 && left > 0 && !(one_bit_ok && max == 1))
         return -1;
+    *complete = left == 0;
     next[1] = 0;
     for (int l = 1; l < 15; l++)
         next[l + 1] = code = (code + count[l]) << 1;
     return max;
 }
 
-/* Code c of length l as it arrives: its bits reversed. */
+/* Code c of length l <= 15 as it arrives: its bits reversed. */
 static unsigned reversed(unsigned c, unsigned l) {
-    unsigned r = 0;
-    for (unsigned i = 0; i < l; i++)
-        r |= (c >> i & 1) << (l - 1 - i);
-    return r;
+    unsigned x = c << (16 - l);
+    x = (x & 0x5555) << 1 | (x >> 1 & 0x5555);
+    x = (x & 0x3333) << 2 | (x >> 2 & 0x3333);
+    x = (x & 0x0f0f) << 4 | (x >> 4 & 0x0f0f);
+    return (x << 8 | x >> 8) & 0xffff;
 }
 
 /* A code's lookup tables from its lengths: a primary table of `pbits` index bits, and
@@ -108,11 +111,12 @@ static unsigned reversed(unsigned c, unsigned l) {
  * no literal/length code). */
 static int build(uint32_t *table, int pbits, const uint8_t *lens, unsigned nsym, int dist) {
     unsigned next[16];
-    int max = canonical(lens, nsym, next, 1);
+    int complete, max = canonical(lens, nsym, next, 1, &complete);
     if (max < 0 || (max == 0 && !dist))
         return -1;
     unsigned psize = 1u << pbits, sbits = max > pbits ? (unsigned)(max - pbits) : 0;
-    for (unsigned i = 0; i < psize; i++)
+    /* a complete code fills every slot; a long code looks for its slot's subtable */
+    for (unsigned i = 0; i < psize && !(complete && sbits == 0); i++)
         table[i] = ENTRY(BAD, 0);
     unsigned subs = psize; /* where the next subtable goes */
     for (unsigned s = 0; s < nsym; s++) {
@@ -247,7 +251,7 @@ static gzw_scan_status dynamic(bits *b, uint32_t *lit, int *lsub, uint32_t *dst,
     }
     /* the code length code, with its symbols in the table instead of skip counts */
     unsigned next[16];
-    int max = canonical(cl, 19, next, 0);
+    int complete, max = canonical(cl, 19, next, 0, &complete);
     if (max <= 0)
         return BAD(st, "invalid code lengths set");
     uint16_t clt[128];
