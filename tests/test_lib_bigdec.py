@@ -215,8 +215,8 @@ def _kernel(cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) -> Path:
     if tc is None:
         pytest.skip(f"{cc} not installed")
     t = BIGDEC.target("bigdec_kernel" + ("_broken" if defines else ""),
-                      (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c"), libs=("gmp",),
-                      defines=defines)
+                      (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c"),
+                      libs=("gmp", "dl"), defines=defines)
     return build_one(t, BuildConfig(tc, opt))
 
 
@@ -234,6 +234,32 @@ def test_kernel_runs_and_verifies(cc):
                              "--param", f"bits={bits}", "--case", "bigdec", "--case", "gmp",
                              "--case", "bigdec_cold")
         assert rc == 0, (bits, lines, err)
+
+
+def _flint() -> Path:
+    """FLINT's library from build_flint_peer.sh's cache (offline: no download here)."""
+    p = subprocess.run(["bash", str(KDIR / "build_flint_peer.sh"), "--print-path"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        pytest.skip(f"no FLINT peer: {p.stderr.strip()} "
+                    "(native/kernels/bigdec/build_flint_peer.sh fetches it)")
+    return Path(p.stdout.strip().splitlines()[-1])
+
+
+def test_kernel_s_flint_case_agrees_with_gmp():
+    """The flint case exists only when given the library; its digits are checked against
+    GMP's after every call, as every case's, at sizes where FLINT takes each path."""
+    exe = _kernel("gcc")
+    flint = _flint()
+    for bits in ("64", "1000", "5000", "200000"):
+        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
+                             "--param", f"bits={bits}", "--param", f"flint={flint}",
+                             "--case", "flint", "--case", "gmp")
+        assert rc == 0, (bits, lines, err)
+        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", "flint"]
+        assert "bigdec_bench: flint 3." in err
+    rc, lines, _ = run(exe, "--iters", "1", "--param", "flint=/nonexistent/libflint.so")
+    assert rc != 0 and "flint" in lines[-1]["message"]
 
 
 def test_kernel_catches_wrong_digits():
