@@ -76,6 +76,19 @@ def test_random_against_gmp(cc):
         assert lines[-1] == {"type": "random", "checked": count, "ok": True}
 
 
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_multiplication_against_gmp(cc):
+    """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
+    100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
+    sparse and mixed limbs: every path, its thresholds and the sizes around them."""
+    exe = _driver(cc)
+    for seed, lo, hi, count in [(1, 1, 120, 3000), (2, 90, 700, 400 if FULL else 120),
+                                (3, 1400, 5000, 40 if FULL else 8)]:
+        rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
+
+
 @pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 100)])
 def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
     """A first conversion built one power of ten (and its inverse) more than the top
@@ -100,7 +113,8 @@ def test_sanitizers_address_undefined():
     exe = _driver("clang", "O1", flags, name="bigdec_check_asan")
     env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-    for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"]):
+    for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
+                 ["mul", "9", "1", "2000", "200"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]

@@ -83,6 +83,16 @@ void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec
                  size_t bn, bigdec__arena *ar);
 size_t bigdec__mul_scratch(size_t an);
 
+/* r[0 .. 2n) = a * b, both of n limbs: schoolbook, Karatsuba or Toom-3 by size. */
+void bigdec__mul_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b, size_t n,
+                   bigdec__arena *ar);
+
+/* (bigdec_toom.c) r[0 .. 2n) = a * b by Toom-Cook 3-way, n >= 7 (so that the top third
+ * is not empty); the five products of about n/3 limbs recurse through bigdec__mul_n.
+ * Scratch: within bigdec__mul_scratch(n). */
+void bigdec__toom3(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b, size_t n,
+                   bigdec__arena *ar);
+
 /* (bigdec_ntt.c) r = a * b by three-prime NTT; -1 if too long (> 2^20 limbs in all) or
  * out of memory for the twiddle tables, then r is untouched. Scratch:
  * bigdec__ntt_scratch(an, bn) limbs. */

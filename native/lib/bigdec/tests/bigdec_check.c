@@ -10,6 +10,10 @@
  *       10^k, 10^k + 1 for k = 0..MAXK, 2^(64k) - 1 and 2^(64k) for k up to MAXK / 19.
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
+ *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
+ *       the internal multiplication (schoolbook, Karatsuba, Toom-3, NTT by size) against
+ *       GMP's mpn_mul: COUNT products, balanced and not, of random limbs, all-ones limbs
+ *       (every carry and the largest values at 1, -1 and 2) and sparse limbs.
  *   bigdec_check cache LIMBS
  *       the heap bytes that the power cache holds after one cold conversion of a
  *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
@@ -27,6 +31,8 @@
 #include <string.h>
 
 #include <bigdec.h>
+
+#include "internal/bigdec_mpn.h" /* bigdec__mul, for the mul mode */
 
 static uint64_t rng_state;
 static uint64_t rng(void) {
@@ -224,6 +230,54 @@ static int run_cache(size_t n) {
     return st == BIGDEC_OK ? 0 : 1;
 }
 
+/* One operand of n limbs in shape 0 (random), 1 (all ones), 2 (sparse: a few set bits),
+ * 3 (a run of all-ones limbs over random ones: |p(-1)| and carries at the thirds). */
+static void fill_shape(bigdec__limb *x, size_t n, int shape) {
+    for (size_t i = 0; i < n; i++)
+        x[i] = shape == 1 ? ~(bigdec__limb)0 : shape == 2 ? 0 : rng();
+    if (shape == 2)
+        for (int j = 0; j < 4; j++)
+            x[rng() % n] |= (bigdec__limb)1 << (rng() % 64);
+    if (shape == 3)
+        for (size_t i = rng() % n, e = i + rng() % (n - i + 1); i < e; i++)
+            x[i] = ~(bigdec__limb)0;
+    x[n - 1] |= 1; /* n significant limbs */
+}
+
+static int run_mul(size_t lo, size_t hi, long count) {
+    for (long c = 0; c < count; c++) {
+        /* log-uniform limb count in [lo, hi], as run_random's */
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t an = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (an < lo) an = lo;
+        if (an > hi) an = hi;
+        size_t bn = c % 3 == 0 ? 1 + rng() % an : an; /* a third unbalanced */
+        bigdec__limb *a = malloc(an * 8), *b = malloc(bn * 8);
+        bigdec__limb *r = malloc((an + bn) * 8), *want = malloc((an + bn) * 8);
+        size_t cap = bigdec__mul_scratch(an);
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!a || !b || !r || !want || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        fill_shape(a, an, (int)(c % 4));
+        fill_shape(b, bn, (int)(c / 4 % 4));
+        bigdec__mul(r, a, an, b, bn, &ar);
+        mpn_mul((mp_limb_t *)want, (const mp_limb_t *)a, (mp_size_t)an,
+                (const mp_limb_t *)b, (mp_size_t)bn);
+        int ok = !ar.overflow && ar.used == 0 && memcmp(r, want, (an + bn) * 8) == 0;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"mul\",\"an\":%zu,\"bn\":%zu,"
+                   "\"shapes\":[%ld,%ld],\"overflow\":%d}\n", an, bn, c % 4, c / 4 % 4,
+                   ar.overflow);
+        free(a), free(b), free(r), free(want), free(ar.base);
+    }
+    printf("{\"type\":\"mul\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -235,6 +289,13 @@ int main(int argc, char **argv) {
         int rc = run_random(lo, hi, strtol(argv[5], NULL, 0));
         bigdec_cache_release(); /* and a leak checker sees everything freed */
         return rc;
+    }
+    if (argc == 6 && !strcmp(argv[1], "mul")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 1 || hi < lo)
+            return 2;
+        return run_mul(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 3 && !strcmp(argv[1], "edge"))
         return run_edge(strtoul(argv[2], NULL, 0));
