@@ -87,6 +87,10 @@ def test_multiplication_against_gmp(cc):
         rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
+    # the cyclic product modulo B^L - 1 that Barrett's division takes q d from, L = 2^2..2^14
+    rc, lines, _ = run(exe, "mulmod", "4", "2", "14", "200" if FULL else "60")
+    assert rc == 0, lines[:5]
+    assert lines[-1]["type"] == "mulmod" and lines[-1]["ok"] is True
 
 
 @pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 100)])
@@ -114,7 +118,7 @@ def test_sanitizers_address_undefined():
     env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
     for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
-                 ["mul", "9", "1", "2000", "200"]):
+                 ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]

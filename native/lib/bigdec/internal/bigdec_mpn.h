@@ -77,6 +77,12 @@ int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
 
 /* ---- multiplication (bigdec_mul.c) ---- */
 
+/* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
+ * and Barrett's q d to its cyclic form (bigdec_div.c). */
+#ifndef BIGDEC__NTT_THRESHOLD
+#define BIGDEC__NTT_THRESHOLD 1500
+#endif
+
 /* r[0 .. an+bn) = a * b, an >= bn >= 1; r must not overlap a or b. Scratch from `ar`:
  * at most bigdec__mul_scratch(an) limbs. */
 void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
@@ -99,6 +105,13 @@ void bigdec__toom3(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b
 int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
                     size_t bn, bigdec__arena *ar);
 size_t bigdec__ntt_scratch(size_t an, size_t bn);
+
+/* (bigdec_ntt.c) r[0 .. L) = a * b mod (B^L - 1), L = 2^log, an, bn <= L: the cyclic
+ * convolution, half the transform length of the whole product when an + bn is near 2L.
+ * The result is below B^L (B^L - 1 stands for 0 as well). -1 as bigdec__mul_ntt, or for
+ * log < 2 or an operand longer than L; then r is untouched. Scratch: 6 L limbs. */
+int bigdec__mulmod_bnm1(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                        const bigdec__limb *b, size_t bn, unsigned log, bigdec__arena *ar);
 
 /* ---- division (bigdec_div.c) ---- */
 

@@ -24,10 +24,6 @@
 #ifndef BIGDEC__TOOM3_THRESHOLD
 #define BIGDEC__TOOM3_THRESHOLD 100
 #endif
-/* from here on (the shorter operand, in limbs) the NTT of bigdec_ntt.c */
-#ifndef BIGDEC__NTT_THRESHOLD
-#define BIGDEC__NTT_THRESHOLD 1500
-#endif
 
 /* r[0 .. n+1] = r[0 .. n-1] + a * (b0 + b1 B): r[n] is written, the limb at n + 1
  * returned. Two rows per pass load and store each limb of r once for two products, and give

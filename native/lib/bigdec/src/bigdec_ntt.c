@@ -172,14 +172,19 @@ size_t bigdec__ntt_scratch(size_t an, size_t bn) {
     return 2 * BIGDEC__NTT_PRIMES * L;
 }
 
-int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
-                    size_t bn, bigdec__arena *ar) {
-    unsigned log = 0;
-    while (((size_t)1 << log) < an + bn)
-        log++;
+/* The convolution of a and b in transforms of length 2^log, recombined and carried
+ * into r: the product (cyclic = 0: r gets an + bn limbs, an + bn <= 2^log) or the
+ * product modulo B^L - 1, L = 2^log (cyclic = 1: r gets L limbs; an, bn <= L), where
+ * the cyclic convolution's coefficients fold the top half onto the bottom one (at most
+ * twice the bound above, still below p1 p2 p3) and the carry out of limb L - 1 comes
+ * back at limb 0, as B^L = 1 there. */
+static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                            const bigdec__limb *b, size_t bn, unsigned log, int cyclic,
+                            bigdec__arena *ar) {
     if (log > BIGDEC__NTT_MAX_LOG || bigdec__ntt_tables(log) != 0)
         return -1;
     size_t L = (size_t)1 << log, mark = ar->used;
+    size_t coeffs = cyclic ? L : an + bn - 1, out = cyclic ? L : an + bn;
     uint64_t *buf = bigdec__alloc(ar, 2 * BIGDEC__NTT_PRIMES * L);
     if (!buf)
         return -1;
@@ -200,7 +205,7 @@ int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const big
         bigdec__ntt_inv(x, L, q);
         /* x_i = L c_i R mod p; times L^-1 (plain) and R^-1 (the reduction): c_i mod p */
         uint64_t linv = bigdec__powm(L % q->p, q->p - 2, q->p);
-        for (size_t i = 0; i < an + bn - 1; i++)
+        for (size_t i = 0; i < coeffs; i++)
             x[i] = bigdec__mont(x[i], linv, q->p, q->pinv);
     }
     /* Garner: c = x1 + p1 (x2' + p2 x3'), with
@@ -216,9 +221,9 @@ int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const big
     const uint64_t p12lo = (uint64_t)p12, p12hi = (uint64_t)(p12 >> 64);
     const uint64_t *x1s = buf, *x2s = buf + 2 * L, *x3s = buf + 4 * L;
     uint64_t c0 = 0, c1 = 0, c2 = 0; /* running carry, 3 limbs */
-    for (size_t i = 0; i < an + bn; i++) {
+    for (size_t i = 0; i < out; i++) {
         uint64_t v0 = 0, v1 = 0, v2 = 0;
-        if (i < an + bn - 1) {
+        if (i < coeffs) {
             uint64_t x1 = x1s[i], x2 = x2s[i], x3 = x3s[i];
             uint64_t x1m2 = x1 >= p2 ? x1 - p2 : x1, x1m3 = x1 >= p3 ? x1 - p3 : x1;
             uint64_t y2 = bigdec__mont(bigdec__subm(x2, x1m2, p2), c12, p2, q2->pinv);
@@ -242,6 +247,27 @@ int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const big
         c1 = c2 + v2 + (uint64_t)(s1 >> 64);
         c2 = 0;
     }
+    if (cyclic) { /* the carry out, below B^3, wraps around; at most once more after */
+        bigdec__limb carry[3] = {c0, c1, c2};
+        bigdec__limb c = bigdec__add(r, r, L, carry, 3);
+        while (c)
+            c = bigdec__add_1(r, r, L, c);
+    }
     ar->used = mark;
     return 0;
+}
+
+int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
+                    size_t bn, bigdec__arena *ar) {
+    unsigned log = 0;
+    while (((size_t)1 << log) < an + bn)
+        log++;
+    return bigdec__ntt_conv(r, a, an, b, bn, log, 0, ar);
+}
+
+int bigdec__mulmod_bnm1(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                        const bigdec__limb *b, size_t bn, unsigned log, bigdec__arena *ar) {
+    if (log < 2 || an > ((size_t)1 << log) || bn > ((size_t)1 << log))
+        return -1;
+    return bigdec__ntt_conv(r, a, an, b, bn, log, 1, ar);
 }

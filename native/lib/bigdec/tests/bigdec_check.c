@@ -14,6 +14,9 @@
  *       the internal multiplication (schoolbook, Karatsuba, Toom-3, NTT by size) against
  *       GMP's mpn_mul: COUNT products, balanced and not, of random limbs, all-ones limbs
  *       (every carry and the largest values at 1, -1 and 2) and sparse limbs.
+ *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
+ *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
+ *       uses for q d) against mpn_mul folded by hand, with operands up to L limbs.
  *   bigdec_check cache LIMBS
  *       the heap bytes that the power cache holds after one cold conversion of a
  *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
@@ -278,6 +281,53 @@ static int run_mul(size_t lo, size_t hi, long count) {
     return failed ? 1 : 0;
 }
 
+/* x (n <= 2L limbs) mod B^L - 1, in L limbs: the two halves added, the carry wrapped;
+ * B^L - 1 itself becomes 0. */
+static void fold_bnm1(bigdec__limb *r, const bigdec__limb *x, size_t n, size_t L) {
+    memset(r, 0, L * 8);
+    memcpy(r, x, (n < L ? n : L) * 8);
+    bigdec__limb c = n > L ? bigdec__add(r, r, L, x + L, n - L) : 0;
+    while (c)
+        c = bigdec__add_1(r, r, L, c);
+    size_t i = 0;
+    while (i < L && r[i] == ~(bigdec__limb)0)
+        i++;
+    if (i == L)
+        memset(r, 0, L * 8);
+}
+
+static int run_mulmod(unsigned lo, unsigned hi, long count) {
+    for (long c = 0; c < count; c++) {
+        unsigned log = lo + (unsigned)(rng() % (hi - lo + 1));
+        size_t L = (size_t)1 << log;
+        size_t an = L / 2 + 1 + rng() % (L / 2), bn = c % 2 ? an : 1 + rng() % an;
+        bigdec__limb *a = malloc(an * 8), *b = malloc(bn * 8), *prod = malloc((an + bn) * 8);
+        bigdec__limb *r = malloc(L * 8), *want = malloc(L * 8), *got = malloc(L * 8);
+        size_t cap = 6 * L + 64;
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!a || !b || !prod || !r || !want || !got || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        fill_shape(a, an, (int)(c % 4));
+        fill_shape(b, bn, (int)(c / 4 % 4));
+        int st = bigdec__mulmod_bnm1(r, a, an, b, bn, log, &ar);
+        mpn_mul((mp_limb_t *)prod, (const mp_limb_t *)a, (mp_size_t)an, (const mp_limb_t *)b,
+                (mp_size_t)bn);
+        fold_bnm1(want, prod, an + bn, L);
+        fold_bnm1(got, r, L, L);
+        int ok = st == 0 && !ar.overflow && ar.used == 0 && memcmp(got, want, L * 8) == 0;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"mulmod\",\"log\":%u,\"an\":%zu,"
+                   "\"bn\":%zu,\"status\":%d}\n", log, an, bn, st);
+        free(a), free(b), free(prod), free(r), free(want), free(got), free(ar.base);
+    }
+    printf("{\"type\":\"mulmod\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -296,6 +346,13 @@ int main(int argc, char **argv) {
         if (lo < 1 || hi < lo)
             return 2;
         return run_mul(lo, hi, strtol(argv[5], NULL, 0));
+    }
+    if (argc == 6 && !strcmp(argv[1], "mulmod")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        unsigned lo = (unsigned)strtoul(argv[3], NULL, 0), hi = (unsigned)strtoul(argv[4], NULL, 0);
+        if (lo < 2 || hi < lo || hi > 20)
+            return 2;
+        return run_mulmod(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 3 && !strcmp(argv[1], "edge"))
         return run_edge(strtoul(argv[2], NULL, 0));
