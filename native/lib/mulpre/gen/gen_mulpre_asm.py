@@ -22,9 +22,9 @@ on a Xeon (family 6, model 207) the two folds measured within 3% of each other a
 N = 3..9 in throughput and in both chains, either sign (both forms assembled side by
 side, their positions swapped between runs), so `adcx` is kept.
 
-At N = 1 the one product is a plain `mul` (rdx:rax = rax * [y]), as in mcl: on Zen 5
-(family 26) `mulx` with a memory operand there took 3.9 TSC ticks per call in
-throughput against 2.6 for `mul` and for a load plus a register `mulx`, and a chain
+At N = 1 the one product is a plain `mul` of two registers (rdx:rax = rax * rdx), as in
+mcl: on Zen 5 (family 26) `mulx` with a memory operand there took 3.9 TSC ticks per call
+in throughput against 2.6 for `mul` and for a load plus a register `mulx`, and a chain
 through x took 3.3 with `mul`, 3.9 with the register `mulx`.
 
 Operand order. A row loads one limb of the streamed operand into rdx and reads the other
@@ -160,7 +160,8 @@ def gen_mul(n: int, stream: str = "y") -> Func:
     rows, whole = (Y, X) if stream == "y" else (X, Y)
     if n == 1:  # one product: no rows, no order (see the docstring)
         f.op(f"mov {LO}, {mem(X, 0)}")
-        f.op(f"mul {mem(RDX, 0)}", "rdx:rax = x[0] * y[0]")
+        f.op(f"mov {RDX}, {mem(RDX, 0)}")
+        f.op(f"mul {RDX}", "rdx:rax = x[0] * y[0]")
         f.op(f"mov {mem(Z, 0)}, {LO}")
         f.op(f"mov {mem(Z, 1)}, {RDX}")
         return f

@@ -12,7 +12,8 @@
 	.type mulpre_asm_mul_1, @function
 mulpre_asm_mul_1:
 	mov rax, qword ptr [rsi]
-	mul qword ptr [rdx]                     # rdx:rax = x[0] * y[0]
+	mov rdx, qword ptr [rdx]
+	mul rdx                                 # rdx:rax = x[0] * y[0]
 	mov qword ptr [rdi], rax
 	mov qword ptr [rdi + 8], rdx
 	ret
@@ -1247,7 +1248,8 @@ mulpre_asm_mul_9:
 	.type mulpre_asm_mul_sx_1, @function
 mulpre_asm_mul_sx_1:
 	mov rax, qword ptr [rsi]
-	mul qword ptr [rdx]                     # rdx:rax = x[0] * y[0]
+	mov rdx, qword ptr [rdx]
+	mul rdx                                 # rdx:rax = x[0] * y[0]
 	mov qword ptr [rdi], rax
 	mov qword ptr [rdi + 8], rdx
 	ret
