@@ -87,6 +87,13 @@ def test_multiplication_against_gmp(cc):
         rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
+    # the Newton inverse against floor(B^2n / d), through the sizes where d y_h is taken
+    # cyclically (n from 5462 to 8190 limbs: 2^13 >= n + 2, n + n/2 > 2^13)
+    for seed, lo, hi, count in [(5, 1, 200, 300), (6, 200, 3000, 30),
+                                (7, 5500, 8190, 8 if FULL else 3)]:
+        rc, lines, _ = run(exe, "invert", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1]["type"] == "invert" and lines[-1]["ok"] is True
     # the cyclic product modulo B^L - 1 that Barrett's division takes q d from, L = 2^2..2^14
     rc, lines, _ = run(exe, "mulmod", "4", "2", "14", "200" if FULL else "60")
     assert rc == 0, lines[:5]
@@ -118,7 +125,8 @@ def test_sanitizers_address_undefined():
     env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
     for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
-                 ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"]):
+                 ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"],
+                 ["invert", "9", "1", "3000", "40"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]

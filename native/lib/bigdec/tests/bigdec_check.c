@@ -17,6 +17,11 @@
  *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
  *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
  *       uses for q d) against mpn_mul folded by hand, with operands up to L limbs.
+ *   bigdec_check invert SEED MINLIMBS MAXLIMBS COUNT
+ *       the Newton inverse y of normalised d (random, all ones, B^n / 2, sparse) against
+ *       GMP's exact floor(B^(2n) / d): |y - floor| <= INVERT_SLACK units (Barrett
+ *       corrects what is left, so a worse inverse would only cost time); prints the
+ *       largest deviation seen.
  *   bigdec_check cache LIMBS
  *       the heap bytes that the power cache holds after one cold conversion of a
  *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
@@ -328,6 +333,53 @@ static int run_mulmod(unsigned lo, unsigned hi, long count) {
     return failed ? 1 : 0;
 }
 
+/* bigdec__invert's error bound in units of y (see its comment: a few units). */
+#define INVERT_SLACK 4
+
+static int run_invert(size_t lo, size_t hi, long count) {
+    mpz_t num, dz, yz, want, diff;
+    mpz_inits(num, dz, yz, want, diff, NULL);
+    long worst = 0;
+    for (long c = 0; c < count; c++) {
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (n < lo) n = lo;
+        if (n > hi) n = hi;
+        bigdec__limb *d = malloc(n * 8), *y = malloc((n + 1) * 8);
+        size_t cap = bigdec__invert_scratch(n);
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!d || !y || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        int shape = (int)(c % 4);
+        fill_shape(d, n, shape == 3 ? 2 : shape);
+        if (shape == 2)
+            memset(d, 0, n * 8); /* B^n / 2 */
+        d[n - 1] |= (bigdec__limb)1 << 63;
+        bigdec__invert(y, d, n, &ar);
+        mpz_import(dz, n, -1, 8, 0, 0, d);
+        mpz_import(yz, n + 1, -1, 8, 0, 0, y);
+        mpz_set_ui(num, 1);
+        mpz_mul_2exp(num, num, 128 * n);
+        mpz_fdiv_q(want, num, dz);
+        mpz_sub(diff, yz, want);
+        long dev = mpz_cmpabs_ui(diff, INVERT_SLACK) > 0 ? INVERT_SLACK + 1 : mpz_get_si(diff);
+        if (labs(dev) > labs(worst))
+            worst = dev;
+        int ok = !ar.overflow && ar.used == 0 && labs(dev) <= INVERT_SLACK;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"invert\",\"n\":%zu,\"shape\":%d,"
+                   "\"deviation\":%ld}\n", n, shape, dev);
+        free(d), free(y), free(ar.base);
+    }
+    mpz_clears(num, dz, yz, want, diff, NULL);
+    printf("{\"type\":\"invert\",\"checked\":%ld,\"worst\":%ld,\"ok\":%s}\n", checked,
+           worst, failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -353,6 +405,13 @@ int main(int argc, char **argv) {
         if (lo < 2 || hi < lo || hi > 20)
             return 2;
         return run_mulmod(lo, hi, strtol(argv[5], NULL, 0));
+    }
+    if (argc == 6 && !strcmp(argv[1], "invert")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 1 || hi < lo)
+            return 2;
+        return run_invert(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 3 && !strcmp(argv[1], "edge"))
         return run_edge(strtoul(argv[2], NULL, 0));
