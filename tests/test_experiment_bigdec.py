@@ -13,6 +13,7 @@ import pytest
 from cpulab import cli
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
+from cpulab.experiments.bigdec import flint as bigdec_flint
 from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.experiments.bigdec.experiment import (
     CPYTHON_MAX_BITS,
@@ -21,7 +22,6 @@ from cpulab.experiments.bigdec.experiment import (
     digits_max,
     growth_fits,
 )
-from cpulab.experiments.bigdec import flint as bigdec_flint
 from cpulab.experiments.bigdec.gmp import gmp_libdirs
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
