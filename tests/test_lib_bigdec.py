@@ -29,6 +29,7 @@ import pytest
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, build_one, find_toolchain, library
 from cpulab.paths import KERNELS
+from peer_support import peer
 
 BIGDEC = library("bigdec")
 DIR = BIGDEC.root
@@ -262,21 +263,11 @@ def test_kernel_runs_and_verifies(cc):
         assert rc == 0, (bits, lines, err)
 
 
-def _flint() -> Path:
-    """FLINT's library from build_flint_peer.sh's cache (offline: no download here)."""
-    p = subprocess.run(["bash", str(KDIR / "build_flint_peer.sh"), "--print-path"],
-                       capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        pytest.skip(f"no FLINT peer: {p.stderr.strip()} "
-                    "(native/kernels/bigdec/build_flint_peer.sh fetches it)")
-    return Path(p.stdout.strip().splitlines()[-1])
-
-
 def test_kernel_s_flint_case_agrees_with_gmp():
     """The flint case exists only when given the library; its digits are checked against
     GMP's after every call, as every case's, at sizes where FLINT takes each path."""
     exe = _kernel("gcc")
-    flint = _flint()
+    flint = peer(KDIR / "build_flint_peer.sh", timeout=600)
     for bits in ("64", "1000", "5000", "200000"):
         rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
                              "--param", f"bits={bits}", "--param", f"flint={flint}",
