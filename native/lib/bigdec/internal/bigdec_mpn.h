@@ -113,6 +113,28 @@ size_t bigdec__ntt_scratch(size_t an, size_t bn);
 int bigdec__mulmod_bnm1(bigdec__limb *r, const bigdec__limb *a, size_t an,
                         const bigdec__limb *b, size_t bn, unsigned log, bigdec__arena *ar);
 
+/* (bigdec_ntt.c) A fixed operand's transforms, kept to multiply by it again: t (3 << log
+ * words) = b's forward transforms of length 2^log for each prime. -1 if log is out of
+ * range or bn > 2^log, or the twiddle tables cannot be had. */
+#define BIGDEC__NTT_PRE_WORDS(log) ((size_t)3 << (log))
+int bigdec__ntt_transform(uint64_t *t, const bigdec__limb *b, size_t bn, unsigned log);
+
+/* r = a * b (cyclic = 0: an + bn limbs, an + bn <= 2^log) or a * b mod (B^L - 1)
+ * (cyclic = 1: L = 2^log limbs), b given by its transforms tb of that length (bn limbs
+ * long): one forward transform per prime fewer. -1 as bigdec__mul_ntt, or for sizes
+ * that do not fit 2^log. Scratch: 6 << log limbs. */
+int bigdec__ntt_conv_pre(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const uint64_t *tb, size_t bn, unsigned log, int cyclic,
+                         bigdec__arena *ar);
+
+/* A divisor's kept transforms (bigdec_pow.c builds them for the large powers): y's of
+ * length 2^ylog for Barrett's y * n_top, d's cyclic ones of length 2^dlog for q d; a NULL
+ * pointer where there are none. */
+typedef struct bigdec__ntt_pre {
+    const uint64_t *ty, *td;
+    unsigned ylog, dlog;
+} bigdec__ntt_pre;
+
 /* ---- division (bigdec_div.c) ---- */
 
 /* Quotient and remainder of the two-limb (u1, u0) by normalised d (top bit set),
@@ -158,10 +180,11 @@ size_t bigdec__invert_scratch(size_t dn);
  * r[0 .. dn) = n % d, for normalised d and dn < nn <= 2 dn. The quotient estimated from
  * y is corrected against the exact remainder, so the result is exact whatever small
  * error y carries. Returns 0, or -1 if y was far off (then nothing is guaranteed; a
- * tested internal error). Scratch: bigdec__divrem_pre_scratch(dn). */
+ * tested internal error). pre (may be NULL) gives y's and d's transforms where kept.
+ * Scratch: bigdec__divrem_pre_scratch(dn). */
 int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, size_t nn,
                        const bigdec__limb *d, size_t dn, const bigdec__limb *y,
-                       bigdec__arena *ar);
+                       const bigdec__ntt_pre *pre, bigdec__arena *ar);
 size_t bigdec__divrem_pre_scratch(size_t dn);
 
 #endif

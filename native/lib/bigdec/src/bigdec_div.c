@@ -195,7 +195,8 @@ void bigdec__invert(bigdec__limb *y, const bigdec__limb *d, size_t dn, bigdec__a
  * the transform cannot be had), and rr is then for the caller to compute. */
 static int bigdec__barrett_rem_wrap(bigdec__limb *rr, const bigdec__limb *n, size_t nn,
                                     const bigdec__limb *q, size_t qn, const bigdec__limb *d,
-                                    size_t dn, bigdec__arena *ar) {
+                                    size_t dn, const bigdec__ntt_pre *pre,
+                                    bigdec__arena *ar) {
     if (qn < BIGDEC__NTT_THRESHOLD || dn < BIGDEC__NTT_THRESHOLD)
         return -1;
     unsigned log = 0, full = 0;
@@ -207,7 +208,11 @@ static int bigdec__barrett_rem_wrap(bigdec__limb *rr, const bigdec__limb *n, siz
     if (log >= full || nn > 2 * L || qn > L)
         return -1;
     bigdec__limb *w = bigdec__alloc(ar, L), *r = bigdec__alloc(ar, L);
-    if (!r || bigdec__mulmod_bnm1(w, q, qn, d, dn, log, ar) != 0) {
+    int st = !r ? -1
+             : pre && pre->td && pre->dlog == log
+                 ? bigdec__ntt_conv_pre(w, q, qn, pre->td, dn, log, 1, ar)
+                 : bigdec__mulmod_bnm1(w, q, qn, d, dn, log, ar);
+    if (st != 0) {
         ar->used = mark;
         return -1;
     }
@@ -231,7 +236,7 @@ size_t bigdec__divrem_pre_scratch(size_t dn) { return 6 * dn + 16 + bigdec__mul_
 
 int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, size_t nn,
                        const bigdec__limb *d, size_t dn, const bigdec__limb *y,
-                       bigdec__arena *ar) {
+                       const bigdec__ntt_pre *pre, bigdec__arena *ar) {
     size_t mark = ar->used;
     size_t qn = nn - dn + 1; /* quotient limbs (the top may be 0) */
     /* q_est = floor(floor(n / B^(dn-1)) * y / B^(dn+1)): within a few units of q */
@@ -239,10 +244,16 @@ int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, 
     bigdec__limb *rr = bigdec__alloc(ar, dn + 1);
     if (!rr)
         return -1;
-    bigdec__mul(p, y, dn + 1, n + dn - 1, qn, ar);
+    /* y * n_top, by y's kept transforms where their length is this product's */
+    unsigned log = 0;
+    while (((size_t)1 << log) < dn + 1 + qn)
+        log++;
+    if (!(pre && pre->ty && pre->ylog == log && qn >= BIGDEC__NTT_THRESHOLD &&
+          bigdec__ntt_conv_pre(p, n + dn - 1, qn, pre->ty, dn + 1, log, 0, ar) == 0))
+        bigdec__mul(p, y, dn + 1, n + dn - 1, qn, ar);
     bigdec__limb *qe = p + dn + 1; /* qn limbs */
     /* r = n - q_est d, kept modulo B^(dn+1): |r| is a few d < B^(dn+1) / 2 */
-    if (bigdec__barrett_rem_wrap(rr, n, nn, qe, qn, d, dn, ar) != 0) {
+    if (bigdec__barrett_rem_wrap(rr, n, nn, qe, qn, d, dn, pre, ar) != 0) {
         bigdec__limb *qd = bigdec__alloc(ar, qn + dn);
         if (!qd)
             return -1;
