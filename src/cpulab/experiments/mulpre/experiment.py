@@ -64,7 +64,7 @@ ASM_FORMS = ("asm", "asm_sx")
 # The machine's bounds, measured in the throughput program (mulpre_bench.c).
 MULX_BOUND, MIX_BOUND = "mulx_bound", "mix_bound"
 BOUNDS = (MULX_BOUND, MIX_BOUND)
-NEAR_BOUND = 0.10  # issue target: the asm within 10% of the mulx bound at N = 4..8
+NEAR_BOUND = 0.10  # target: the asm within 10% of the mulx bound at N = 4..8
 MCL_TIE = 0.03  # "never slower than mcl": a tie is within 3%
 COMPILED = ("portable", "intrin")  # the compiler's own code for the schoolbook loop
 GMP_SQR = "gmp_sqr"
