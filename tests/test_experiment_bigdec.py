@@ -13,6 +13,7 @@ import pytest
 from cpulab import cli
 from cpulab.context import PROFILES, Context
 from cpulab.experiments import get
+from cpulab.experiments.bigdec import flint as bigdec_flint
 from cpulab.experiments.bigdec.cpython import kernel_number
 from cpulab.experiments.bigdec.experiment import (
     CPYTHON_MAX_BITS,
@@ -171,6 +172,49 @@ def test_verdicts_take_the_fastest_gmp_build():
     assert "against gmp@host" in got["(e)"].evidence
 
 
+def test_verdicts_take_flint_where_it_is_the_fastest_peer():
+    cases = _states(lambda b: b * 1.0, lambda b: b * 1.0, lambda b: b * 1.5)
+    cases.append(_case("flint", 3321928, 3321928 * 0.9))  # 10^6 digits: FLINT leads
+    cases.append(_case("flint", 64, 64 * 3.0))  # slower than GMP: GMP stays the peer
+    got = _verdicts(cases)
+    for claim in ("(e)", "(f)"):
+        v = got[claim]
+        assert v.verdict == "refuted" and "short in 1" in v.evidence
+        assert "bits=3321928, digits=1000000: time 0.900x" in v.evidence
+        assert "against flint" in v.evidence and "FLINT" in v.claim
+        assert "bits=64, digits=20: time 1.500x [" in v.evidence
+
+
+class _FlintScript:
+    """build_flint_peer.sh: fetched (stdout: its path) or not (stderr: why)."""
+
+    def __init__(self, fetched: bool):
+        self.fetched, self.calls = fetched, []
+
+    def run(self, argv, timeout, env=None, cwd=None):
+        self.calls.append(tuple(argv))
+        assert str(bigdec_flint.FLINT_SCRIPT) in argv
+        if self.fetched:
+            return RunResult(tuple(argv), 0, "/b/peers/flint/lib/libflint.so\n", "")
+        return RunResult(tuple(argv), 1, "", "build_flint_peer.sh: no FLINT yet at X")
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_only_the_default_profile_fetches_flint(profile):
+    runner = _FlintScript(fetched=profile == "default")
+    ctx = Context(PROFILES[profile], [], runner)
+    path = bigdec_flint.flint_peer(ctx)
+    (call,) = runner.calls
+    assert ("--print-path" in call) == (profile == "quick")
+    if profile == "default":
+        assert path.as_posix() == "/b/peers/flint/lib/libflint.so" and not ctx.notes
+    else:
+        assert path is None
+        assert ctx.notes == ["bigdec: peer flint not measured: build_flint_peer.sh: no FLINT "
+                             "yet at X (`native/kernels/bigdec/build_flint_peer.sh` builds "
+                             "it, and so does the default profile)"]
+
+
 class _PeerScript:
     """build_gmp_peer.sh --print-path: the host build present, the fat one not."""
 
@@ -239,6 +283,9 @@ def check_quick_run(run: dict) -> None:
         for bits in (64, 256, 1024, 4096, 16384, 65536, 262144):
             assert {("bigdec", bits, cc), ("bigdec_cold", bits, cc), ("gmp", bits, cc)} <= seen
     assert {("cpython", b, None) for b in (64, 4096, 262144)} <= seen
+    if not any(n.startswith("bigdec: peer flint not measured") for n in run["notes"]):
+        for cc in compilers:  # FLINT beside GMP in every program of the kernel's cases
+            assert {("flint", b, cc) for b in (64, 1000, 4096, 262144)} <= seen
     divs = {(c["variant"], c["build"]["compiler"]): c["metrics"]["divs/digit"]["median"]
             for c in cases if "divs/digit" in c["metrics"]}
     for cc in compilers:  # S5: two divisions per digit, one after the fix, none in bigdec
@@ -251,9 +298,10 @@ def check_quick_run(run: dict) -> None:
     assert by["(c)"] == "unmeasurable"  # the quick profile stops before 10^6 digits
     assert all(by[k] != "unmeasurable" for k in ("(a)", "(b)", "(d)"))
     growth = {(g["method"], g["build"]) for g in run["evidence"]["growth"]}
-    ours = {m for m, _ in growth if not m.startswith("gmp@")}
+    ours = {m for m, _ in growth if not m.startswith("gmp@")} - {"flint"}
     assert ("cpython", "-") in growth and ours == {"bigdec", "bigdec_cold", "gmp", "cpython"}
-    builds = {m for m, _ in growth} - ours  # gmp@host where build_gmp_peer.sh made one
+    # gmp@host where build_gmp_peer.sh made one
+    builds = {m for m, _ in growth} - ours - {"flint"}
     missing = {lbl for lbl in ("host", "fat")
                if any(n.startswith(f"bigdec: GMP {lbl} not measured") for n in run["notes"])}
     assert builds == {f"gmp@{lbl}" for lbl in ("host", "fat") if lbl not in missing}

@@ -56,7 +56,8 @@ def test_the_claims_are_declared_for_the_one_judge():
     assert kinds == [("(a)", "faster", True), ("(b)", "faster", True),
                      ("(c)", "faster", True), ("(d)", "at-most", False),
                      ("(d)", "at-most", False), ("(e)", "faster", True),
-                     ("(f)", "faster", True)]
+                     ("(f)", "faster", True), ("(g)", "faster", True),
+                     ("(h)", "faster", True), ("(i)", "faster", True)]
     assert all(c.seed for c in EXP.claims)
     assert set(mulpre.GMPS) == {"gmp_mul_n", "gmp_mul_n@host", "gmp_mul_n@fat",
                                 "gmp_mul_n@gmpy2"}
@@ -193,7 +194,7 @@ def test_failed_cases_are_left_out_of_every_verdict():
 
 
 def moded(variant: str, n: int, ns: float, mode: str) -> Case:
-    return timed(variant, n, ns, GCC if variant == "asm" else None, mode=mode)
+    return timed(variant, n, ns, GCC if variant in mulpre.ASM_FORMS else None, mode=mode)
 
 
 def mcl_field(mcl_ns: dict[tuple[str, int], float], gmp_ns: float = 1000.0) -> list[Case]:
@@ -244,6 +245,69 @@ def test_without_mcl_its_verdicts_are_unmeasurable():
     v = verdicts(one)["(f)"]
     assert v.verdict == "confirmed" and "reached in 4 of 4" in v.evidence
     assert "N=5, mode=throughput (mcl's time >= 0 (not measured))" in v.evidence
+
+
+# ---- (g) never slower than mcl, each call site choosing its operand order -------------
+
+
+def test_never_slower_than_mcl_takes_the_order_that_streams_the_chain():
+    # asm (rows over y) loses the chain through x; asm_sx (rows over x) ties mcl there
+    cases = mcl_field({(m, n): 10.0 for m in mulpre.MODES for n in mulpre.SIZES})
+    cases = [c for c in cases if not (c.variant == "asm" and c.params["mode"] == "chain_x")]
+    cases += [moded("asm", n, 13.0, "chain_x") for n in mulpre.SIZES]
+    cases += [moded("asm_sx", n, 10.1, m) for m in mulpre.MODES for n in mulpre.SIZES]
+    v = verdicts(cases)["(g)"]
+    assert v.verdict == "confirmed", v.evidence
+    assert "the fastest of asm or asm_sx over mcl" in v.evidence
+    assert "N=4, mode=chain_x: tsc 0.990x [" in v.evidence  # within the 3% of a tie
+    assert "of asm_sx (gcc-12 -O2) against mcl" in v.evidence
+    assert "N=4, mode=chain_y: tsc 1.000x [" in v.evidence
+
+
+def test_never_slower_than_mcl_refuted_past_the_tie():
+    cases = mcl_field({("chain_x", 2): 9.0})  # asm 10 ns, mcl 9 ns: 0.9x
+    v = verdicts(cases)["(g)"]
+    assert v.verdict == "refuted" and "short in 1" in v.evidence
+    assert "N=2, mode=chain_x: tsc 0.900x [" in v.evidence
+
+
+# ---- (h), (i) within 10% of the machine's measured bounds ------------------------------
+
+
+def bound_field(asm_over_bound: float) -> list[Case]:
+    out = []
+    for n in mulpre.SIZES:
+        bound = 0.44 * n * n
+        out += [timed("asm", n, bound * asm_over_bound), timed(mulpre.MULX_BOUND, n, bound),
+                timed(mulpre.MIX_BOUND, n, 1.45 * bound),
+                timed("mcl", n, bound * asm_over_bound, None)]
+    return out
+
+
+def test_near_the_mulx_bound_judged_at_n_4_to_8():
+    got = verdicts(bound_field(1.08))
+    v = got["(h)"]
+    assert v.verdict == "confirmed" and "reached in 5 of 5" in v.evidence
+    assert "N=4, mode=throughput: tsc 0.926x [" in v.evidence
+    assert "against mulx_bound (gcc-12 -O2)" in v.evidence
+    assert got["(i)"].verdict == "confirmed"  # faster than the mix bound
+    got = verdicts(bound_field(1.63))  # what Zen 5 measured: mulx and adds share ports
+    assert got["(h)"].verdict == "refuted" and "short in 5" in got["(h)"].evidence
+    assert got["(i)"].verdict == "refuted"  # 1.63 / 1.45 = 1.12x the mix bound
+
+
+def test_bound_table_in_ticks_and_cycles_never_zero():
+    cases = bound_field(1.5)
+    for c in cases:
+        c.unavailable["cycles"] = {"source": "pmu", "reason": "no PMU in this VM"}
+    table = mulpre.bound_table(cases)
+    row4 = next(r for r in table.rows if r[0] == "N=4")
+    # 0.44 * 16 ns * 2.6 ticks/ns = 18.3 ticks; 16 mulx in them
+    assert row4[:6] == ["N=4", "18.3", "0.87", "26.5 (1.45x)", "27.5 (1.50x)",
+                        "27.5 (1.50x)"]
+    assert row4[6:] == ["unavailable", "-", "-", "-"]
+    assert "Cycles unavailable: no PMU in this VM" in table.title
+    assert mulpre.bound_table([c for c in cases if c.variant != mulpre.MULX_BOUND]) is None
 
 
 def test_chained_cases_leave_the_throughput_verdicts_alone():
@@ -381,15 +445,17 @@ def check_quick_run(run: dict) -> None:
             f"{c['build']['compiler']} {c['build']['flags']}" if c["build"] else "-")
            for c in run["cases"]}
     compiled = ("portable", "intrin") if has_mulx else ("portable",)
-    mains = ("asm", "asm_sqr", "mulpre_mul") if has_mulx else ("mulpre_mul",)
+    mains = ("asm", "asm_sx", "asm_sqr", "mulpre_mul", *mulpre.BOUNDS) if has_mulx \
+        else ("mulpre_mul",)
     want = {(v, n, b) for v in compiled for n in mulpre.SIZES for b in labels}
     want |= {(v, n, main) for v in mains for n in mulpre.SIZES}
     want |= {(v, n, "-") for v in ("gmp_mul_n", "gmp_sqr") for n in mulpre.SIZES}
     assert want <= got
     peers = {v for v, _, b in got - want}
     assert all(v.startswith("gmp_mul_n@") or v == "mcl" for v in peers), peers
-    modes = {c["params"]["mode"] for c in run["cases"] if c["variant"] == "asm"}
-    assert modes == (set(mulpre.MODES) if has_mulx else set())
+    for form in mulpre.ASM_FORMS:  # both operand orders in every mode
+        modes = {c["params"]["mode"] for c in run["cases"] if c["variant"] == form}
+        assert modes == (set(mulpre.MODES) if has_mulx else set())
     for c in run["cases"]:
         assert "error" not in c, c
         assert c["metrics"]["time"]["unit"] == "ns/call"
@@ -400,13 +466,13 @@ def check_quick_run(run: dict) -> None:
             n = c["params"]["N"]
             mix = {k: c["metrics"][k]["median"] for k in mulpre.MIX}
             assert (mix["mulx"], mix["mul"], mix["spills"], mix["reloads"]) == \
-                (n * n, n * n, 0, 0), (n, mix)
+                (n * n if n > 1 else 0, n * n, 0, 0), (n, mix)
             assert c["metrics"]["mulx"]["source"] == "asm"
             assert c["metrics"]["model_cycles"]["median"] == n * n
             assert c["metrics"]["model_cycles"]["source"] == "model"
             if n == 4:  # seed S11's hand-written N=4: 16 mulx, 31 add-type, 16 mov
                 assert (mix["add"], mix["mov"]) == (31, 16)
-    assert len(run["verdicts"]) == 7
+    assert len(run["verdicts"]) == 10
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
     if has_mulx:  # (d), both halves: static, never depends on time

@@ -29,6 +29,7 @@ import pytest
 from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, build_one, find_toolchain, library
 from cpulab.paths import KERNELS
+from peer_support import peer
 
 BIGDEC = library("bigdec")
 DIR = BIGDEC.root
@@ -76,12 +77,38 @@ def test_random_against_gmp(cc):
         assert lines[-1] == {"type": "random", "checked": count, "ok": True}
 
 
-@pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 100)])
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_multiplication_against_gmp(cc):
+    """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
+    100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
+    sparse and mixed limbs: every path, its thresholds and the sizes around them."""
+    exe = _driver(cc)
+    for seed, lo, hi, count in [(1, 1, 120, 3000), (2, 90, 700, 400 if FULL else 120),
+                                (3, 1400, 5000, 40 if FULL else 8)]:
+        rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
+    # the Newton inverse against floor(B^2n / d), through the sizes where d y_h is taken
+    # cyclically (n from 5462 to 8190 limbs: 2^13 >= n + 2, n + n/2 > 2^13)
+    for seed, lo, hi, count in [(5, 1, 200, 300), (6, 200, 3000, 30),
+                                (7, 5500, 8190, 8 if FULL else 3)]:
+        rc, lines, _ = run(exe, "invert", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1]["type"] == "invert" and lines[-1]["ok"] is True
+    # the cyclic product modulo B^L - 1 that Barrett's division takes q d from, L = 2^2..2^14
+    rc, lines, _ = run(exe, "mulmod", "4", "2", "14", "200" if FULL else "60")
+    assert rc == 0, lines[:5]
+    assert lines[-1]["type"] == "mulmod" and lines[-1]["ok"] is True
+
+
+@pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 125)])
 def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
     """A first conversion built one power of ten (and its inverse) more than the top
     split uses: at 1024 limbs 10^(19 * 2^11), 2020 limbs, where 10^(19 * 2^10) splits.
     What the cache holds afterwards doubled: 96 and 147 bytes per limb of x at these
-    sizes, 48 and 74 now (glibc's count of bytes in use)."""
+    sizes, 48 and 74 after the fix (glibc's count of bytes in use). The NTT transforms
+    that a power of 1500 limbs or more keeps once a division has used them add 37 at
+    4000 limbs (111); a level too many would add its 73 again."""
     rc, lines, _ = run(_driver("gcc"), "cache", str(limbs))
     assert rc == 0 and lines[-1]["ok"] is True
     held = lines[-1]["held_bytes"]
@@ -100,7 +127,9 @@ def test_sanitizers_address_undefined():
     exe = _driver("clang", "O1", flags, name="bigdec_check_asan")
     env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-    for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"]):
+    for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
+                 ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"],
+                 ["invert", "9", "1", "3000", "40"], ["random", "10", "3000", "9000", "4"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]
@@ -215,8 +244,8 @@ def _kernel(cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) -> Path:
     if tc is None:
         pytest.skip(f"{cc} not installed")
     t = BIGDEC.target("bigdec_kernel" + ("_broken" if defines else ""),
-                      (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c"), libs=("gmp",),
-                      defines=defines)
+                      (KDIR / "bigdec_bench.c", KDIR / "big2str_seed.c"),
+                      libs=("gmp", "dl"), defines=defines)
     return build_one(t, BuildConfig(tc, opt))
 
 
@@ -234,6 +263,22 @@ def test_kernel_runs_and_verifies(cc):
                              "--param", f"bits={bits}", "--case", "bigdec", "--case", "gmp",
                              "--case", "bigdec_cold")
         assert rc == 0, (bits, lines, err)
+
+
+def test_kernel_s_flint_case_agrees_with_gmp():
+    """The flint case exists only when given the library; its digits are checked against
+    GMP's after every call, as every case's, at sizes where FLINT takes each path."""
+    exe = _kernel("gcc")
+    flint = peer(KDIR / "build_flint_peer.sh", timeout=600)
+    for bits in ("64", "1000", "5000", "200000"):
+        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
+                             "--param", f"bits={bits}", "--param", f"flint={flint}",
+                             "--case", "flint", "--case", "gmp")
+        assert rc == 0, (bits, lines, err)
+        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", "flint"]
+        assert "bigdec_bench: flint 3." in err
+    rc, lines, _ = run(exe, "--iters", "1", "--param", "flint=/nonexistent/libflint.so")
+    assert rc != 0 and "flint" in lines[-1]["message"]
 
 
 def test_kernel_catches_wrong_digits():

@@ -92,7 +92,7 @@ def assert_complete(groups: dict, impls: list[str], count: int, alias: bool = Tr
     # 100 uniform patterns + 8 per limb of single/hole inputs: the edge cases of the driver
     for impl in impls:
         for n in range(1, MAX_N + 1):
-            for op in ("mul", "sqr"):
+            for op in ("mul", "mul_sx", "sqr"):
                 assert groups[(op, impl, n)] == count + 100 + 8 * n, (op, impl, n)
             if alias:
                 assert groups[("alias", impl, n)] == 9 * n + 2
@@ -144,7 +144,7 @@ def function_code(so: Path) -> dict[str, tuple[int, bytes]]:
 def instruction_mix(addr: int, code: bytes) -> dict:
     md = Cs(CS_ARCH_X86, CS_MODE_64)
     md.detail = True
-    mix = {"mulx": 0, "add": 0, "mov": 0, "xor": 0, "push": 0, "pop": 0, "other": 0,
+    mix = {"mulx": 0, "mul": 0, "add": 0, "mov": 0, "xor": 0, "push": 0, "pop": 0, "other": 0,
            "stack_mem": 0, "total": 0}
     stack_regs = {X86.X86_REG_RSP, X86.X86_REG_RBP, X86.X86_REG_ESP, X86.X86_REG_EBP}
     adds = {"add", "adc", "adcx", "adox"}
@@ -163,19 +163,22 @@ def instruction_mix(addr: int, code: bytes) -> dict:
 
 def test_asm_instruction_mix(libso):
     funcs = function_code(libso)
-    assert len(funcs) == 2 * MAX_N, sorted(funcs)
+    assert len(funcs) == 3 * MAX_N, sorted(funcs)
     for n in range(1, MAX_N + 1):
-        mix = instruction_mix(*funcs[f"mulpre_asm_mul_{n}"])
-        assert mix["mulx"] == n * n, (n, mix)
-        assert mix["stack_mem"] == 0, (n, mix)
-        # The design's counts (see the generator): N + (N-1)(2N+1) add-type (none at
-        # N = 1), N-1 xor, 2N stores + N loads of y[i] + N-1 zeroes + one copy of y.
-        assert mix["add"] == (n + (n - 1) * (2 * n + 1) if n > 1 else 0), (n, mix)
-        assert mix["xor"] == n - 1, (n, mix)
-        assert mix["mov"] == 2 * n + n + (n - 1) + (1 if n > 1 else 0), (n, mix)
-        # Callee-saved registers only where N + 6 exceeds the 9 caller-saved ones.
-        assert mix["push"] == mix["pop"] == max(0, n + 6 - 9), (n, mix)
-        assert mix["other"] == 1, (n, mix)  # ret
+        for name in (f"mulpre_asm_mul_{n}", f"mulpre_asm_mul_sx_{n}"):
+            mix = instruction_mix(*funcs[name])
+            # N^2 mulx; at N = 1 the one product is a plain mul (rdx:rax), as mcl's
+            assert (mix["mulx"], mix["mul"]) == ((n * n, 0) if n > 1 else (0, 1)), (name, mix)
+            assert mix["stack_mem"] == 0, (name, mix)
+            # The design's counts (see the generator): N + (N-1)(2N+1) add-type (none at
+            # N = 1), N-1 xor, 2N stores + N loads of the streamed limbs + N-1 zeroes + one
+            # copy of y's pointer (at N = 1: the load of y[0] into rdx for mul).
+            assert mix["add"] == (n + (n - 1) * (2 * n + 1) if n > 1 else 0), (name, mix)
+            assert mix["xor"] == n - 1, (name, mix)
+            assert mix["mov"] == 2 * n + n + (n - 1) + 1, (name, mix)
+            # Callee-saved registers only where N + 6 exceeds the 9 caller-saved ones.
+            assert mix["push"] == mix["pop"] == max(0, n + 6 - 9), (name, mix)
+            assert mix["other"] == 1, (name, mix)  # ret
         sq = instruction_mix(*funcs[f"mulpre_asm_sqr_{n}"])
         assert sq["mulx"] == n * (n + 1) // 2, (n, sq)
         assert sq["stack_mem"] == 0, (n, sq)
@@ -216,8 +219,8 @@ def test_against_gmp_valgrind():
     impls = ["portable", "intrin", "asm"] if cpu_has_mulx_adx() else ["portable"]
     for impl in impls:
         for n in range(1, MAX_N + 1):
-            assert groups[("mul", impl, n)] == 300 + 100 + 8 * n
-            assert groups[("sqr", impl, n)] == 300 + 100 + 8 * n
+            for op in ("mul", "mul_sx", "sqr"):
+                assert groups[(op, impl, n)] == 300 + 100 + 8 * n
 
 
 # ---- the public API through ctypes, against Python integers --------------------------
@@ -238,6 +241,9 @@ class Lib:
         self.c.mulpre_status_str.restype = ctypes.c_char_p
         self.c.mulpre_mul_fn_get.argtypes = [ctypes.c_int, ctypes.c_size_t]
         self.c.mulpre_mul_fn_get.restype = ctypes.c_void_p
+        self.c.mulpre_mul_stream_fn_get.argtypes = [ctypes.c_int, ctypes.c_size_t,
+                                                    ctypes.c_int]
+        self.c.mulpre_mul_stream_fn_get.restype = ctypes.c_void_p
         self.c.mulpre_cpu_features.restype = ctypes.c_uint
         self.c.mulpre_cpu_features_limit.argtypes = [ctypes.c_uint]
 
@@ -292,6 +298,33 @@ def test_against_python_ints(lib):
                 assert value(z) == xv * yv, (impl, n, hex(xv), hex(yv))
                 assert lib.c.mulpre_sqr_with(impl, z, x, n) == OK
                 assert value(z) == xv * xv, (impl, n, hex(xv))
+
+
+MUL_FN = ctypes.CFUNCTYPE(None, *[ctypes.POINTER(ctypes.c_uint64)] * 3)
+STREAM_Y, STREAM_X = 0, 1
+
+
+def test_streamed_operand_orders_against_python_ints(lib):
+    """Both operand orders give x * y at every size and implementation; STREAM_Y is
+    mulpre_mul_fn_get's function, STREAM_X another one; a bad stream or size gets NULL."""
+    rng = random.Random(11)
+    for impl in IMPLS.values():
+        if not lib.c.mulpre_impl_available(impl):
+            continue
+        for n in range(1, MAX_N + 1):
+            ry = lib.c.mulpre_mul_stream_fn_get(impl, n, STREAM_Y)
+            rx = lib.c.mulpre_mul_stream_fn_get(impl, n, STREAM_X)
+            assert ry == lib.c.mulpre_mul_fn_get(impl, n) and rx and rx != ry
+            for fn in (MUL_FN(ry), MUL_FN(rx)):
+                for _ in range(100):
+                    xv, yv = interesting(rng, n), interesting(rng, n)
+                    x = (ctypes.c_uint64 * n)(*limbs(xv, n))
+                    y = (ctypes.c_uint64 * n)(*limbs(yv, n))
+                    z = (ctypes.c_uint64 * (2 * n))()
+                    fn(z, x, y)
+                    assert value(z) == xv * yv, (impl, n, hex(xv), hex(yv))
+    assert lib.c.mulpre_mul_stream_fn_get(PORTABLE, 4, 2) is None
+    assert lib.c.mulpre_mul_stream_fn_get(PORTABLE, 10, STREAM_X) is None
 
 
 def test_aliasing_any_overlap(lib):
@@ -375,7 +408,8 @@ def test_bench_kernel_runs():
     want = {f"{p}/N={n}" for p in ("portable", "mulpre_mul", "gmp_mul_n", "gmp_sqr")
             for n in (3, 4)}
     if cpu_has_mulx_adx():
-        want |= {f"{p}/N={n}" for p in ("intrin", "asm", "asm_sqr") for n in (3, 4)}
+        want |= {f"{p}/N={n}" for p in ("intrin", "asm", "asm_sx", "asm_sqr", "mulx_bound",
+                                          "mix_bound") for n in (3, 4)}
     assert cases == want
     assert all(r["unit"] == "call" and r["iters"] == 1000 for r in reps
                if r.get("type") == "rep")

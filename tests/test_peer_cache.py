@@ -19,6 +19,7 @@ HELPER = KERNELS / "peer_cache.sh"
 PEER_SCRIPTS = [KERNELS / "protobuf" / "build_upb_peer.sh",
                 KERNELS / "mulpre" / "build_gmp_peer.sh",
                 KERNELS / "mulpre" / "build_mcl_peer.sh",
+                KERNELS / "bigdec" / "build_flint_peer.sh",
                 KERNELS / "opprof" / "build_cpython_peer.sh",
                 KERNELS / "opprof" / "build_cruby_peer.sh",
                 LIBS / "pb" / "tests" / "build_conformance_runner.sh"]

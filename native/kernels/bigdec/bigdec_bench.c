@@ -10,7 +10,11 @@
  *                divide and conquer above 128 limbs), its powers of ten cached (warm);
  *   bigdec_cold  the same after bigdec_cache_release: every call builds the powers and
  *                inverses it needs, as the first conversion of a process does;
- *   gmp          GMP's mpz_get_str into a caller buffer.
+ *   gmp          GMP's mpz_get_str into a caller buffer;
+ *   flint        FLINT's fmpz_get_str into a caller buffer (FLINT 3's own subquadratic
+ *                conversion), with --param flint=PATH to a libflint.so, which is dlopened
+ *                (build_flint_peer.sh takes it from the python-flint wheel); the case
+ *                exists only then.
  * The seed's measurement is --param bits=1000 with 10^6 iterations (8.686 s -> 6.392 s
  * in CRuby on Ivy Bridge). The size sweep runs bigdec and gmp for bits from 64 to
  * 3321929 (10^6 digits); the seed cases are quadratic with a large constant, so an
@@ -19,9 +23,12 @@
  * Every case checks its last string against GMP's after each timed call (teardown,
  * outside the timing) and fails the run with an error line if they differ.
  */
+#define _GNU_SOURCE /* realpath */
 #include "cpulab_harness.h"
 
+#include <dlfcn.h>
 #include <gmp.h>
+#include <limits.h>
 
 #include <bigdec.h>
 
@@ -152,6 +159,44 @@ static uint64_t gmp_case(uint64_t iters, void *arg) {
     return c->len;
 }
 
+/* FLINT's integer is one word (a small value, or a tagged pointer to an mpz): an fmpz_t
+ * is fmpz[1] with fmpz a signed long; 0 is a valid, initialised zero. */
+typedef long flint_fmpz;
+static struct {
+    void (*set_ui_array)(flint_fmpz *out, const unsigned long *in, long len);
+    char *(*get_str)(char *str, int base, const flint_fmpz *f);
+    flint_fmpz x;
+} F;
+
+static uint64_t flint_case(uint64_t iters, void *arg) {
+    bcase *c = arg;
+    for (uint64_t i = 0; i < iters; i++) {
+        F.get_str(c->out, 10, &F.x);
+        clh_clobber();
+    }
+    c->len = strlen(c->out);
+    return c->len;
+}
+
+/* dlopen the library at its real path: the wheel's libflint finds the GMP and MPFR
+ * beside it through RPATH $ORIGIN, which is the folder of the path opened. */
+static void flint_load(const char *path) {
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        clh_fail("--param flint=%s: %s", path, strerror(errno));
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        clh_fail("cannot load FLINT from %s: %s", real, dlerror());
+    F.set_ui_array = (void (*)(flint_fmpz *, const unsigned long *, long))dlsym(
+        h, "fmpz_set_ui_array");
+    F.get_str = (char *(*)(char *, int, const flint_fmpz *))dlsym(h, "fmpz_get_str");
+    const char *version = dlsym(h, "flint_version"); /* char flint_version[] */
+    if (!F.set_ui_array || !F.get_str)
+        clh_fail("%s has no fmpz_set_ui_array/fmpz_get_str: not FLINT", real);
+    F.set_ui_array(&F.x, (const unsigned long *)B.x, (long)B.n);
+    fprintf(stderr, "bigdec_bench: flint %s from %s\n", version ? version : "?", real);
+}
+
 static void verify(void *arg) {
     bcase *c = arg;
     if (c->len != B.want_len || memcmp(c->out, B.want, B.want_len) != 0) {
@@ -203,9 +248,9 @@ int main(int argc, char **argv) {
     mpz_get_str(B.want, 10, B.z);
     B.want_len = strlen(B.want);
 
-    static bcase cs[5] = {{"seed_twodiv", 0, 0}, {"seed_fused", 0, 0}, {"bigdec", 0, 0},
-                          {"gmp", 0, 0}, {"bigdec_cold", 0, 0}};
-    for (int i = 0; i < 5; i++)
+    static bcase cs[6] = {{"seed_twodiv", 0, 0}, {"seed_fused", 0, 0}, {"bigdec", 0, 0},
+                          {"gmp", 0, 0}, {"bigdec_cold", 0, 0}, {"flint", 0, 0}};
+    for (int i = 0; i < 6; i++)
         if (!(cs[i].out = malloc(B.cap + 24)))
             clh_fail("out of memory");
     static clh_case cases[] = {
@@ -219,6 +264,14 @@ int main(int argc, char **argv) {
          .unit = "conversion", .teardown = verify},
         {.name = "bigdec_cold", .fn = bigdec_cold_case, .arg = &cs[4], .units_per_iter = 1,
          .unit = "conversion", .teardown = verify},
+        {.name = "flint", .fn = flint_case, .arg = &cs[5], .units_per_iter = 1,
+         .unit = "conversion", .teardown = verify},
     };
-    return clh_run(cases, sizeof cases / sizeof cases[0]);
+    size_t ncases = sizeof cases / sizeof cases[0];
+    const char *flint = clh_param_str("flint", "");
+    if (*flint)
+        flint_load(flint);
+    else
+        ncases--; /* no FLINT given: no flint case */
+    return clh_run(cases, ncases);
 }

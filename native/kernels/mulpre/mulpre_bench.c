@@ -3,11 +3,20 @@
  * Cases (unit "call", one call per iteration), for each N of --param n (default 1-9):
  *   portable/N=k   mulpre's C path (unsigned __int128), built by this kernel's compiler
  *   intrin/N=k     mulpre's _mulx_u64/_addcarryx_u64 path      (needs BMI2+ADX)
- *   asm/N=k        mulpre's generated mulx/adox/adcx assembly   (needs BMI2+ADX)
+ *   asm/N=k        mulpre's generated mulx/adox/adcx assembly   (needs BMI2+ADX); its
+ *                  rows stream y (mulpre_mul_fn_get)
+ *   asm_sx/N=k     the same assembly with its rows over x (mulpre_mul_stream_fn_get,
+ *                  MULPRE_STREAM_X): the order a call site chaining x chooses
  *   asm_sqr/N=k    its dedicated squaring, z = x^2
  *   mulpre_mul/N=k the checked, dispatched public entry point (argument checks included)
  *   gmp_mul_n/N=k  mpn_mul_n of the GMP this kernel links (Debian's: generic x86-64)
  *   gmp_sqr/N=k    mpn_sqr of that GMP
+ *   mulx_bound/N=k the machine's bound: N^2 independent mulx per call (the form the asm
+ *                  issues, `mulx r, r, [mem]`), no adds, no call; its time per call is N^2
+ *                  mulx at this core's measured mulx throughput   (needs BMI2)
+ *   mix_bound/N=k  N^2 times the asm's triple `mulx; adox; adcx` (N^2 mulx, 2N^2 adds, the
+ *                  asm has 2N^2 - 1), independent but for their flags: what the mix costs
+ *                  where mulx and the adds share ports                (needs BMI2+ADX)
  * and, for peers loaded at run time (each into its own link namespace with dlmopen, so
  * two libgmp.so.10 never share symbols):
  *   --param gmp_peers=LABEL:PATH,...     gmp_mul_n@LABEL/N=k, gmp_sqr@LABEL/N=k
@@ -45,7 +54,7 @@ typedef void (*gmp_sqr_fn)(mp_limb_t *, const mp_limb_t *, mp_size_t);
 typedef mulpre_mul_fn (*mul_fn_get_fn)(mulpre_impl, size_t);
 typedef mulpre_sqr_fn (*sqr_fn_get_fn)(mulpre_impl, size_t);
 
-enum kind { K_MUL, K_SQR, K_CHECKED, K_GMP_MUL, K_GMP_SQR };
+enum kind { K_MUL, K_SQR, K_CHECKED, K_GMP_MUL, K_GMP_SQR, K_MULX_BOUND, K_MIX_BOUND };
 
 typedef struct {
     enum kind kind;
@@ -93,6 +102,45 @@ enum mode { M_THROUGHPUT, M_CHAIN_X, M_CHAIN_Y };
         }                                                                              \
     } while (0)
 
+/* The bounds. mulx_bound: N^2 mulx per iteration, all independent (rdx and the memory
+ * operand never change, the written registers are renamed), so only the multiplier's
+ * throughput limits them. mix_bound: the same mulx, each followed by the asm's two adds;
+ * blocks of four triples add into four register pairs, and the xor opening a block (a
+ * zero idiom, as in the asm's rows) starts fresh flag chains, so the adds wait on little
+ * but their ports. */
+#define MULX_ONE "mulx %[src], %%r8, %%r9\n\t"
+#define MIX_ONE(a, b) MULX_ONE "adox %%r8, %%" a "\n\tadcx %%r9, %%" b "\n\t"
+#define MIX_FOUR                                                                       \
+    "xor %%eax, %%eax\n\t" MIX_ONE("r10", "r11") MIX_ONE("r12", "r13")                   \
+        MIX_ONE("r14", "r15") MIX_ONE("rbx", "rsi")
+#define BOUND_CASE(n)                                                                  \
+    case n:                                                                            \
+        if (mix) {                                                                     \
+            for (uint64_t i = 0; i < iters; i++)                                       \
+                __asm__ volatile(".rept (" #n "*" #n ")/4\n\t" MIX_FOUR ".endr\n\t"       \
+                                 "xor %%eax, %%eax\n\t"                                  \
+                                 ".rept (" #n "*" #n ")%%4\n\t"                         \
+                                 MIX_ONE("r10", "r11") ".endr"                         \
+                                 :                                                     \
+                                 : "d"(b->x[0]), [src] "m"(b->y[0])                    \
+                                 : "rax", "rbx", "rsi", "r8", "r9", "r10", "r11",      \
+                                   "r12", "r13", "r14", "r15", "cc");                  \
+        } else {                                                                       \
+            for (uint64_t i = 0; i < iters; i++)                                       \
+                __asm__ volatile(".rept " #n "*" #n "\n\t" MULX_ONE ".endr"              \
+                                 :                                                     \
+                                 : "d"(b->x[0]), [src] "m"(b->y[0])                    \
+                                 : "r8", "r9");                                        \
+        }                                                                              \
+        break;
+
+static void run_bound(uint64_t iters, const bench *b, int mix) {
+    switch (b->n) {
+        BOUND_CASE(1) BOUND_CASE(2) BOUND_CASE(3) BOUND_CASE(4) BOUND_CASE(5)
+        BOUND_CASE(6) BOUND_CASE(7) BOUND_CASE(8) BOUND_CASE(9)
+    }
+}
+
 static uint64_t run_case(uint64_t iters, void *arg) {
     bench *b = arg;
     size_t n = b->n;
@@ -102,6 +150,8 @@ static uint64_t run_case(uint64_t iters, void *arg) {
     case K_CHECKED: BENCH_LOOP(mulpre_mul(z, x, y, n)); break;
     case K_GMP_MUL: BENCH_LOOP(b->gmul(z, x, y, (mp_size_t)n)); break;
     case K_GMP_SQR: BENCH_LOOP(b->gsqr(z, x, (mp_size_t)n)); break;
+    case K_MULX_BOUND: run_bound(iters, b, 0); break;
+    case K_MIX_BOUND: run_bound(iters, b, 1); break;
     }
     return b->z[0][0] ^ b->z[1][0];
 }
@@ -298,9 +348,15 @@ int main(int argc, char **argv) {
             if (f) /* an implementation this CPU cannot run has no case */
                 add_case(mulpre_impl_name(impls[k]), n, (bench){.kind = K_MUL, .mul = f});
         }
-        if (mulpre_impl_available(MULPRE_IMPL_ASM))
+        if (mulpre_impl_available(MULPRE_IMPL_ASM)) {
+            add_case("asm_sx", n,
+                     (bench){.kind = K_MUL, .mul = mulpre_mul_stream_fn_get(
+                                                    MULPRE_IMPL_ASM, n, MULPRE_STREAM_X)});
             add_case("asm_sqr", n,
                      (bench){.kind = K_SQR, .sqr = mulpre_sqr_fn_get(MULPRE_IMPL_ASM, n)});
+            add_case("mulx_bound", n, (bench){.kind = K_MULX_BOUND});
+            add_case("mix_bound", n, (bench){.kind = K_MIX_BOUND});
+        }
         add_case("mulpre_mul", n, (bench){.kind = K_CHECKED});
         add_case("gmp_mul_n", n, (bench){.kind = K_GMP_MUL, .gmul = __gmpn_mul_n});
         add_case("gmp_sqr", n, (bench){.kind = K_GMP_SQR, .gsqr = __gmpn_sqr});

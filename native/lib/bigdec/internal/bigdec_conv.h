@@ -48,6 +48,11 @@ typedef struct bigdec__pow {
     bigdec__limb *y; /* n + 1 limbs */
     bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
     size_t rawn;
+    /* From BIGDEC__NTT_THRESHOLD limbs: the forward transforms of y (length 2^ylog, for
+     * Barrett's y * n_top with an (n + 1)-limb quotient) and of p (cyclic, 2^dlog, for
+     * q p), built on first use by bigdec__pow_transform and never changed after. */
+    unsigned ylog, dlog;
+    uint64_t *ty, *td; /* NULL until built (read with acquire loads) */
 } bigdec__pow;
 
 #define BIGDEC__POW_LEVELS 48
@@ -57,6 +62,10 @@ typedef struct bigdec__pow {
 const bigdec__pow *bigdec__pow_get(unsigned level);
 
 void bigdec__pow_release(void);
+
+/* w's transform of y (which = 0) or of p (which = 1), built now if this is its first use
+ * (under the cache's lock); NULL below the threshold or if it cannot be had. */
+const uint64_t *bigdec__pow_transform(const bigdec__pow *w, int which);
 
 /* ---- bigdec_dc.c ---- */
 

@@ -77,11 +77,27 @@ int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
 
 /* ---- multiplication (bigdec_mul.c) ---- */
 
+/* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
+ * and Barrett's q d to its cyclic form (bigdec_div.c). */
+#ifndef BIGDEC__NTT_THRESHOLD
+#define BIGDEC__NTT_THRESHOLD 1500
+#endif
+
 /* r[0 .. an+bn) = a * b, an >= bn >= 1; r must not overlap a or b. Scratch from `ar`:
  * at most bigdec__mul_scratch(an) limbs. */
 void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
                  size_t bn, bigdec__arena *ar);
 size_t bigdec__mul_scratch(size_t an);
+
+/* r[0 .. 2n) = a * b, both of n limbs: schoolbook, Karatsuba or Toom-3 by size. */
+void bigdec__mul_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b, size_t n,
+                   bigdec__arena *ar);
+
+/* (bigdec_toom.c) r[0 .. 2n) = a * b by Toom-Cook 3-way, n >= 7 (so that the top third
+ * is not empty); the five products of about n/3 limbs recurse through bigdec__mul_n.
+ * Scratch: within bigdec__mul_scratch(n). */
+void bigdec__toom3(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b, size_t n,
+                   bigdec__arena *ar);
 
 /* (bigdec_ntt.c) r = a * b by three-prime NTT; -1 if too long (> 2^20 limbs in all) or
  * out of memory for the twiddle tables, then r is untouched. Scratch:
@@ -89,6 +105,35 @@ size_t bigdec__mul_scratch(size_t an);
 int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
                     size_t bn, bigdec__arena *ar);
 size_t bigdec__ntt_scratch(size_t an, size_t bn);
+
+/* (bigdec_ntt.c) r[0 .. L) = a * b mod (B^L - 1), L = 2^log, an, bn <= L: the cyclic
+ * convolution, half the transform length of the whole product when an + bn is near 2L.
+ * The result is below B^L (B^L - 1 stands for 0 as well). -1 as bigdec__mul_ntt, or for
+ * log < 2 or an operand longer than L; then r is untouched. Scratch: 6 L limbs. */
+int bigdec__mulmod_bnm1(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                        const bigdec__limb *b, size_t bn, unsigned log, bigdec__arena *ar);
+
+/* (bigdec_ntt.c) A fixed operand's transforms, kept to multiply by it again: t (3 << log
+ * words) = b's forward transforms of length 2^log for each prime. -1 if log is out of
+ * range or bn > 2^log, or the twiddle tables cannot be had. */
+#define BIGDEC__NTT_PRE_WORDS(log) ((size_t)3 << (log))
+int bigdec__ntt_transform(uint64_t *t, const bigdec__limb *b, size_t bn, unsigned log);
+
+/* r = a * b (cyclic = 0: an + bn limbs, an + bn <= 2^log) or a * b mod (B^L - 1)
+ * (cyclic = 1: L = 2^log limbs), b given by its transforms tb of that length (bn limbs
+ * long): one forward transform per prime fewer. -1 as bigdec__mul_ntt, or for sizes
+ * that do not fit 2^log. Scratch: 6 << log limbs. */
+int bigdec__ntt_conv_pre(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const uint64_t *tb, size_t bn, unsigned log, int cyclic,
+                         bigdec__arena *ar);
+
+/* A divisor's kept transforms (bigdec_pow.c builds them for the large powers): y's of
+ * length 2^ylog for Barrett's y * n_top, d's cyclic ones of length 2^dlog for q d; a NULL
+ * pointer where there are none. */
+typedef struct bigdec__ntt_pre {
+    const uint64_t *ty, *td;
+    unsigned ylog, dlog;
+} bigdec__ntt_pre;
 
 /* ---- division (bigdec_div.c) ---- */
 
@@ -135,10 +180,11 @@ size_t bigdec__invert_scratch(size_t dn);
  * r[0 .. dn) = n % d, for normalised d and dn < nn <= 2 dn. The quotient estimated from
  * y is corrected against the exact remainder, so the result is exact whatever small
  * error y carries. Returns 0, or -1 if y was far off (then nothing is guaranteed; a
- * tested internal error). Scratch: bigdec__divrem_pre_scratch(dn). */
+ * tested internal error). pre (may be NULL) gives y's and d's transforms where kept.
+ * Scratch: bigdec__divrem_pre_scratch(dn). */
 int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, size_t nn,
                        const bigdec__limb *d, size_t dn, const bigdec__limb *y,
-                       bigdec__arena *ar);
+                       const bigdec__ntt_pre *pre, bigdec__arena *ar);
 size_t bigdec__divrem_pre_scratch(size_t dn);
 
 #endif

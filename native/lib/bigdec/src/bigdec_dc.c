@@ -43,6 +43,28 @@ static unsigned bigdec__split_level(size_t bits) {
  * the conversion will. */
 unsigned bigdec__dc_top_level(size_t bits) { return bigdec__split_level(bits); }
 
+/* The kept transforms this split's division can use: y's where the product y * n_top has
+ * the length they were made for (every split but, often, the top one), p's where q p is
+ * taken cyclically (bigdec_div.c: both operands from the NTT threshold on, the cyclic
+ * length shorter than the product's); NULL when neither applies. */
+static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec__pow *w,
+                                             size_t nn) {
+    size_t k = w->n, qn = nn - k + 1;
+    if (k < BIGDEC__NTT_THRESHOLD || qn < BIGDEC__NTT_THRESHOLD)
+        return NULL;
+    unsigned ylog = 0, full = 0;
+    while (((size_t)1 << ylog) < k + 1 + qn)
+        ylog++;
+    while (((size_t)1 << full) < qn + k)
+        full++;
+    *pre = (bigdec__ntt_pre){NULL, NULL, w->ylog, w->dlog};
+    if (ylog == w->ylog)
+        pre->ty = bigdec__pow_transform(w, 0);
+    if (w->dlog < full)
+        pre->td = bigdec__pow_transform(w, 1);
+    return pre;
+}
+
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
                              bigdec__arena *ar) {
     n = bigdec__normlen(x, n);
@@ -82,10 +104,11 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
         nn = k + 1;
     if (nn > 2 * k) /* a level chosen too low: a bug, caught by the tests */
         return (size_t)-1;
+    bigdec__ntt_pre pre;
     bigdec__limb *q = bigdec__alloc(ar, nn - k + 1), *r = bigdec__alloc(ar, k);
     if (!r)
         return (size_t)-1;
-    if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, w->y, ar) != 0)
+    if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, w->y, bigdec__dc_pre(&pre, w, nn), ar) != 0)
         return (size_t)-1;
     bigdec__rshift(r, r, k, w->shift);
     size_t qn = nn - k + 1;

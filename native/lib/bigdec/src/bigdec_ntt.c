@@ -165,6 +165,14 @@ static void bigdec__ntt_inv(uint64_t *a, size_t L, const bigdec__prime *q) {
 #undef BIGDEC__DIT
 }
 
+/* a into Montgomery form (a_i R mod p, any a_i < 2^64 < p 2^64 / r2), zero-padded to L */
+static void bigdec__ntt_load(uint64_t *x, const bigdec__limb *a, size_t an, size_t L,
+                             const bigdec__prime *q) {
+    for (size_t i = 0; i < an; i++)
+        x[i] = bigdec__mont(a[i], q->r2, q->p, q->pinv);
+    memset(x + an, 0, (L - an) * sizeof *x);
+}
+
 size_t bigdec__ntt_scratch(size_t an, size_t bn) {
     size_t L = 1;
     while (L < an + bn)
@@ -172,35 +180,39 @@ size_t bigdec__ntt_scratch(size_t an, size_t bn) {
     return 2 * BIGDEC__NTT_PRIMES * L;
 }
 
-int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
-                    size_t bn, bigdec__arena *ar) {
-    unsigned log = 0;
-    while (((size_t)1 << log) < an + bn)
-        log++;
+/* The convolution of a and b in transforms of length 2^log, recombined and carried
+ * into r: the product (cyclic = 0: r gets an + bn limbs, an + bn <= 2^log) or the
+ * product modulo B^L - 1, L = 2^log (cyclic = 1: r gets L limbs; an, bn <= L), where
+ * the cyclic convolution's coefficients fold the top half onto the bottom one (at most
+ * twice the bound above, still below p1 p2 p3) and the carry out of limb L - 1 comes
+ * back at limb 0, as B^L = 1 there. With tb, b's transforms come from
+ * bigdec__ntt_transform (b is not read). */
+static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                            const bigdec__limb *b, const uint64_t *tb, size_t bn,
+                            unsigned log, int cyclic, bigdec__arena *ar) {
     if (log > BIGDEC__NTT_MAX_LOG || bigdec__ntt_tables(log) != 0)
         return -1;
     size_t L = (size_t)1 << log, mark = ar->used;
+    size_t coeffs = cyclic ? L : an + bn - 1, out = cyclic ? L : an + bn;
     uint64_t *buf = bigdec__alloc(ar, 2 * BIGDEC__NTT_PRIMES * L);
     if (!buf)
         return -1;
     for (int k = 0; k < BIGDEC__NTT_PRIMES; k++) {
         const bigdec__prime *q = &bigdec__primes[k];
-        uint64_t *x = buf + 2 * k * L, *y = x + L;
-        /* into Montgomery form: a_i R mod p (any a_i < 2^64 < p 2^64 / r2) */
-        for (size_t i = 0; i < an; i++)
-            x[i] = bigdec__mont(a[i], q->r2, q->p, q->pinv);
-        memset(x + an, 0, (L - an) * sizeof *x);
-        for (size_t i = 0; i < bn; i++)
-            y[i] = bigdec__mont(b[i], q->r2, q->p, q->pinv);
-        memset(y + bn, 0, (L - bn) * sizeof *y);
+        uint64_t *x = buf + 2 * k * L;
+        const uint64_t *y = tb ? tb + k * L : x + L;
+        bigdec__ntt_load(x, a, an, L, q);
         bigdec__ntt_fwd(x, L, q);
-        bigdec__ntt_fwd(y, L, q);
+        if (!tb) {
+            bigdec__ntt_load(x + L, b, bn, L, q);
+            bigdec__ntt_fwd(x + L, L, q);
+        }
         for (size_t i = 0; i < L; i++)
             x[i] = bigdec__mont(x[i], y[i], q->p, q->pinv);
         bigdec__ntt_inv(x, L, q);
         /* x_i = L c_i R mod p; times L^-1 (plain) and R^-1 (the reduction): c_i mod p */
         uint64_t linv = bigdec__powm(L % q->p, q->p - 2, q->p);
-        for (size_t i = 0; i < an + bn - 1; i++)
+        for (size_t i = 0; i < coeffs; i++)
             x[i] = bigdec__mont(x[i], linv, q->p, q->pinv);
     }
     /* Garner: c = x1 + p1 (x2' + p2 x3'), with
@@ -216,9 +228,9 @@ int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const big
     const uint64_t p12lo = (uint64_t)p12, p12hi = (uint64_t)(p12 >> 64);
     const uint64_t *x1s = buf, *x2s = buf + 2 * L, *x3s = buf + 4 * L;
     uint64_t c0 = 0, c1 = 0, c2 = 0; /* running carry, 3 limbs */
-    for (size_t i = 0; i < an + bn; i++) {
+    for (size_t i = 0; i < out; i++) {
         uint64_t v0 = 0, v1 = 0, v2 = 0;
-        if (i < an + bn - 1) {
+        if (i < coeffs) {
             uint64_t x1 = x1s[i], x2 = x2s[i], x3 = x3s[i];
             uint64_t x1m2 = x1 >= p2 ? x1 - p2 : x1, x1m3 = x1 >= p3 ? x1 - p3 : x1;
             uint64_t y2 = bigdec__mont(bigdec__subm(x2, x1m2, p2), c12, p2, q2->pinv);
@@ -242,6 +254,48 @@ int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const big
         c1 = c2 + v2 + (uint64_t)(s1 >> 64);
         c2 = 0;
     }
+    if (cyclic) { /* the carry out, below B^3, wraps around; at most once more after */
+        bigdec__limb carry[3] = {c0, c1, c2};
+        bigdec__limb c = bigdec__add(r, r, L, carry, 3);
+        while (c)
+            c = bigdec__add_1(r, r, L, c);
+    }
     ar->used = mark;
     return 0;
+}
+
+int bigdec__mul_ntt(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
+                    size_t bn, bigdec__arena *ar) {
+    unsigned log = 0;
+    while (((size_t)1 << log) < an + bn)
+        log++;
+    return bigdec__ntt_conv(r, a, an, b, NULL, bn, log, 0, ar);
+}
+
+int bigdec__mulmod_bnm1(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                        const bigdec__limb *b, size_t bn, unsigned log, bigdec__arena *ar) {
+    if (log < 2 || an > ((size_t)1 << log) || bn > ((size_t)1 << log))
+        return -1;
+    return bigdec__ntt_conv(r, a, an, b, NULL, bn, log, 1, ar);
+}
+
+int bigdec__ntt_transform(uint64_t *t, const bigdec__limb *b, size_t bn, unsigned log) {
+    if (log < 2 || log > BIGDEC__NTT_MAX_LOG || bn > ((size_t)1 << log) ||
+        bigdec__ntt_tables(log) != 0)
+        return -1;
+    size_t L = (size_t)1 << log;
+    for (int k = 0; k < BIGDEC__NTT_PRIMES; k++) {
+        bigdec__ntt_load(t + k * L, b, bn, L, &bigdec__primes[k]);
+        bigdec__ntt_fwd(t + k * L, L, &bigdec__primes[k]);
+    }
+    return 0;
+}
+
+int bigdec__ntt_conv_pre(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                         const uint64_t *tb, size_t bn, unsigned log, int cyclic,
+                         bigdec__arena *ar) {
+    size_t L = (size_t)1 << log;
+    if (log < 2 || an > L || (!cyclic && an + bn > L))
+        return -1;
+    return bigdec__ntt_conv(r, a, an, NULL, tb, bn, log, cyclic, ar);
 }

@@ -10,6 +10,18 @@
  *       10^k, 10^k + 1 for k = 0..MAXK, 2^(64k) - 1 and 2^(64k) for k up to MAXK / 19.
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
+ *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
+ *       the internal multiplication (schoolbook, Karatsuba, Toom-3, NTT by size) against
+ *       GMP's mpn_mul: COUNT products, balanced and not, of random limbs, all-ones limbs
+ *       (every carry and the largest values at 1, -1 and 2) and sparse limbs.
+ *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
+ *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
+ *       uses for q d) against mpn_mul folded by hand, with operands up to L limbs.
+ *   bigdec_check invert SEED MINLIMBS MAXLIMBS COUNT
+ *       the Newton inverse y of normalised d (random, all ones, B^n / 2, sparse) against
+ *       GMP's exact floor(B^(2n) / d): |y - floor| <= INVERT_SLACK units (Barrett
+ *       corrects what is left, so a worse inverse would only cost time); prints the
+ *       largest deviation seen.
  *   bigdec_check cache LIMBS
  *       the heap bytes that the power cache holds after one cold conversion of a
  *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
@@ -27,6 +39,8 @@
 #include <string.h>
 
 #include <bigdec.h>
+
+#include "internal/bigdec_mpn.h" /* bigdec__mul, for the mul mode */
 
 static uint64_t rng_state;
 static uint64_t rng(void) {
@@ -224,6 +238,148 @@ static int run_cache(size_t n) {
     return st == BIGDEC_OK ? 0 : 1;
 }
 
+/* One operand of n limbs in shape 0 (random), 1 (all ones), 2 (sparse: a few set bits),
+ * 3 (a run of all-ones limbs over random ones: |p(-1)| and carries at the thirds). */
+static void fill_shape(bigdec__limb *x, size_t n, int shape) {
+    for (size_t i = 0; i < n; i++)
+        x[i] = shape == 1 ? ~(bigdec__limb)0 : shape == 2 ? 0 : rng();
+    if (shape == 2)
+        for (int j = 0; j < 4; j++)
+            x[rng() % n] |= (bigdec__limb)1 << (rng() % 64);
+    if (shape == 3)
+        for (size_t i = rng() % n, e = i + rng() % (n - i + 1); i < e; i++)
+            x[i] = ~(bigdec__limb)0;
+    x[n - 1] |= 1; /* n significant limbs */
+}
+
+static int run_mul(size_t lo, size_t hi, long count) {
+    for (long c = 0; c < count; c++) {
+        /* log-uniform limb count in [lo, hi], as run_random's */
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t an = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (an < lo) an = lo;
+        if (an > hi) an = hi;
+        size_t bn = c % 3 == 0 ? 1 + rng() % an : an; /* a third unbalanced */
+        bigdec__limb *a = malloc(an * 8), *b = malloc(bn * 8);
+        bigdec__limb *r = malloc((an + bn) * 8), *want = malloc((an + bn) * 8);
+        size_t cap = bigdec__mul_scratch(an);
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!a || !b || !r || !want || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        fill_shape(a, an, (int)(c % 4));
+        fill_shape(b, bn, (int)(c / 4 % 4));
+        bigdec__mul(r, a, an, b, bn, &ar);
+        mpn_mul((mp_limb_t *)want, (const mp_limb_t *)a, (mp_size_t)an,
+                (const mp_limb_t *)b, (mp_size_t)bn);
+        int ok = !ar.overflow && ar.used == 0 && memcmp(r, want, (an + bn) * 8) == 0;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"mul\",\"an\":%zu,\"bn\":%zu,"
+                   "\"shapes\":[%ld,%ld],\"overflow\":%d}\n", an, bn, c % 4, c / 4 % 4,
+                   ar.overflow);
+        free(a), free(b), free(r), free(want), free(ar.base);
+    }
+    printf("{\"type\":\"mul\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
+/* x (n <= 2L limbs) mod B^L - 1, in L limbs: the two halves added, the carry wrapped;
+ * B^L - 1 itself becomes 0. */
+static void fold_bnm1(bigdec__limb *r, const bigdec__limb *x, size_t n, size_t L) {
+    memset(r, 0, L * 8);
+    memcpy(r, x, (n < L ? n : L) * 8);
+    bigdec__limb c = n > L ? bigdec__add(r, r, L, x + L, n - L) : 0;
+    while (c)
+        c = bigdec__add_1(r, r, L, c);
+    size_t i = 0;
+    while (i < L && r[i] == ~(bigdec__limb)0)
+        i++;
+    if (i == L)
+        memset(r, 0, L * 8);
+}
+
+static int run_mulmod(unsigned lo, unsigned hi, long count) {
+    for (long c = 0; c < count; c++) {
+        unsigned log = lo + (unsigned)(rng() % (hi - lo + 1));
+        size_t L = (size_t)1 << log;
+        size_t an = L / 2 + 1 + rng() % (L / 2), bn = c % 2 ? an : 1 + rng() % an;
+        bigdec__limb *a = malloc(an * 8), *b = malloc(bn * 8), *prod = malloc((an + bn) * 8);
+        bigdec__limb *r = malloc(L * 8), *want = malloc(L * 8), *got = malloc(L * 8);
+        size_t cap = 6 * L + 64;
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!a || !b || !prod || !r || !want || !got || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        fill_shape(a, an, (int)(c % 4));
+        fill_shape(b, bn, (int)(c / 4 % 4));
+        int st = bigdec__mulmod_bnm1(r, a, an, b, bn, log, &ar);
+        mpn_mul((mp_limb_t *)prod, (const mp_limb_t *)a, (mp_size_t)an, (const mp_limb_t *)b,
+                (mp_size_t)bn);
+        fold_bnm1(want, prod, an + bn, L);
+        fold_bnm1(got, r, L, L);
+        int ok = st == 0 && !ar.overflow && ar.used == 0 && memcmp(got, want, L * 8) == 0;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"mulmod\",\"log\":%u,\"an\":%zu,"
+                   "\"bn\":%zu,\"status\":%d}\n", log, an, bn, st);
+        free(a), free(b), free(prod), free(r), free(want), free(got), free(ar.base);
+    }
+    printf("{\"type\":\"mulmod\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
+/* bigdec__invert's error bound in units of y (see its comment: a few units). */
+#define INVERT_SLACK 4
+
+static int run_invert(size_t lo, size_t hi, long count) {
+    mpz_t num, dz, yz, want, diff;
+    mpz_inits(num, dz, yz, want, diff, NULL);
+    long worst = 0;
+    for (long c = 0; c < count; c++) {
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (n < lo) n = lo;
+        if (n > hi) n = hi;
+        bigdec__limb *d = malloc(n * 8), *y = malloc((n + 1) * 8);
+        size_t cap = bigdec__invert_scratch(n);
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!d || !y || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        int shape = (int)(c % 4);
+        fill_shape(d, n, shape == 3 ? 2 : shape);
+        if (shape == 2)
+            memset(d, 0, n * 8); /* B^n / 2 */
+        d[n - 1] |= (bigdec__limb)1 << 63;
+        bigdec__invert(y, d, n, &ar);
+        mpz_import(dz, n, -1, 8, 0, 0, d);
+        mpz_import(yz, n + 1, -1, 8, 0, 0, y);
+        mpz_set_ui(num, 1);
+        mpz_mul_2exp(num, num, 128 * n);
+        mpz_fdiv_q(want, num, dz);
+        mpz_sub(diff, yz, want);
+        long dev = mpz_cmpabs_ui(diff, INVERT_SLACK) > 0 ? INVERT_SLACK + 1 : mpz_get_si(diff);
+        if (labs(dev) > labs(worst))
+            worst = dev;
+        int ok = !ar.overflow && ar.used == 0 && labs(dev) <= INVERT_SLACK;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"invert\",\"n\":%zu,\"shape\":%d,"
+                   "\"deviation\":%ld}\n", n, shape, dev);
+        free(d), free(y), free(ar.base);
+    }
+    mpz_clears(num, dz, yz, want, diff, NULL);
+    printf("{\"type\":\"invert\",\"checked\":%ld,\"worst\":%ld,\"ok\":%s}\n", checked,
+           worst, failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -235,6 +391,27 @@ int main(int argc, char **argv) {
         int rc = run_random(lo, hi, strtol(argv[5], NULL, 0));
         bigdec_cache_release(); /* and a leak checker sees everything freed */
         return rc;
+    }
+    if (argc == 6 && !strcmp(argv[1], "mul")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 1 || hi < lo)
+            return 2;
+        return run_mul(lo, hi, strtol(argv[5], NULL, 0));
+    }
+    if (argc == 6 && !strcmp(argv[1], "mulmod")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        unsigned lo = (unsigned)strtoul(argv[3], NULL, 0), hi = (unsigned)strtoul(argv[4], NULL, 0);
+        if (lo < 2 || hi < lo || hi > 20)
+            return 2;
+        return run_mulmod(lo, hi, strtol(argv[5], NULL, 0));
+    }
+    if (argc == 6 && !strcmp(argv[1], "invert")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 1 || hi < lo)
+            return 2;
+        return run_invert(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 3 && !strcmp(argv[1], "edge"))
         return run_edge(strtoul(argv[2], NULL, 0));

@@ -22,6 +22,18 @@ on a Xeon (family 6, model 207) the two folds measured within 3% of each other a
 N = 3..9 in throughput and in both chains, either sign (both forms assembled side by
 side, their positions swapped between runs), so `adcx` is kept.
 
+At N = 1 the one product is a plain `mul` of two registers (rdx:rax = rax * rdx), as in
+mcl: on Zen 5 (family 26) `mulx` with a memory operand there took 3.9 TSC ticks per call
+in throughput against 2.6 for `mul` and for a load plus a register `mulx`, and a chain
+through x took 3.3 with `mul`, 3.9 with the register `mulx`.
+
+Operand order. A row loads one limb of the streamed operand into rdx and reads the other
+operand whole; the multiply that streams y (`mulpre_asm_mul_N`) needs all of x in its first
+row, the one that streams x (`mulpre_asm_mul_sx_N`) all of y. Where an operand is the
+previous call's product (a chain), streaming it lets each row start as soon as the limb
+it needs is stored: on a Xeon (family 6 model 207) the wrong order was 1.1-1.4x slower
+than mcl, which streams x; the caller picks the order (mulpre_mul_stream_fn_get).
+
 Per N >= 2 this gives N^2 mulx, N + (N-1)(2N+1) add-type, N-1 xor and 3N + (N-1) + 1 mov
 (loads of y[i], stores of z, zeroes, the copy of the y pointer); for N = 4 that is 16 mulx,
 31 add-type and 16 mov, the instruction mix of the hand-written code in seed S11.
@@ -56,6 +68,8 @@ LO32 = "eax"  # 32-bit writes zero the upper half; shorter encodings
 # Accumulator and `hi` registers, caller-saved first so that small N pushes nothing.
 POOL = ("r8", "r9", "r10", "r11", "rbx", "rbp", "r12", "r13", "r14", "r15")
 CALLER_SAVED = {"r8", "r9", "r10", "r11"}
+# The operand each multiply reads one limb per row: y (mulpre_asm_mul_N), x (_sx_N).
+STREAMS = ("y", "x")
 
 
 def mem(base: str, limb: int) -> str:
@@ -94,23 +108,24 @@ class Func:
         return "\n".join(head + self.body + tail)
 
 
-def first_row(f: Func, acc: list[str], xs: list[int], z_limb: int) -> None:
-    """acc[0..len(xs)-1] = rdx * x[xs] >> 64 limbs; the lowest limb goes to z[z_limb].
+def first_row(f: Func, acc: list[str], xs: list[int], z_limb: int, src: str = X) -> None:
+    """acc[0..len(xs)-1] = rdx * src[xs] >> 64 limbs; the lowest limb goes to z[z_limb].
 
     One carry chain (plain add/adc): nothing is accumulated yet.
     """
     n = len(xs)
-    f.op(f"mulx {acc[0]}, {LO}, {mem(X, xs[0])}")
+    f.op(f"mulx {acc[0]}, {LO}, {mem(src, xs[0])}")
     f.op(f"mov {mem(Z, z_limb)}, {LO}", f"z[{z_limb}] is final")
     for j in range(1, n):
-        f.op(f"mulx {acc[j]}, {LO}, {mem(X, xs[j])}")
+        f.op(f"mulx {acc[j]}, {LO}, {mem(src, xs[j])}")
         f.op(f"{'add' if j == 1 else 'adc'} {acc[j - 1]}, {LO}")
     if n > 1:
         f.op(f"adc {acc[n - 1]}, 0", "top limb takes the last carry")
 
 
-def add_row(f: Func, acc: list[str], hi: str, xs: list[int], z_limb: int) -> list[str]:
-    """acc += rdx * x[xs]; store acc[0] to z[z_limb]; return the new accumulator.
+def add_row(f: Func, acc: list[str], hi: str, xs: list[int], z_limb: int,
+            src: str = X) -> list[str]:
+    """acc += rdx * src[xs]; store acc[0] to z[z_limb]; return the new accumulator.
 
     `acc` holds len(xs) limbs; the result has the same length, shifted one limb up: the
     stored low limb leaves, `hi` comes in as the new top.
@@ -119,7 +134,7 @@ def add_row(f: Func, acc: list[str], hi: str, xs: list[int], z_limb: int) -> lis
     assert len(acc) == n
     f.op(f"xor {LO32}, {LO32}", "zero idiom: CF = OF = 0")
     for j in range(n):
-        f.op(f"mulx {hi}, {LO}, {mem(X, xs[j])}")
+        f.op(f"mulx {hi}, {LO}, {mem(src, xs[j])}")
         f.op(f"adox {acc[j]}, {LO}", "low halves: OF chain")
         if j == 0:
             f.op(f"mov {mem(Z, z_limb)}, {acc[0]}", f"z[{z_limb}] is final")
@@ -131,25 +146,34 @@ def add_row(f: Func, acc: list[str], hi: str, xs: list[int], z_limb: int) -> lis
     return acc[1:] + [hi]
 
 
-def gen_mul(n: int) -> Func:
-    f = Func(f"mulpre_asm_mul_{n}", n + 1,
-             f"void mulpre_asm_mul_{n}(uint64_t z[{2 * n}], const uint64_t x[{n}], "
-             f"const uint64_t y[{n}])")
+def gen_mul(n: int, stream: str = "y") -> Func:
+    """The multiply that reads `stream` ("y" or "x") one limb per row into rdx and the
+    other operand whole in every row (see the docstring: which one a call site wants)."""
+    name = f"mulpre_asm_mul_{n}" if stream == "y" else f"mulpre_asm_mul_sx_{n}"
+    f = Func(name, n + 1,
+             f"void {name}(uint64_t z[{2 * n}], const uint64_t x[{n}], "
+             f"const uint64_t y[{n}]): rows stream {stream}")
     regs = f.regs
     acc, spare = regs[:n], regs[n]
     xs = list(range(n))
-    if n == 1:
+    # y arrives in rdx, which mulx needs: it moves to rcx first.
+    rows, whole = (Y, X) if stream == "y" else (X, Y)
+    if n == 1:  # one product: no rows, no order (see the docstring)
+        f.op(f"mov {LO}, {mem(X, 0)}")
         f.op(f"mov {RDX}, {mem(RDX, 0)}")
-    else:
-        f.op(f"mov {Y}, {RDX}", "rdx is the implicit mulx operand")
-        f.op(f"mov {RDX}, {mem(Y, 0)}")
+        f.op(f"mul {RDX}", "rdx:rax = x[0] * y[0]")
+        f.op(f"mov {mem(Z, 0)}, {LO}")
+        f.op(f"mov {mem(Z, 1)}, {RDX}")
+        return f
+    f.op(f"mov {Y}, {RDX}", "rdx is the implicit mulx operand")
+    f.op(f"mov {RDX}, {mem(rows, 0)}")
     f.note("row 0")
-    first_row(f, acc, xs, 0)
+    first_row(f, acc, xs, 0, whole)
     for i in range(1, n):
         f.note(f"row {i}")
-        f.op(f"mov {RDX}, {mem(Y, i)}")
+        f.op(f"mov {RDX}, {mem(rows, i)}")
         old0 = acc[0]
-        acc = add_row(f, acc, spare, xs, i)
+        acc = add_row(f, acc, spare, xs, i, whole)
         spare = old0
     f.note(f"the top {n} limbs")
     for k, r in enumerate(acc):
@@ -220,8 +244,9 @@ def render() -> str:
         "\t.intel_syntax noprefix",
         "\t.text",
     ]
-    for n in range(1, MAX_N + 1):
-        parts.append(gen_mul(n).render())
+    for stream in STREAMS:
+        for n in range(1, MAX_N + 1):
+            parts.append(gen_mul(n, stream).render())
     for n in range(1, MAX_N + 1):
         parts.append(gen_sqr(n).render())
     parts += [

@@ -98,6 +98,22 @@ mulpre_status mulpre_sqr_with(mulpre_impl impl, uint64_t *z, const uint64_t *x, 
 mulpre_mul_fn mulpre_mul_fn_get(mulpre_impl impl, size_t n);
 mulpre_sqr_fn mulpre_sqr_fn_get(mulpre_impl impl, size_t n);
 
+/* The operand that an unchecked multiply reads one limb per row (into mulx's rdx); the
+ * other one is read whole by the first row. A call site whose operand comes from the
+ * call just before (a chain of products, the low half of one feeding the next) streams
+ * that operand, so the multiply starts on its first limb while the previous call still
+ * stores the others: on a Xeon (family 6, model 207) streaming the wrong operand of a
+ * chain cost 1.1-1.4x (README.md, "Figures"). With independent operands either serves. */
+typedef enum mulpre_stream {
+    MULPRE_STREAM_Y = 0, /* y streamed, x read whole: mulpre_mul_fn_get's order */
+    MULPRE_STREAM_X = 1  /* x streamed, y read whole */
+} mulpre_stream;
+
+/* mulpre_mul_fn_get's function, or its twin that streams x: the same product z = x * y
+ * with the same contract, the rows taken over the operand `stream` names; NULL where
+ * mulpre_mul_fn_get gives NULL, or for a stream that is not a mulpre_stream value. */
+mulpre_mul_fn mulpre_mul_stream_fn_get(mulpre_impl impl, size_t n, mulpre_stream stream);
+
 /* Whether impl runs on this CPU (and is built for this target). AUTO is always true. */
 bool mulpre_impl_available(mulpre_impl impl);
 

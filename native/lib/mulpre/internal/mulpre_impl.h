@@ -15,11 +15,15 @@
 typedef mulpre_mul_fn mulpre_mul_table[MULPRE_MAX_LIMBS + 1];
 typedef mulpre_sqr_fn mulpre_sqr_table[MULPRE_MAX_LIMBS + 1];
 
+/* Per implementation: the multiply that streams y (rows over y[i]), the one that
+ * streams x (mul_sx), and the squaring. */
 MULPRE_INTERNAL extern const mulpre_mul_table mulpre_portable_mul;
+MULPRE_INTERNAL extern const mulpre_mul_table mulpre_portable_mul_sx;
 MULPRE_INTERNAL extern const mulpre_sqr_table mulpre_portable_sqr;
 
 #if MULPRE_HAVE_INTRIN
 MULPRE_INTERNAL extern const mulpre_mul_table mulpre_intrin_mul;
+MULPRE_INTERNAL extern const mulpre_mul_table mulpre_intrin_mul_sx;
 MULPRE_INTERNAL extern const mulpre_sqr_table mulpre_intrin_sqr;
 #endif
 
@@ -27,6 +31,8 @@ MULPRE_INTERNAL extern const mulpre_sqr_table mulpre_intrin_sqr;
 #define MULPRE_DECLARE_ASM(n)                                                          \
     MULPRE_INTERNAL void mulpre_asm_mul_##n(uint64_t *z, const uint64_t *x,           \
                                             const uint64_t *y);                        \
+    MULPRE_INTERNAL void mulpre_asm_mul_sx_##n(uint64_t *z, const uint64_t *x,        \
+                                               const uint64_t *y);                     \
     MULPRE_INTERNAL void mulpre_asm_sqr_##n(uint64_t *z, const uint64_t *x);
 MULPRE_FOR_EACH_N(MULPRE_DECLARE_ASM)
 #undef MULPRE_DECLARE_ASM

@@ -5,22 +5,21 @@
 	.intel_syntax noprefix
 	.text
 
-# void mulpre_asm_mul_1(uint64_t z[2], const uint64_t x[1], const uint64_t y[1])
+# void mulpre_asm_mul_1(uint64_t z[2], const uint64_t x[1], const uint64_t y[1]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_1
 	.hidden mulpre_asm_mul_1
 	.type mulpre_asm_mul_1, @function
 mulpre_asm_mul_1:
+	mov rax, qword ptr [rsi]
 	mov rdx, qword ptr [rdx]
-	# row 0
-	mulx r8, rax, qword ptr [rsi]
-	mov qword ptr [rdi], rax                # z[0] is final
-	# the top 1 limbs
-	mov qword ptr [rdi + 8], r8
+	mul rdx                                 # rdx:rax = x[0] * y[0]
+	mov qword ptr [rdi], rax
+	mov qword ptr [rdi + 8], rdx
 	ret
 	.size mulpre_asm_mul_1, .-mulpre_asm_mul_1
 
-# void mulpre_asm_mul_2(uint64_t z[4], const uint64_t x[2], const uint64_t y[2])
+# void mulpre_asm_mul_2(uint64_t z[4], const uint64_t x[2], const uint64_t y[2]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_2
 	.hidden mulpre_asm_mul_2
@@ -52,7 +51,7 @@ mulpre_asm_mul_2:
 	ret
 	.size mulpre_asm_mul_2, .-mulpre_asm_mul_2
 
-# void mulpre_asm_mul_3(uint64_t z[6], const uint64_t x[3], const uint64_t y[3])
+# void mulpre_asm_mul_3(uint64_t z[6], const uint64_t x[3], const uint64_t y[3]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_3
 	.hidden mulpre_asm_mul_3
@@ -105,7 +104,7 @@ mulpre_asm_mul_3:
 	ret
 	.size mulpre_asm_mul_3, .-mulpre_asm_mul_3
 
-# void mulpre_asm_mul_4(uint64_t z[8], const uint64_t x[4], const uint64_t y[4])
+# void mulpre_asm_mul_4(uint64_t z[8], const uint64_t x[4], const uint64_t y[4]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_4
 	.hidden mulpre_asm_mul_4
@@ -187,7 +186,7 @@ mulpre_asm_mul_4:
 	ret
 	.size mulpre_asm_mul_4, .-mulpre_asm_mul_4
 
-# void mulpre_asm_mul_5(uint64_t z[10], const uint64_t x[5], const uint64_t y[5])
+# void mulpre_asm_mul_5(uint64_t z[10], const uint64_t x[5], const uint64_t y[5]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_5
 	.hidden mulpre_asm_mul_5
@@ -304,7 +303,7 @@ mulpre_asm_mul_5:
 	ret
 	.size mulpre_asm_mul_5, .-mulpre_asm_mul_5
 
-# void mulpre_asm_mul_6(uint64_t z[12], const uint64_t x[6], const uint64_t y[6])
+# void mulpre_asm_mul_6(uint64_t z[12], const uint64_t x[6], const uint64_t y[6]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_6
 	.hidden mulpre_asm_mul_6
@@ -462,7 +461,7 @@ mulpre_asm_mul_6:
 	ret
 	.size mulpre_asm_mul_6, .-mulpre_asm_mul_6
 
-# void mulpre_asm_mul_7(uint64_t z[14], const uint64_t x[7], const uint64_t y[7])
+# void mulpre_asm_mul_7(uint64_t z[14], const uint64_t x[7], const uint64_t y[7]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_7
 	.hidden mulpre_asm_mul_7
@@ -667,7 +666,7 @@ mulpre_asm_mul_7:
 	ret
 	.size mulpre_asm_mul_7, .-mulpre_asm_mul_7
 
-# void mulpre_asm_mul_8(uint64_t z[16], const uint64_t x[8], const uint64_t y[8])
+# void mulpre_asm_mul_8(uint64_t z[16], const uint64_t x[8], const uint64_t y[8]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_8
 	.hidden mulpre_asm_mul_8
@@ -925,7 +924,7 @@ mulpre_asm_mul_8:
 	ret
 	.size mulpre_asm_mul_8, .-mulpre_asm_mul_8
 
-# void mulpre_asm_mul_9(uint64_t z[18], const uint64_t x[9], const uint64_t y[9])
+# void mulpre_asm_mul_9(uint64_t z[18], const uint64_t x[9], const uint64_t y[9]): rows stream y
 	.p2align 4
 	.globl mulpre_asm_mul_9
 	.hidden mulpre_asm_mul_9
@@ -1241,6 +1240,1242 @@ mulpre_asm_mul_9:
 	pop rbx
 	ret
 	.size mulpre_asm_mul_9, .-mulpre_asm_mul_9
+
+# void mulpre_asm_mul_sx_1(uint64_t z[2], const uint64_t x[1], const uint64_t y[1]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_1
+	.hidden mulpre_asm_mul_sx_1
+	.type mulpre_asm_mul_sx_1, @function
+mulpre_asm_mul_sx_1:
+	mov rax, qword ptr [rsi]
+	mov rdx, qword ptr [rdx]
+	mul rdx                                 # rdx:rax = x[0] * y[0]
+	mov qword ptr [rdi], rax
+	mov qword ptr [rdi + 8], rdx
+	ret
+	.size mulpre_asm_mul_sx_1, .-mulpre_asm_mul_sx_1
+
+# void mulpre_asm_mul_sx_2(uint64_t z[4], const uint64_t x[2], const uint64_t y[2]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_2
+	.hidden mulpre_asm_mul_sx_2
+	.type mulpre_asm_mul_sx_2, @function
+mulpre_asm_mul_sx_2:
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	adc r9, 0                               # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# the top 2 limbs
+	mov qword ptr [rdi + 16], r9
+	mov qword ptr [rdi + 24], r10
+	ret
+	.size mulpre_asm_mul_sx_2, .-mulpre_asm_mul_sx_2
+
+# void mulpre_asm_mul_sx_3(uint64_t z[6], const uint64_t x[3], const uint64_t y[3]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_3
+	.hidden mulpre_asm_mul_sx_3
+	.type mulpre_asm_mul_sx_3, @function
+mulpre_asm_mul_sx_3:
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	adc r10, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r11, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r11, rax
+	adcx r11, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# the top 3 limbs
+	mov qword ptr [rdi + 24], r10
+	mov qword ptr [rdi + 32], r11
+	mov qword ptr [rdi + 40], r8
+	ret
+	.size mulpre_asm_mul_sx_3, .-mulpre_asm_mul_sx_3
+
+# void mulpre_asm_mul_sx_4(uint64_t z[8], const uint64_t x[4], const uint64_t y[4]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_4
+	.hidden mulpre_asm_mul_sx_4
+	.type mulpre_asm_mul_sx_4, @function
+mulpre_asm_mul_sx_4:
+	push rbx
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	adc r11, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbx, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbx, rax
+	adcx rbx, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# the top 4 limbs
+	mov qword ptr [rdi + 32], r11
+	mov qword ptr [rdi + 40], rbx
+	mov qword ptr [rdi + 48], r8
+	mov qword ptr [rdi + 56], r9
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_4, .-mulpre_asm_mul_sx_4
+
+# void mulpre_asm_mul_sx_5(uint64_t z[10], const uint64_t x[5], const uint64_t y[5]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_5
+	.hidden mulpre_asm_mul_sx_5
+	.type mulpre_asm_mul_sx_5, @function
+mulpre_asm_mul_sx_5:
+	push rbx
+	push rbp
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adc r11, rax
+	adc rbx, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbp, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, rbp                            # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 32]
+	adox rbx, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbp, rax
+	adcx rbp, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 32]
+	adox rbp, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 32]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# row 4
+	mov rdx, qword ptr [rsi + 32]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r11, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 32], r11           # z[4] is final
+	adcx rbx, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 16]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r8, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 32]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# the top 5 limbs
+	mov qword ptr [rdi + 40], rbx
+	mov qword ptr [rdi + 48], rbp
+	mov qword ptr [rdi + 56], r8
+	mov qword ptr [rdi + 64], r9
+	mov qword ptr [rdi + 72], r10
+	pop rbp
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_5, .-mulpre_asm_mul_sx_5
+
+# void mulpre_asm_mul_sx_6(uint64_t z[12], const uint64_t x[6], const uint64_t y[6]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_6
+	.hidden mulpre_asm_mul_sx_6
+	.type mulpre_asm_mul_sx_6, @function
+mulpre_asm_mul_sx_6:
+	push rbx
+	push rbp
+	push r12
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adc r11, rax
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adc rbx, rax
+	adc rbp, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r12, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r12                            # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 32]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 40]
+	adox rbp, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r12, rax
+	adcx r12, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 32]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 40]
+	adox r12, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 32]
+	adox r12, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 40]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# row 4
+	mov rdx, qword ptr [rsi + 32]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r11, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 32], r11           # z[4] is final
+	adcx rbx, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 16]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 24]
+	adox r12, rax                           # low halves: OF chain
+	adcx r8, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 32]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 40]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# row 5
+	mov rdx, qword ptr [rsi + 40]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r11, rax, qword ptr [rcx]
+	adox rbx, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 40], rbx           # z[5] is final
+	adcx rbp, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 8]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 16]
+	adox r12, rax                           # low halves: OF chain
+	adcx r8, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 32]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 40]
+	adox r10, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r11, rax
+	adcx r11, rax
+	# the top 6 limbs
+	mov qword ptr [rdi + 48], rbp
+	mov qword ptr [rdi + 56], r12
+	mov qword ptr [rdi + 64], r8
+	mov qword ptr [rdi + 72], r9
+	mov qword ptr [rdi + 80], r10
+	mov qword ptr [rdi + 88], r11
+	pop r12
+	pop rbp
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_6, .-mulpre_asm_mul_sx_6
+
+# void mulpre_asm_mul_sx_7(uint64_t z[14], const uint64_t x[7], const uint64_t y[7]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_7
+	.hidden mulpre_asm_mul_sx_7
+	.type mulpre_asm_mul_sx_7, @function
+mulpre_asm_mul_sx_7:
+	push rbx
+	push rbp
+	push r12
+	push r13
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adc r11, rax
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adc rbx, rax
+	mulx r12, rax, qword ptr [rcx + 48]
+	adc rbp, rax
+	adc r12, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r13, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r13                            # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r13                           # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r13                           # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r13                           # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 32]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r13                           # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 40]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r13                           # high halves: CF chain
+	mulx r13, rax, qword ptr [rcx + 48]
+	adox r12, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r13, rax
+	adcx r13, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 32]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 40]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 48]
+	adox r13, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 32]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 40]
+	adox r13, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 48]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# row 4
+	mov rdx, qword ptr [rsi + 32]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r11, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 32], r11           # z[4] is final
+	adcx rbx, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 16]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 24]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 32]
+	adox r13, rax                           # low halves: OF chain
+	adcx r8, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 40]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 48]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# row 5
+	mov rdx, qword ptr [rsi + 40]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r11, rax, qword ptr [rcx]
+	adox rbx, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 40], rbx           # z[5] is final
+	adcx rbp, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 8]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 16]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 24]
+	adox r13, rax                           # low halves: OF chain
+	adcx r8, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 32]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 40]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 48]
+	adox r10, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r11, rax
+	adcx r11, rax
+	# row 6
+	mov rdx, qword ptr [rsi + 48]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbx, rax, qword ptr [rcx]
+	adox rbp, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 48], rbp           # z[6] is final
+	adcx r12, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 8]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 16]
+	adox r13, rax                           # low halves: OF chain
+	adcx r8, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 40]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 48]
+	adox r11, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbx, rax
+	adcx rbx, rax
+	# the top 7 limbs
+	mov qword ptr [rdi + 56], r12
+	mov qword ptr [rdi + 64], r13
+	mov qword ptr [rdi + 72], r8
+	mov qword ptr [rdi + 80], r9
+	mov qword ptr [rdi + 88], r10
+	mov qword ptr [rdi + 96], r11
+	mov qword ptr [rdi + 104], rbx
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_7, .-mulpre_asm_mul_sx_7
+
+# void mulpre_asm_mul_sx_8(uint64_t z[16], const uint64_t x[8], const uint64_t y[8]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_8
+	.hidden mulpre_asm_mul_sx_8
+	.type mulpre_asm_mul_sx_8, @function
+mulpre_asm_mul_sx_8:
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adc r11, rax
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adc rbx, rax
+	mulx r12, rax, qword ptr [rcx + 48]
+	adc rbp, rax
+	mulx r13, rax, qword ptr [rcx + 56]
+	adc r12, rax
+	adc r13, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r14, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r14                            # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 32]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 40]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 48]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r14                           # high halves: CF chain
+	mulx r14, rax, qword ptr [rcx + 56]
+	adox r13, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r14, rax
+	adcx r14, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 32]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 40]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 48]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 56]
+	adox r14, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 32]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 40]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 48]
+	adox r14, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 56]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# row 4
+	mov rdx, qword ptr [rsi + 32]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r11, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 32], r11           # z[4] is final
+	adcx rbx, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 16]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 24]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 32]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 40]
+	adox r14, rax                           # low halves: OF chain
+	adcx r8, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 48]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 56]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# row 5
+	mov rdx, qword ptr [rsi + 40]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r11, rax, qword ptr [rcx]
+	adox rbx, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 40], rbx           # z[5] is final
+	adcx rbp, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 8]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 16]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 24]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 32]
+	adox r14, rax                           # low halves: OF chain
+	adcx r8, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 40]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 48]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 56]
+	adox r10, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r11, rax
+	adcx r11, rax
+	# row 6
+	mov rdx, qword ptr [rsi + 48]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbx, rax, qword ptr [rcx]
+	adox rbp, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 48], rbp           # z[6] is final
+	adcx r12, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 8]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 16]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 24]
+	adox r14, rax                           # low halves: OF chain
+	adcx r8, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 40]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 48]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 56]
+	adox r11, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbx, rax
+	adcx rbx, rax
+	# row 7
+	mov rdx, qword ptr [rsi + 56]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbp, rax, qword ptr [rcx]
+	adox r12, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 56], r12           # z[7] is final
+	adcx r13, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 8]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 16]
+	adox r14, rax                           # low halves: OF chain
+	adcx r8, rbp                            # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, rbp                            # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 32]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 48]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 56]
+	adox rbx, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbp, rax
+	adcx rbp, rax
+	# the top 8 limbs
+	mov qword ptr [rdi + 64], r13
+	mov qword ptr [rdi + 72], r14
+	mov qword ptr [rdi + 80], r8
+	mov qword ptr [rdi + 88], r9
+	mov qword ptr [rdi + 96], r10
+	mov qword ptr [rdi + 104], r11
+	mov qword ptr [rdi + 112], rbx
+	mov qword ptr [rdi + 120], rbp
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_8, .-mulpre_asm_mul_sx_8
+
+# void mulpre_asm_mul_sx_9(uint64_t z[18], const uint64_t x[9], const uint64_t y[9]): rows stream x
+	.p2align 4
+	.globl mulpre_asm_mul_sx_9
+	.hidden mulpre_asm_mul_sx_9
+	.type mulpre_asm_mul_sx_9, @function
+mulpre_asm_mul_sx_9:
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	mov rcx, rdx                            # rdx is the implicit mulx operand
+	mov rdx, qword ptr [rsi]
+	# row 0
+	mulx r8, rax, qword ptr [rcx]
+	mov qword ptr [rdi], rax                # z[0] is final
+	mulx r9, rax, qword ptr [rcx + 8]
+	add r8, rax
+	mulx r10, rax, qword ptr [rcx + 16]
+	adc r9, rax
+	mulx r11, rax, qword ptr [rcx + 24]
+	adc r10, rax
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adc r11, rax
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adc rbx, rax
+	mulx r12, rax, qword ptr [rcx + 48]
+	adc rbp, rax
+	mulx r13, rax, qword ptr [rcx + 56]
+	adc r12, rax
+	mulx r14, rax, qword ptr [rcx + 64]
+	adc r13, rax
+	adc r14, 0                              # top limb takes the last carry
+	# row 1
+	mov rdx, qword ptr [rsi + 8]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r15, rax, qword ptr [rcx]
+	adox r8, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 8], r8             # z[1] is final
+	adcx r9, r15                            # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 8]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 16]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 24]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 32]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 40]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 48]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 56]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r15                           # high halves: CF chain
+	mulx r15, rax, qword ptr [rcx + 64]
+	adox r14, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r15, rax
+	adcx r15, rax
+	# row 2
+	mov rdx, qword ptr [rsi + 16]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r8, rax, qword ptr [rcx]
+	adox r9, rax                            # low halves: OF chain
+	mov qword ptr [rdi + 16], r9            # z[2] is final
+	adcx r10, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 8]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 16]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 24]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 32]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 40]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 48]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 56]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, r8                            # high halves: CF chain
+	mulx r8, rax, qword ptr [rcx + 64]
+	adox r15, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r8, rax
+	adcx r8, rax
+	# row 3
+	mov rdx, qword ptr [rsi + 24]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r9, rax, qword ptr [rcx]
+	adox r10, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 24], r10           # z[3] is final
+	adcx r11, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 8]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 16]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 24]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 32]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 40]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 48]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, r9                            # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 56]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, r9                             # high halves: CF chain
+	mulx r9, rax, qword ptr [rcx + 64]
+	adox r8, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r9, rax
+	adcx r9, rax
+	# row 4
+	mov rdx, qword ptr [rsi + 32]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r10, rax, qword ptr [rcx]
+	adox r11, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 32], r11           # z[4] is final
+	adcx rbx, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 8]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 16]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 24]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 32]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 40]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, r10                           # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 48]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 56]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r10                            # high halves: CF chain
+	mulx r10, rax, qword ptr [rcx + 64]
+	adox r9, rax                            # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r10, rax
+	adcx r10, rax
+	# row 5
+	mov rdx, qword ptr [rsi + 40]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r11, rax, qword ptr [rcx]
+	adox rbx, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 40], rbx           # z[5] is final
+	adcx rbp, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 8]
+	adox rbp, rax                           # low halves: OF chain
+	adcx r12, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 16]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 24]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 32]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 40]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 48]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r11                            # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 56]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r11                           # high halves: CF chain
+	mulx r11, rax, qword ptr [rcx + 64]
+	adox r10, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r11, rax
+	adcx r11, rax
+	# row 6
+	mov rdx, qword ptr [rsi + 48]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbx, rax, qword ptr [rcx]
+	adox rbp, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 48], rbp           # z[6] is final
+	adcx r12, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 8]
+	adox r12, rax                           # low halves: OF chain
+	adcx r13, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 16]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 24]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 32]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 40]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, rbx                            # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 48]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 56]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbx                           # high halves: CF chain
+	mulx rbx, rax, qword ptr [rcx + 64]
+	adox r11, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbx, rax
+	adcx rbx, rax
+	# row 7
+	mov rdx, qword ptr [rsi + 56]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx rbp, rax, qword ptr [rcx]
+	adox r12, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 56], r12           # z[7] is final
+	adcx r13, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 8]
+	adox r13, rax                           # low halves: OF chain
+	adcx r14, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 16]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 24]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, rbp                            # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 32]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, rbp                            # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 40]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 48]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 56]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, rbp                           # high halves: CF chain
+	mulx rbp, rax, qword ptr [rcx + 64]
+	adox rbx, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox rbp, rax
+	adcx rbp, rax
+	# row 8
+	mov rdx, qword ptr [rsi + 64]
+	xor eax, eax                            # zero idiom: CF = OF = 0
+	mulx r12, rax, qword ptr [rcx]
+	adox r13, rax                           # low halves: OF chain
+	mov qword ptr [rdi + 64], r13           # z[8] is final
+	adcx r14, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 8]
+	adox r14, rax                           # low halves: OF chain
+	adcx r15, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 16]
+	adox r15, rax                           # low halves: OF chain
+	adcx r8, r12                            # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 24]
+	adox r8, rax                            # low halves: OF chain
+	adcx r9, r12                            # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 32]
+	adox r9, rax                            # low halves: OF chain
+	adcx r10, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 40]
+	adox r10, rax                           # low halves: OF chain
+	adcx r11, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 48]
+	adox r11, rax                           # low halves: OF chain
+	adcx rbx, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 56]
+	adox rbx, rax                           # low halves: OF chain
+	adcx rbp, r12                           # high halves: CF chain
+	mulx r12, rax, qword ptr [rcx + 64]
+	adox rbp, rax                           # low halves: OF chain
+	mov eax, 0                              # mov keeps the flags
+	adox r12, rax
+	adcx r12, rax
+	# the top 9 limbs
+	mov qword ptr [rdi + 72], r14
+	mov qword ptr [rdi + 80], r15
+	mov qword ptr [rdi + 88], r8
+	mov qword ptr [rdi + 96], r9
+	mov qword ptr [rdi + 104], r10
+	mov qword ptr [rdi + 112], r11
+	mov qword ptr [rdi + 120], rbx
+	mov qword ptr [rdi + 128], rbp
+	mov qword ptr [rdi + 136], r12
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	ret
+	.size mulpre_asm_mul_sx_9, .-mulpre_asm_mul_sx_9
 
 # void mulpre_asm_sqr_1(uint64_t z[2], const uint64_t x[1])
 	.p2align 4

@@ -65,18 +65,27 @@ const char *mulpre_status_str(mulpre_status status) {
     }
 }
 
+/* One implementation's functions: the multiply streaming y, the one streaming x, the
+ * squaring. */
+typedef struct {
+    const mulpre_mul_fn *mul, *mul_sx;
+    const mulpre_sqr_fn *sqr;
+} impl_tables;
+
 #if MULPRE_HAVE_ASM
 #define MULPRE_MUL_ENTRY(n) [n] = mulpre_asm_mul_##n,
+#define MULPRE_MUL_SX_ENTRY(n) [n] = mulpre_asm_mul_sx_##n,
 #define MULPRE_SQR_ENTRY(n) [n] = mulpre_asm_sqr_##n,
 static const mulpre_mul_table asm_mul = {MULPRE_FOR_EACH_N(MULPRE_MUL_ENTRY)};
+static const mulpre_mul_table asm_mul_sx = {MULPRE_FOR_EACH_N(MULPRE_MUL_SX_ENTRY)};
 static const mulpre_sqr_table asm_sqr = {MULPRE_FOR_EACH_N(MULPRE_SQR_ENTRY)};
 #undef MULPRE_MUL_ENTRY
+#undef MULPRE_MUL_SX_ENTRY
 #undef MULPRE_SQR_ENTRY
 #endif
 
 /* Resolve (impl, n) to a status and, when OK, the tables to use. */
-MULPRE_INLINE mulpre_status resolve(mulpre_impl impl, size_t n, const mulpre_mul_fn **mul,
-                             const mulpre_sqr_fn **sqr) {
+MULPRE_INLINE mulpre_status resolve(mulpre_impl impl, size_t n, impl_tables *t) {
     if ((unsigned)impl >= MULPRE_IMPL_COUNT)
         return MULPRE_ERR_IMPL;
     if (n == 0 || n > MULPRE_MAX_LIMBS)
@@ -88,19 +97,17 @@ MULPRE_INLINE mulpre_status resolve(mulpre_impl impl, size_t n, const mulpre_mul
     switch (impl) {
 #if MULPRE_HAVE_ASM
     case MULPRE_IMPL_ASM:
-        *mul = asm_mul;
-        *sqr = asm_sqr;
+        *t = (impl_tables){asm_mul, asm_mul_sx, asm_sqr};
         return MULPRE_OK;
 #endif
 #if MULPRE_HAVE_INTRIN
     case MULPRE_IMPL_INTRIN:
-        *mul = mulpre_intrin_mul;
-        *sqr = mulpre_intrin_sqr;
+        *t = (impl_tables){mulpre_intrin_mul, mulpre_intrin_mul_sx, mulpre_intrin_sqr};
         return MULPRE_OK;
 #endif
     case MULPRE_IMPL_PORTABLE:
-        *mul = mulpre_portable_mul;
-        *sqr = mulpre_portable_sqr;
+        *t = (impl_tables){mulpre_portable_mul, mulpre_portable_mul_sx,
+                           mulpre_portable_sqr};
         return MULPRE_OK;
     default:
         return MULPRE_ERR_UNAVAILABLE;
@@ -114,32 +121,38 @@ MULPRE_INLINE bool overlaps(const uint64_t *a, size_t an, const uint64_t *b, siz
 }
 
 mulpre_mul_fn mulpre_mul_fn_get(mulpre_impl impl, size_t n) {
-    const mulpre_mul_fn *mul;
-    const mulpre_sqr_fn *sqr;
-    return resolve(impl, n, &mul, &sqr) == MULPRE_OK ? mul[n] : NULL;
+    impl_tables t;
+    return resolve(impl, n, &t) == MULPRE_OK ? t.mul[n] : NULL;
+}
+
+mulpre_mul_fn mulpre_mul_stream_fn_get(mulpre_impl impl, size_t n, mulpre_stream stream) {
+    impl_tables t;
+    if (stream != MULPRE_STREAM_Y && stream != MULPRE_STREAM_X)
+        return NULL;
+    if (resolve(impl, n, &t) != MULPRE_OK)
+        return NULL;
+    return stream == MULPRE_STREAM_X ? t.mul_sx[n] : t.mul[n];
 }
 
 mulpre_sqr_fn mulpre_sqr_fn_get(mulpre_impl impl, size_t n) {
-    const mulpre_mul_fn *mul;
-    const mulpre_sqr_fn *sqr;
-    return resolve(impl, n, &mul, &sqr) == MULPRE_OK ? sqr[n] : NULL;
+    impl_tables t;
+    return resolve(impl, n, &t) == MULPRE_OK ? t.sqr[n] : NULL;
 }
 
 MULPRE_INLINE mulpre_status mul_with(mulpre_impl impl, uint64_t *z, const uint64_t *x,
                                      const uint64_t *y, size_t n) {
-    const mulpre_mul_fn *mul;
-    const mulpre_sqr_fn *sqr;
-    mulpre_status st = resolve(impl, n, &mul, &sqr);
+    impl_tables t;
+    mulpre_status st = resolve(impl, n, &t);
     if (st != MULPRE_OK)
         return st;
     if (!z || !x || !y)
         return MULPRE_ERR_NULL;
     if (overlaps(z, 2 * n, x, n) || overlaps(z, 2 * n, y, n)) {
-        uint64_t t[2 * MULPRE_MAX_LIMBS];
-        mul[n](t, x, y);
-        memcpy(z, t, 2 * n * sizeof *z);
+        uint64_t tmp[2 * MULPRE_MAX_LIMBS];
+        t.mul[n](tmp, x, y);
+        memcpy(z, tmp, 2 * n * sizeof *z);
     } else {
-        mul[n](z, x, y);
+        t.mul[n](z, x, y);
     }
     return MULPRE_OK;
 }
@@ -154,18 +167,17 @@ mulpre_status mulpre_mul(uint64_t *z, const uint64_t *x, const uint64_t *y, size
 }
 
 mulpre_status mulpre_sqr_with(mulpre_impl impl, uint64_t *z, const uint64_t *x, size_t n) {
-    const mulpre_mul_fn *mul;
-    const mulpre_sqr_fn *sqr;
-    mulpre_status st = resolve(impl, n, &mul, &sqr);
+    impl_tables t;
+    mulpre_status st = resolve(impl, n, &t);
     if (st != MULPRE_OK)
         return st;
     if (!z || !x)
         return MULPRE_ERR_NULL;
-    uint64_t t[2 * MULPRE_MAX_LIMBS];
-    uint64_t *out = overlaps(z, 2 * n, x, n) ? t : z;
-    sqr[n](out, x);
+    uint64_t tmp[2 * MULPRE_MAX_LIMBS];
+    uint64_t *out = overlaps(z, 2 * n, x, n) ? tmp : z;
+    t.sqr[n](out, x);
     if (out != z)
-        memcpy(z, t, 2 * n * sizeof *z);
+        memcpy(z, tmp, 2 * n * sizeof *z);
     return MULPRE_OK;
 }
 

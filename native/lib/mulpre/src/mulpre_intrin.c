@@ -69,6 +69,10 @@ MULPRE_INLINE MULPRE_TARGET_MULX void intrin_mul(uint64_t *restrict z,
                                                   const uint64_t *y) {                 \
         intrin_mul(z, x, y, n);                                                        \
     }                                                                                  \
+    static MULPRE_TARGET_MULX void intrin_mul_sx_##n(uint64_t *z, const uint64_t *x,  \
+                                                     const uint64_t *y) {              \
+        intrin_mul(z, y, x, n); /* rows over x */                                      \
+    }                                                                                  \
     static MULPRE_TARGET_MULX void intrin_sqr_##n(uint64_t *z, const uint64_t *x) {    \
         intrin_mul(z, x, x, n);                                                        \
     }
@@ -76,8 +80,10 @@ MULPRE_FOR_EACH_N(MULPRE_INTRIN_N)
 #undef MULPRE_INTRIN_N
 
 #define MULPRE_MUL_ENTRY(n) [n] = intrin_mul_##n,
+#define MULPRE_MUL_SX_ENTRY(n) [n] = intrin_mul_sx_##n,
 #define MULPRE_SQR_ENTRY(n) [n] = intrin_sqr_##n,
 const mulpre_mul_table mulpre_intrin_mul = {MULPRE_FOR_EACH_N(MULPRE_MUL_ENTRY)};
+const mulpre_mul_table mulpre_intrin_mul_sx = {MULPRE_FOR_EACH_N(MULPRE_MUL_SX_ENTRY)};
 const mulpre_sqr_table mulpre_intrin_sqr = {MULPRE_FOR_EACH_N(MULPRE_SQR_ENTRY)};
 
 #endif /* MULPRE_HAVE_INTRIN */

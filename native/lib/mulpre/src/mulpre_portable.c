@@ -41,6 +41,9 @@ MULPRE_INLINE void portable_mul(uint64_t *restrict z, const uint64_t *restrict x
     static void portable_mul_##n(uint64_t *z, const uint64_t *x, const uint64_t *y) {  \
         portable_mul(z, x, y, n);                                                      \
     }                                                                                  \
+    static void portable_mul_sx_##n(uint64_t *z, const uint64_t *x, const uint64_t *y) {\
+        portable_mul(z, y, x, n); /* rows over x */                                    \
+    }                                                                                  \
     static void portable_sqr_##n(uint64_t *z, const uint64_t *x) {                     \
         portable_mul(z, x, x, n);                                                      \
     }
@@ -48,6 +51,8 @@ MULPRE_FOR_EACH_N(MULPRE_PORTABLE_N)
 #undef MULPRE_PORTABLE_N
 
 #define MULPRE_MUL_ENTRY(n) [n] = portable_mul_##n,
+#define MULPRE_MUL_SX_ENTRY(n) [n] = portable_mul_sx_##n,
 #define MULPRE_SQR_ENTRY(n) [n] = portable_sqr_##n,
 const mulpre_mul_table mulpre_portable_mul = {MULPRE_FOR_EACH_N(MULPRE_MUL_ENTRY)};
+const mulpre_mul_table mulpre_portable_mul_sx = {MULPRE_FOR_EACH_N(MULPRE_MUL_SX_ENTRY)};
 const mulpre_sqr_table mulpre_portable_sqr = {MULPRE_FOR_EACH_N(MULPRE_SQR_ENTRY)};

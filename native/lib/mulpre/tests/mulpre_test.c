@@ -8,6 +8,7 @@
  *   AUTO groups are skipped there.
  * Per (implementation, n) it checks, against GMP:
  *   - the unchecked per-size multiply and square (mulpre_mul_fn_get / mulpre_sqr_fn_get)
+ *     and the multiply that streams x (mulpre_mul_stream_fn_get, group "mul_sx")
  *     on edge inputs (uniform limb patterns such as all-ones and zeros, single high
  *     bits, one hole in all-ones limbs) and on COUNT random inputs, a quarter of them
  *     made of extreme limbs (0, 1, 2^63, 2^64-1) so that carries run through every limb;
@@ -216,10 +217,16 @@ static void run_status(void) {
     ok &= mulpre_mul_fn_get(MULPRE_IMPL_PORTABLE, 0) == NULL;
     ok &= mulpre_mul_fn_get(MULPRE_IMPL_PORTABLE, MAXN + 1) == NULL;
     ok &= mulpre_sqr_fn_get((mulpre_impl)7, 1) == NULL;
+    ok &= mulpre_mul_stream_fn_get(MULPRE_IMPL_PORTABLE, 4, (mulpre_stream)2) == NULL;
+    ok &= mulpre_mul_stream_fn_get(MULPRE_IMPL_PORTABLE, 0, MULPRE_STREAM_X) == NULL;
+    ok &= mulpre_mul_stream_fn_get(MULPRE_IMPL_PORTABLE, 4, MULPRE_STREAM_Y) ==
+          mulpre_mul_fn_get(MULPRE_IMPL_PORTABLE, 4);
+    ok &= mulpre_mul_stream_fn_get(MULPRE_IMPL_PORTABLE, 4, MULPRE_STREAM_X) !=
+          mulpre_mul_fn_get(MULPRE_IMPL_PORTABLE, 4);
     for (size_t i = 0; i < sizeof z / sizeof z[0]; i++)
         ok &= z[i] == 0x7777777777777777ull;
     ok &= mulpre_impl_best() != MULPRE_IMPL_AUTO;
-    report(ok, "status", MULPRE_IMPL_AUTO, 0, 13);
+    report(ok, "status", MULPRE_IMPL_AUTO, 0, 17);
 
     /* No BMI2/ADX: only the portable path remains, and AUTO still answers correctly. */
     mulpre_cpu_features_limit(0);
@@ -228,23 +235,27 @@ static void run_status(void) {
     ok &= mulpre_mul_with(MULPRE_IMPL_ASM, z, x, y, 1) == MULPRE_ERR_UNAVAILABLE;
     ok &= mulpre_sqr_with(MULPRE_IMPL_INTRIN, z, x, 1) == MULPRE_ERR_UNAVAILABLE;
     ok &= mulpre_mul_fn_get(MULPRE_IMPL_ASM, 4) == NULL;
+    ok &= mulpre_mul_stream_fn_get(MULPRE_IMPL_ASM, 4, MULPRE_STREAM_X) == NULL;
     ok &= z[0] == 0x7777777777777777ull;
     ok &= mulpre_mul(z, x, y, 1) == MULPRE_OK && z[0] == 15 && z[1] == 0;
     ok &= mulpre_sqr(z, y, 1) == MULPRE_OK && z[0] == 25 && z[1] == 0;
     mulpre_cpu_features_limit(~0u);
-    report(ok, "masked", MULPRE_IMPL_AUTO, 0, 9);
+    report(ok, "masked", MULPRE_IMPL_AUTO, 0, 10);
 }
 
-/* The per-size functions of impl, bypassing cpuid when asked (NULL: not built here). */
+/* The per-size functions of impl (the multiply streaming y, the one streaming x, the
+ * squaring), bypassing cpuid when asked (NULL: not built here). */
 static void get_fns(mulpre_impl impl, size_t n, int ignore_cpuid, mulpre_mul_fn *mul,
-                    mulpre_sqr_fn *sqr) {
+                    mulpre_mul_fn *mul_sx, mulpre_sqr_fn *sqr) {
     *mul = mulpre_mul_fn_get(impl, n);
+    *mul_sx = mulpre_mul_stream_fn_get(impl, n, MULPRE_STREAM_X);
     *sqr = mulpre_sqr_fn_get(impl, n);
     if (*mul || !ignore_cpuid)
         return;
 #if MULPRE_HAVE_INTRIN
     if (impl == MULPRE_IMPL_INTRIN) {
         *mul = mulpre_intrin_mul[n];
+        *mul_sx = mulpre_intrin_mul_sx[n];
         *sqr = mulpre_intrin_sqr[n];
     }
 #endif
@@ -252,6 +263,7 @@ static void get_fns(mulpre_impl impl, size_t n, int ignore_cpuid, mulpre_mul_fn 
 #define MULPRE_ASM_CASE(k)                                                             \
     if (impl == MULPRE_IMPL_ASM && n == k) {                                           \
         *mul = mulpre_asm_mul_##k;                                                     \
+        *mul_sx = mulpre_asm_mul_sx_##k;                                               \
         *sqr = mulpre_asm_sqr_##k;                                                     \
     }
     MULPRE_FOR_EACH_N(MULPRE_ASM_CASE)
@@ -277,9 +289,9 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < sizeof impls / sizeof impls[0]; k++) {
         mulpre_impl impl = impls[k];
         int available = mulpre_impl_available(impl);
-        mulpre_mul_fn mul;
+        mulpre_mul_fn mul, mul_sx;
         mulpre_sqr_fn sqr;
-        get_fns(impl, 1, ignore_cpuid, &mul, &sqr);
+        get_fns(impl, 1, ignore_cpuid, &mul, &mul_sx, &sqr);
         if (!mul) {
             printf("skip impl=%s (not available on this CPU)\n", mulpre_impl_name(impl));
             continue;
@@ -293,10 +305,13 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "mulpre_test: out of memory\n");
                 return 2;
             }
-            get_fns(impl, n, ignore_cpuid, &mul, &sqr);
+            get_fns(impl, n, ignore_cpuid, &mul, &mul_sx, &sqr);
             long e = run_edges(&b, mul, NULL);
             long r = e < 0 ? -1 : run_random(&b, mul, NULL, count);
             report(e >= 0 && r >= 0, "mul", impl, n, e + r);
+            e = run_edges(&b, mul_sx, NULL);
+            r = e < 0 ? -1 : run_random(&b, mul_sx, NULL, count);
+            report(e >= 0 && r >= 0, "mul_sx", impl, n, e + r);
             e = run_edges(&b, NULL, sqr);
             r = e < 0 ? -1 : run_random(&b, NULL, sqr, count);
             report(e >= 0 && r >= 0, "sqr", impl, n, e + r);

@@ -10,7 +10,10 @@ divisions of each loop. Then a size sweep from 64 bits to 10^6 digits of bigdec 
 (a Python child process timed with perf_counter_ns: cpython.py), and GMP again on each
 GMP build for this CPU present (gmp.py: the same binary on that build's libgmp, case
 gmp@LABEL; verdicts take the fastest GMP), all programs interleaved, and the growth
-exponent of each fitted on log axes. bigdec is swept warm
+exponent of each fitted on log axes. FLINT's fmpz_get_str (flint.py: FLINT 3 from the
+python-flint wheel, dlopened by the same program) runs beside GMP in every program
+where it is present, and the speed verdicts take the fastest of GMP and FLINT. bigdec
+is swept warm
 (its powers of ten cached by earlier calls) and cold (`bigdec_cold`: the cache released
 before every call, as in a process's first conversion); GMP keeps no cache, so it is
 cold every call. Per case: ns and TSC ticks per conversion (clock, tsc; CPython: clock
@@ -29,6 +32,7 @@ from cpulab.build.config import label_of
 from cpulab.claims import CYCLES, ClaimSpec, Requirement
 from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
+from cpulab.experiments.bigdec.flint import FLINT, FLINT_NAME, flint_peer
 from cpulab.experiments.bigdec.gmp import GMP, GMP_BUILDS, gmp_libdirs
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
@@ -64,6 +68,8 @@ SWEEP_CASES = ("bigdec", "bigdec_cold", "gmp")
 # Debian's GMP and each build for this CPU (gmp.py): a claim against GMP takes the
 # fastest of those measured in each build and size.
 GMPS = (GMP, *(f"{GMP}@{label}" for label in GMP_BUILDS))
+# The strongest converters this machine has: every GMP, and FLINT where it was fetched.
+PEERS = (*GMPS, FLINT)
 DIR = KERNELS / "bigdec"
 LIB = library("bigdec")
 _DIVS = "divs/digit"
@@ -123,12 +129,13 @@ class Bigdec(Experiment):
                        f"{CLEARLY_SUBQUADRATIC})",
                   seed="CRuby's big2str_karatsuba (5% of the seed's profile at ~300 "
                        "digits)"),
-        *(ClaimSpec("faster", variant, than=GMPS, metric=CYCLES, where={"bits": ALL_SIZES},
-                    every_value=True, seed="the seed measures no GMP; GMP is the strongest "
-                                           "converter this machine has",
+        *(ClaimSpec("faster", variant, than=PEERS, metric=CYCLES, where={"bits": ALL_SIZES},
+                    every_value=True, seed="the seed measures no GMP or FLINT; they are the "
+                                           "strongest converters this machine has",
                     text=f"({letter}) bigdec {state} ({what}) is at least as fast as GMP's "
-                         f"mpz_get_str (the fastest GMP build at each size) at every size "
-                         f"from {SWEEP_BITS[0]} bits to 10^6 digits, with every compiler")
+                         f"mpz_get_str and {FLINT_NAME} (the fastest GMP build or FLINT at "
+                         f"each size) at every size from {SWEEP_BITS[0]} bits to 10^6 "
+                         f"digits, with every compiler")
           for letter, state, variant, what in (
               ("e", "warm", "bigdec", "its powers of ten cached by an earlier call"),
               ("f", "cold", "bigdec_cold", "its cache released before every call, as in "
@@ -148,7 +155,7 @@ class Bigdec(Experiment):
 
     def target(self) -> Target:
         return LIB.target("bigdec-bench", (DIR / "bigdec_bench.c", DIR / "big2str_seed.c"),
-                          libs=("gmp",))
+                          libs=("gmp", "dl"))
 
     def targets(self) -> dict[str, Target]:
         return dict.fromkeys(("seed_twodiv", "seed_fused", "bigdec"), self.target())
@@ -174,19 +181,27 @@ class Bigdec(Experiment):
                  f"{py_max:,} bits ({digits_max(py_max):,} digits): it grows quadratically "
                  "and larger sizes take seconds per conversion")
         args = ctx.profile.harness_args()
+        flint = flint_peer(ctx)
+        # FLINT joins every program of the kernel's own cases where it is present (the
+        # kernel has its case only when given the library).
+        with_flint = ("--param", f"flint={flint}") if flint else ()
+        seed_cases = (*SEED_CASES, FLINT) if flint else SEED_CASES
+        sweep_cases = (*SWEEP_CASES, FLINT) if flint else SWEEP_CASES
 
         def sized(bits: int) -> dict:
             return {"bits": bits, "digits": digits_max(bits)}
 
         # (program, the cases it prints); the kernel's get its `div` counts
         jobs: list[tuple[Program, tuple[str, ...]]] = []
-        sweep_args = [arg for c in SWEEP_CASES for arg in ("--case", c)]
+        sweep_args = [arg for c in sweep_cases for arg in ("--case", c)]
         for a in built:
             build = a.config.as_dict()
-            jobs.append((Program([str(a.path), *args, "--param", f"bits={SEED_BITS}"],
-                                 build=build, params=sized(SEED_BITS)), SEED_CASES))
-            jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", *sweep_args],
-                              build=build, params=sized(bits)), SWEEP_CASES)
+            jobs.append((Program([str(a.path), *args, "--param", f"bits={SEED_BITS}",
+                                  *with_flint],
+                                 build=build, params=sized(SEED_BITS)), seed_cases))
+            jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", *sweep_args,
+                               *with_flint],
+                              build=build, params=sized(bits)), sweep_cases)
                      for bits in sweep]
         for label, libdir in gmp_libdirs(ctx).items():
             jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", "--case", GMP],
@@ -265,7 +280,7 @@ def growth_fits(cases: list[Case]) -> dict[tuple[str, str], tuple[float, float, 
     series: dict[tuple[str, str], dict[int, float]] = {}
     for c in cases:
         bits, t = c.params.get("bits"), c.value("time")
-        if (c.variant in (*SWEEP_CASES, "cpython") or c.variant.startswith(f"{GMP}@")) \
+        if (c.variant in (*SWEEP_CASES, FLINT, "cpython") or c.variant.startswith(f"{GMP}@")) \
                 and bits and bits >= FIT_FROM_BITS \
                 and t and bits != SEED_BITS:
             series.setdefault((c.variant, c.build_label), {})[bits] = t

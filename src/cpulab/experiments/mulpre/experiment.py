@@ -16,8 +16,17 @@ The strongest peer is mcl (mcl.py): the hand-written code that the seed's hand a
 The asm, mcl and the GMPs run in three modes, each its own process: independent inputs
 (throughput, the seed's loop), and a chain through x or through y (each call's operand is
 the previous product). The modes differ because mulx takes one operand in rdx: mcl loads
-x[i] there, the asm y[i]. A `model` figure sets the asm's cost per call beside the
-minimum of N^2 mulx and 2N^2 - 1 adds on two carry chains: N^2 cycles.
+x[i] there, the asm y[i]; the asm's twin `asm_sx` loads x[i] (mulpre_mul_stream_fn_get),
+and a call site that chains an operand takes the form that streams it. A `model` figure
+sets the asm's cost per call beside the minimum of N^2 mulx and 2N^2 - 1 adds on two carry
+chains at one mulx per cycle: N^2 cycles.
+
+The machine's bound is measured, not taken from a table: `mulx_bound` runs N^2
+independent mulx per call (the asm's form, `mulx r, r, [mem]`), so its ticks (and cycles,
+where a PMU exists) per call are N^2 mulx at this core's mulx throughput; `mix_bound`
+runs N^2 of the asm's triples `mulx; adox; adcx`, independent but for their flags, which
+is what the instruction mix costs where the multiplier and the adds share ports. Both
+run in the throughput program beside the asm and mcl.
 """
 
 from __future__ import annotations
@@ -49,7 +58,14 @@ LIB = library("mulpre")
 SIZES = tuple(range(1, 10))
 MULX_FLAGS = ("-mbmi2", "-madx")  # the seed's "LLVM with mulx"
 # Cases of the kernel this experiment measures (mulpre_bench.c's header lists them all).
-LIB_CASES = ("asm", "asm_sqr", "portable", "intrin", "mulpre_mul")
+LIB_CASES = ("asm", "asm_sx", "asm_sqr", "portable", "intrin", "mulpre_mul")
+# The asm's two operand orders: rows over y (mulpre_mul_fn_get) and over x.
+ASM_FORMS = ("asm", "asm_sx")
+# The machine's bounds, measured in the throughput program (mulpre_bench.c).
+MULX_BOUND, MIX_BOUND = "mulx_bound", "mix_bound"
+BOUNDS = (MULX_BOUND, MIX_BOUND)
+NEAR_BOUND = 0.10  # target: the asm within 10% of the mulx bound at N = 4..8
+MCL_TIE = 0.03  # "never slower than mcl": a tie is within 3%
 COMPILED = ("portable", "intrin")  # the compiler's own code for the schoolbook loop
 GMP_SQR = "gmp_sqr"
 FAST_VS_GMP = 1.7  # issue target: asm >= 1.7x faster than GMP at N = 4 and 6
@@ -67,7 +83,7 @@ MCL_SIZES = range(4, 9)
 # Every GMP the benchmark can load: Debian's linked one, build_gmp_peer.sh's, gmpy2's.
 GMPS = tuple(case_prefix(label) for label in ("linked", *GMP_BUILDS, "gmpy2"))
 # Exact figures of each asm function (asm) that the in-register claim reads.
-MULX_OFF = "mulx off N^2"  # |mulx - N^2|
+MULX_OFF = "mulx off N^2"  # |multiplies - N^2|: mulx, and at N = 1 one plain mul
 STACK = "spills+reloads"
 _THROUGHPUT = {"mode": (THROUGHPUT,)}
 _NO_MCL = Requirement(MCL, "time", ">=", 0)  # mcl was measured in that mode and N
@@ -119,7 +135,8 @@ class Mulpre(Experiment):
                        "ns); '~1.4x faster than LLVM with mulx' over N = 3..8"),
         ClaimSpec("at-most", "asm", metric=MULX_OFF, value=0,
                   text="(d) the generated asm keeps the product in registers: for every "
-                       "N <= 9 exactly N^2 mulx (static, from the machine code)",
+                       "N <= 9 exactly N^2 multiplies, mulx from N = 2 (N = 1: one mul, "
+                       "as mcl's) (static, from the machine code)",
                   seed="N=4, LLVM: 16 mulx, 31 add-type, 36 mov with 8-byte stack spills; "
                        "hand asm: 16 mulx, 31 add-type, 16 mov, 4 xor, no spills"),
         ClaimSpec("at-most", "asm", metric=STACK, value=0,
@@ -127,7 +144,7 @@ class Mulpre(Experiment):
                        "N <= 9 no stack spill or reload (static, from the machine code)",
                   seed="N=4, LLVM: 36 mov with 8-byte stack spills; hand asm: no spills"),
         ClaimSpec("faster", "asm", than=(MCL, *GMPS), metric=CYCLES, fastest_build=True,
-                  requires=(_NO_MCL,),
+                  requires=(_NO_MCL,), family=ASM_FORMS[1:],
                   text="(e) the asm is at least as fast as the fastest peer (mcl or any "
                        "GMP) in every mode (independent inputs, a chain through x, a chain "
                        "through y), at every N from 1 to 9",
@@ -142,6 +159,27 @@ class Mulpre(Experiment):
                   seed="Xeon 8280: GMP / hand asm = 2.09x at N=4; 'hand asm 1.7-2x faster "
                        "than GMP' needs code faster than mcl where GMP runs its own mulx "
                        "code"),
+        ClaimSpec("faster", "asm", than=MCL, by=1 / (1 + MCL_TIE), metric=CYCLES,
+                  fastest_build=True, requires=(_NO_MCL,), family=ASM_FORMS[1:],
+                  text=f"(g) the asm is never slower than {MCL_NAME} (a tie: within "
+                       f"{MCL_TIE:.0%}) in any mode, at every N from 1 to 9, each call site "
+                       "taking the operand order that streams its chained operand (asm: "
+                       "rows over y, asm_sx: rows over x)",
+                  seed="Xeon (family 6 model 207), one operand order: mcl / asm 1.09-1.44x "
+                       "chaining y, 0.76-0.92x chaining x, 0.93-1.02x in throughput"),
+        ClaimSpec("faster", "asm", than=MULX_BOUND, by=1 / (1 + NEAR_BOUND), metric=CYCLES,
+                  where={"N": _sizes(MCL_SIZES), **_THROUGHPUT}, fastest_build=True,
+                  text=f"(h) in throughput the asm is within {NEAR_BOUND:.0%} of the "
+                       f"machine's bound at N = {MCL_SIZES[0]}..{MCL_SIZES[-1]}: N^2 mulx "
+                       "at the mulx throughput measured on this core (mulx_bound)",
+                  seed="Xeon (family 6 model 207): TSC ticks of the asm 0.92-1.02x an N^2 "
+                       "cycle model at N = 3..9 (the core clock unknown)"),
+        ClaimSpec("faster", "asm", than=MIX_BOUND, by=1 / (1 + NEAR_BOUND), metric=CYCLES,
+                  where={"N": _sizes(MCL_SIZES), **_THROUGHPUT}, fastest_build=True,
+                  text=f"(i) in throughput the asm is within {NEAR_BOUND:.0%} of its "
+                       f"instruction mix's bound at N = {MCL_SIZES[0]}..{MCL_SIZES[-1]}: N^2 "
+                       "independent mulx; adox; adcx triples on this core (mix_bound)",
+                  seed="not in the seed: the bound where mulx and the adds share ports"),
     )
 
     def seed_tables(self) -> list[SeedTable]:
@@ -180,7 +218,8 @@ class Mulpre(Experiment):
         return {v: self.bench() for v in ("asm", "asm_sqr", "portable", "intrin")}
 
     def hot_symbols(self, variant: str) -> list[str]:
-        return [_symbol(variant, "*")] if variant in ("asm", "asm_sqr", *COMPILED) else []
+        return [_symbol(variant, "*")] if variant in (*ASM_FORMS, "asm_sqr", *COMPILED) \
+            else []
 
     # ---- running ---------------------------------------------------------------------
 
@@ -197,8 +236,8 @@ class Mulpre(Experiment):
         peers = usable_peers(ctx, main.path, gmp_peers(ctx))
         mcl = mcl_peer(ctx) if _cpu_has_mulx() else None
         # (build, program, the implementations it must report)
-        plan = [(main, _program(main, ctx, peers, main=True, mcl=mcl), LIB_CASES)]
-        plan += [(main, _program(main, ctx, peers, main=True, mcl=mcl, mode=m), ("asm",))
+        plan = [(main, _program(main, ctx, peers, main=True, mcl=mcl), LIB_CASES + BOUNDS)]
+        plan += [(main, _program(main, ctx, peers, main=True, mcl=mcl, mode=m), ASM_FORMS)
                  for m in MODES[1:] if _cpu_has_mulx()]
         plan += [(a, _program(a, ctx, {}, main=False), COMPILED) for a in built[1:]]
         outcomes = ctx.measure([p for _, p, _ in plan])
@@ -215,9 +254,10 @@ class Mulpre(Experiment):
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         """The seed's two tables redrawn from this run: ns per call by N, and the
-        instruction mix of the N = 4 and N = 8 functions."""
-        return Evidence([t for t in (time_table(cases), mix_table(cases), model_table(cases))
-                         if t])
+        instruction mix of the N = 4 and N = 8 functions; the asm and mcl against the
+        model and against the machine's measured bounds."""
+        return Evidence([t for t in (time_table(cases), mix_table(cases), model_table(cases),
+                                     bound_table(cases)) if t])
 
 # ---- builds and peers ----------------------------------------------------------------
 
@@ -246,7 +286,8 @@ def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool,
     """The main build measures every case, mcl and the GMPs (in a chain: the asm and the
     peers only); the others only their C paths."""
     gmps = [GMP_MUL, *(case_prefix(p) for p in peers)]
-    impls = ([*LIB_CASES, GMP_SQR] if mode == THROUGHPUT else ["asm"]) + gmps if main \
+    impls = ([*LIB_CASES, GMP_SQR, *BOUNDS] if mode == THROUGHPUT else list(ASM_FORMS)) \
+        + gmps if main \
         else list(COMPILED)
     if main and mcl is not None:
         impls.append(MCL)
@@ -261,14 +302,16 @@ def _program(a: Artifact, ctx: Context, peers: dict[str, Path], main: bool,
 
 def _symbol(variant: str, n: int | str) -> str:
     """The per-N function behind a case (hidden in the library, named in .symtab)."""
-    return {"asm": f"mulpre_asm_mul_{n}", "asm_sqr": f"mulpre_asm_sqr_{n}",
+    return {"asm": f"mulpre_asm_mul_{n}", "asm_sx": f"mulpre_asm_mul_sx_{n}",
+            "asm_sqr": f"mulpre_asm_sqr_{n}",
             "portable": f"portable_mul_{n}", "intrin": f"intrin_mul_{n}"}[variant]
 
 
 def _mixes(a: Artifact) -> dict[str, dict[str, int]] | str:
     """function name -> instruction mix, for every per-N function of one build."""
     try:
-        fns = find_functions(a.path, [_symbol(v, "*") for v in ("asm", "asm_sqr", *COMPILED)])
+        fns = find_functions(a.path, [_symbol(v, "*")
+                                      for v in (*ASM_FORMS, "asm_sqr", *COMPILED)])
     except DisasmError as e:
         return str(e)
     return {f.name: {**instruction_mix(f),
@@ -287,13 +330,13 @@ def _finish(case: Case, mixes: dict[str, dict[str, int]] | str) -> Case:
         return case
     if case.error or _mode(case) != THROUGHPUT:  # one static mix per function, not per mode
         return case
-    if case.variant in ("asm", "asm_sqr", *COMPILED):
+    if case.variant in (*ASM_FORMS, "asm_sqr", *COMPILED):
         symbol = _symbol(case.variant, n)
         mix = mixes.get(symbol) if isinstance(mixes, dict) else None
         if mix is not None:
             case.metrics.update({m: Metric.exact(mix[m], "instructions", "asm") for m in MIX})
         if case.variant == "asm" and mix is not None:
-            case.metrics[MULX_OFF] = Metric.exact(abs(mix["mulx"] - n * n), "instructions",
+            case.metrics[MULX_OFF] = Metric.exact(abs(mix["mul"] - n * n), "instructions",
                                                   "asm")
             case.metrics[STACK] = Metric.exact(mix["spills"] + mix["reloads"],
                                                "instructions", "asm")
@@ -317,7 +360,8 @@ def _mode(c: Case) -> str:
     return c.params.get("mode", THROUGHPUT)
 
 
-_ORDER = ("asm", "asm_sqr", "mulpre_mul", MCL, "intrin", "portable", GMP_MUL, GMP_SQR)
+_ORDER = ("asm", "asm_sx", "asm_sqr", "mulpre_mul", MCL, "intrin", "portable", GMP_MUL,
+          GMP_SQR, MULX_BOUND, MIX_BOUND)
 
 
 def _rank(variant: str) -> int:
@@ -394,3 +438,46 @@ def model_table(cases: list[Case]) -> EvidenceTable | None:
 
 
 EXPERIMENT = Mulpre()
+
+
+def bound_table(cases: list[Case]) -> EvidenceTable | None:
+    """The asm and mcl beside the machine's two measured bounds at each N, in throughput:
+    TSC ticks per call, and core cycles where the PMU gives them (else "unavailable",
+    with the reason); mulx per tick is the bound's throughput."""
+    at: dict[tuple[str, int], Case] = {}
+    for c in cases:
+        if _mode(c) == THROUGHPUT and not c.error and c.params.get("N") is not None \
+                and c.variant in (*ASM_FORMS, MCL, *BOUNDS):
+            at.setdefault((c.variant, c.params["N"]), c)
+    sizes = sorted({n for v, n in at if v == MULX_BOUND})
+    if not sizes:
+        return None
+    why = ""
+
+    def fig(variant: str, n: int, metric: str) -> float | None:
+        c = at.get((variant, n))
+        return c.value(metric) if c is not None and metric in c.metrics else None
+
+    rows = []
+    for n in sizes:
+        bound = at[(MULX_BOUND, n)]
+        if "cycles" not in bound.metrics and not why:
+            why = bound.unavailable.get("cycles", {}).get("reason", "not measured")
+        row = [f"N={n}"]
+        for metric in ("tsc", "cycles"):
+            b = fig(MULX_BOUND, n, metric)
+            row.append(f"{b:.1f}" if b is not None else "unavailable")
+            if metric == "tsc":
+                row.append(f"{n * n / b:.2f}" if b else "-")
+            for v in (MIX_BOUND, "asm", MCL):
+                x = fig(v, n, metric)
+                row.append("-" if x is None or not b else f"{x:.1f} ({x / b:.2f}x)")
+        rows.append(row)
+    cols = ["N", "mulx bound ticks", "mulx per tick", "mix bound ticks", "asm ticks",
+            "mcl ticks", "mulx bound cycles", "mix bound cycles", "asm cycles",
+            "mcl cycles"]
+    return EvidenceTable("the asm and mcl against this core's bounds (throughput; each "
+                         "figure per call, in brackets over the mulx bound): mulx_bound is "
+                         "N^2 independent mulx, mix_bound N^2 independent mulx; adox; adcx "
+                         "triples, both measured in the asm's process (sources tsc, pmu)"
+                         + (f". Cycles unavailable: {why}" if why else ""), cols, rows)
