@@ -1,0 +1,83 @@
+/* A few whole-operation entry points for the Python tests (ctypes): each
+ * creates its arena, runs one operation and returns malloc'd bytes, so that
+ * the tests never handle arena or message pointers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbdyn.h"
+
+static int copy_out(const char *p, size_t n, char **out, size_t *outlen) {
+  *out = malloc(n + 1);
+  if (!*out) return PBDYN_ERR_NOMEM;
+  memcpy(*out, p, n);
+  (*out)[n] = 0;
+  *outlen = n;
+  return PBDYN_OK;
+}
+
+static int decode(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                  int decoder, unsigned flags, pbdyn_arena **a, pbdyn_msg **msg,
+                  const pbdyn_msgdef **m) {
+  *m = pbdyn_schema_find(s, type);
+  if (!*m) return PBDYN_ERR_NOT_FOUND;
+  *a = pbdyn_arena_new(0);
+  if (!*a) return PBDYN_ERR_NOMEM;
+  *msg = pbdyn_msg_new(*m, *a);
+  if (!*msg) return PBDYN_ERR_NOMEM;
+  pbdyn_decode_opts o = {flags, (pbdyn_decoder)decoder, 0};
+  return pbdyn_decode(buf, len, *msg, *m, *a, &o);
+}
+
+/* What a decoded message is turned into. */
+typedef enum { DUMP, TEXT, JSON, ENCODE } output;
+
+/* Decode buf as `type` and, on success, turn it into `what` (JSON with json_flags),
+ * copied into *out; the decode status, else the printer's. */
+static int decode_then(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                       int decoder, unsigned flags, output what, unsigned json_flags,
+                       char **out, size_t *outlen) {
+  pbdyn_arena *a = NULL;
+  pbdyn_msg *msg;
+  const pbdyn_msgdef *m;
+  *out = NULL;
+  *outlen = 0;
+  int st = decode(s, type, buf, len, decoder, flags, &a, &msg, &m);
+  if (st == PBDYN_OK) {
+    char *r;
+    size_t n;
+    pbdyn_json_opts o = {json_flags, 0};
+    switch (what) {
+      case DUMP: st = pbdyn_dump(msg, m, a, &r, &n); break;
+      case TEXT: st = pbdyn_text_encode(msg, m, a, &r, &n); break;
+      case JSON: st = pbdyn_json_encode(msg, m, a, &r, &n, &o); break;
+      case ENCODE: st = pbdyn_encode(msg, m, a, &r, &n); break;
+    }
+    if (st == PBDYN_OK) st = copy_out(r, n, out, outlen);
+  }
+  pbdyn_arena_free(a);
+  return st;
+}
+
+int pbt_decode_dump(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                    int decoder, unsigned flags, char **out, size_t *outlen) {
+  return decode_then(s, type, buf, len, decoder, flags, DUMP, 0, out, outlen);
+}
+
+int pbt_decode_text(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                    int decoder, unsigned flags, char **out, size_t *outlen) {
+  return decode_then(s, type, buf, len, decoder, flags, TEXT, 0, out, outlen);
+}
+
+int pbt_decode_json(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                    int decoder, unsigned flags, unsigned json_flags, char **out,
+                    size_t *outlen) {
+  return decode_then(s, type, buf, len, decoder, flags, JSON, json_flags, out, outlen);
+}
+
+/* Decode buf as `type` and encode the result. */
+int pbt_roundtrip(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                  int decoder, unsigned flags, char **out, size_t *outlen) {
+  return decode_then(s, type, buf, len, decoder, flags, ENCODE, 0, out, outlen);
+}
+
+void pbt_free(void *p) { free(p); }
