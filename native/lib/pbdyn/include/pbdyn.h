@@ -25,9 +25,11 @@
  * Input is never read out of bounds, whatever its content.
  *
  * NULL pointers (the one rule of every cpulab header): a pointer argument may
- * be NULL only where its comment says so. pbdyn does not check the others, not
- * even in the functions that return a pbdyn_status: a NULL there is undefined
- * behaviour.
+ * be NULL only where its comment says so. Every function that returns a
+ * pbdyn_status checks the others and returns PBDYN_ERR_ARG for a NULL one,
+ * writing nothing (an input buffer may be NULL when its size is 0); the
+ * functions that return no status do not check (a NULL there is undefined
+ * behaviour), except pbdyn_arena_free, which does nothing with NULL.
  */
 #ifndef PBDYN_H
 #define PBDYN_H

@@ -104,6 +104,7 @@ static bool has_required(const pbdyn_msg *msg, const pbdyn_msgdef *m, int depth)
 pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
                           pbdyn_arena *a, const pbdyn_decode_opts *opts) {
   static const pbdyn_decode_opts defaults = {0, PBDYN_DECODER_FAST, 0};
+  if (!msg || !m || !a || (!buf && size)) return PBDYN_ERR_ARG;
   if (!opts) opts = &defaults;
   /* limits are kept in 32-bit-safe arithmetic, as in Google's parsers */
   if (size >= INT32_MAX) return PBDYN_ERR_LENGTH;

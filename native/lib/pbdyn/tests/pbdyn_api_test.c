@@ -261,6 +261,59 @@ static void test_errors(void) {
   CHECK(strcmp(k, "musttail") == 0 || strcmp(k, "trampoline") == 0);
 }
 
+/* Every function that returns a status refuses a NULL pointer argument with
+ * PBDYN_ERR_ARG and writes nothing; a NULL buffer of size 0 is an empty one. */
+static void test_null_arguments(const pbdyn_schema *s) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds3.All");
+  const pbdyn_fielddef *f = F(m, "o_int32"), *r = F(m, "r_int32");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(m, a);
+  pbdyn_value v = {.i32 = 7};
+  pbdyn_schema *untouched = (pbdyn_schema *)&checks;
+  CHECK(pbdyn_schema_load("", 0, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_schema_load(NULL, 1, &untouched) == PBDYN_ERR_ARG);
+  CHECK(untouched == (pbdyn_schema *)&checks);
+  CHECK(pbdyn_schema_load(NULL, 0, &untouched) == PBDYN_OK);
+  pbdyn_schema_free(untouched);
+  CHECK(pbdyn_msg_set(NULL, f, v) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_set(msg, NULL, v) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_array_append(NULL, r, v, a) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_array_append(msg, NULL, v, a) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_array_append(msg, r, v, NULL) == PBDYN_ERR_ARG);
+  CHECK(!pbdyn_msg_has(msg, f) && pbdyn_msg_array_size(msg, r) == 0);
+  const char wire[] = "\xa8\x01\x07"; /* o_int32 (21): 7 */
+  CHECK(pbdyn_decode(wire, 3, NULL, m, a, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_decode(wire, 3, msg, NULL, a, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_decode(wire, 3, msg, m, NULL, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_decode(NULL, 2, msg, m, a, NULL) == PBDYN_ERR_ARG);
+  CHECK(!pbdyn_msg_has(msg, f));
+  CHECK(pbdyn_decode(NULL, 0, msg, m, a, NULL) == PBDYN_OK);
+  CHECK(pbdyn_decode(wire, 3, msg, m, a, NULL) == PBDYN_OK);
+  typedef pbdyn_status writer(const pbdyn_msg *, const pbdyn_msgdef *, pbdyn_arena *, char **,
+                              size_t *);
+  writer *const writers[] = {pbdyn_encode, pbdyn_dump, pbdyn_text_encode};
+  char *out = NULL;
+  size_t n = 12345;
+  for (size_t i = 0; i < sizeof writers / sizeof *writers; i++) {
+    CHECK(writers[i](NULL, m, a, &out, &n) == PBDYN_ERR_ARG);
+    CHECK(writers[i](msg, NULL, a, &out, &n) == PBDYN_ERR_ARG);
+    CHECK(writers[i](msg, m, NULL, &out, &n) == PBDYN_ERR_ARG);
+    CHECK(writers[i](msg, m, a, NULL, &n) == PBDYN_ERR_ARG);
+    CHECK(writers[i](msg, m, a, &out, NULL) == PBDYN_ERR_ARG);
+    CHECK(out == NULL && n == 12345);
+  }
+  CHECK(pbdyn_json_encode(NULL, m, a, &out, &n, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_encode(msg, NULL, a, &out, &n, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_encode(msg, m, NULL, &out, &n, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_encode(msg, m, a, NULL, &n, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_encode(msg, m, a, &out, NULL, NULL) == PBDYN_ERR_ARG);
+  CHECK(out == NULL && n == 12345);
+  CHECK(pbdyn_json_encode(msg, m, a, &out, &n, NULL) == PBDYN_OK);
+  CHECK(strcmp(out, "{\"oInt32\":7}") == 0);
+  pbdyn_arena_free(a);
+  pbdyn_arena_free(NULL);
+}
+
 /* `levels` All messages, each the i_child (field 18) of the one around it. */
 static unsigned char *nested(int levels, size_t *len) {
   size_t cap = (size_t)levels * 7 + 1;
@@ -350,6 +403,7 @@ int main(int argc, char **argv) {
   test_maps_unknown_alias(s);
   test_depth_limit(s);
   test_errors();
+  test_null_arguments(s);
   pbdyn_schema_free(s);
   printf("ok %d checks (%s)\n", checks, pbdyn_decode_fast_kind());
   return 0;
