@@ -53,6 +53,8 @@ FAST, SWITCH, GENERIC = 0, 1, 2
 DECODERS = {"fast": FAST, "switch": SWITCH, "generic": GENERIC}
 ALIAS = 1
 CHECK_REQUIRED = 2
+# PBDYN_NO_OFFSET: an error offset where no byte is at fault
+NO_OFFSET = 2**64 - 1
 # pbdyn_json_encode flags
 JSON_PROTO_NAMES = 1
 JSON_EMIT_DEFAULTS = 2
@@ -122,6 +124,9 @@ class Lib:
         d.pbt_decode_json.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
                                       ctypes.c_uint, ctypes.POINTER(vp), ctypes.POINTER(sz)]
         d.pbt_decode_json.restype = ctypes.c_int
+        d.pbt_decode_offset.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
+                                        ctypes.POINTER(sz)]
+        d.pbt_decode_offset.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
 
     @property
@@ -172,6 +177,14 @@ class Schema:
         st, res = self._call(self.lib.dll.pbt_decode_json, type_name, data, decoder, flags,
                              json_flags)
         return st, res.decode()
+
+    def decode_offset(self, type_name: str, data: bytes, decoder: int = FAST,
+                      flags: int = 0) -> tuple[int, int | None]:
+        """The decode status and, on failure, the error offset (None: no byte at fault)."""
+        at = ctypes.c_size_t(NO_OFFSET)
+        st = self.lib.dll.pbt_decode_offset(self.handle, type_name.encode(), data, len(data),
+                                            decoder, flags, ctypes.byref(at))
+        return st, (None if st == OK or at.value == NO_OFFSET else at.value)
 
     def roundtrip(self, type_name: str, data: bytes, decoder: int = FAST,
                   flags: int = 0) -> tuple[int, bytes]:
@@ -557,7 +570,7 @@ PBDYN_ADAPTERS = {
 }
 
 
-def build_pb_adapter(label: str) -> Path:
+def build_pbdyn_adapter(label: str) -> Path:
     cc, defines = PBDYN_ADAPTERS[label]
     t = PBDYN.target(f"pbbench_{label.replace('-', '_')}", (KERNEL_DIR / "pbdyn_adapter.c",),
                   include_dirs=(KERNEL_DIR,), defines=defines, cflags=("-Wl,-Bsymbolic",),

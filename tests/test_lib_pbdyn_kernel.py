@@ -16,7 +16,7 @@ from pbdyn_support import (
     PBDYN_ADAPTERS,
     UPB_PEERS,
     build_cpp_peer,
-    build_pb_adapter,
+    build_pbdyn_adapter,
     build_upb_peer,
     kernel_command,
     make_bench_data,
@@ -25,7 +25,7 @@ from pbdyn_support import (
 
 @pytest.fixture(scope="module")
 def impls():
-    out = {k: build_pb_adapter(k) for k in PBDYN_ADAPTERS}
+    out = {k: build_pbdyn_adapter(k) for k in PBDYN_ADAPTERS}
     out.update({k: build_upb_peer(k) for k in UPB_PEERS})
     out.update({k: build_cpp_peer(k) for k in CPP_PEERS})
     return out

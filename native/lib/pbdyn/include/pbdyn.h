@@ -283,11 +283,24 @@ typedef struct pbdyn_decode_opts {
   int max_depth;         /* nesting limit: 0 means 100, as in Google's parsers;
                           * 1..PBDYN_MAX_DEPTH as given; anything else is
                           * PBDYN_ERR_ARG */
+  size_t *error_offset;  /* NULL, or where a failed decode writes the offset
+                          * in buf of the field it could not decode (below) */
 } pbdyn_decode_opts;
+
+/* An error offset where no byte of the input is at fault (PBDYN_ERR_REQUIRED,
+ * PBDYN_ERR_NOMEM, an input of 2 GiB or more). */
+#define PBDYN_NO_OFFSET SIZE_MAX
 
 /* Merge the wire-format message in buf[0..size) into msg (of type m),
  * allocating in a. opts may be NULL (fast decoder, copy strings, depth 100).
- * On error msg may be partially filled; it stays safe to read and encode. */
+ * On error msg may be partially filled; it stays safe to read and encode.
+ * With opts->error_offset, a failed decode (any status but PBDYN_ERR_ARG)
+ * also writes where the input went wrong: the offset of the tag of the field
+ * being decoded when the error was found, the innermost one for an error
+ * inside a sub-message or group (for a missing end-group tag, the last tag
+ * read before the input ended). Every decoder reports the same offset: it is
+ * found by a second pass of the generic decoder over the input, so that a
+ * successful decode pays nothing for it. */
 pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
                           pbdyn_arena *a, const pbdyn_decode_opts *opts);
 

@@ -53,6 +53,7 @@ struct pbdyn__dec {
   size_t grow_bytes;
   pbdyn_arena *arena;
   pbdyn__msgdecoder *decode_msg; /* decodes sub-messages met by the generic code */
+  const char *field_start; /* the tag of the field the generic code last began */
   char patch[2 * PBDYN_SLOP];
 };
 

@@ -101,15 +101,19 @@ static bool has_required(const pbdyn_msg *msg, const pbdyn_msgdef *m, int depth)
   return true;
 }
 
-pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
-                          pbdyn_arena *a, const pbdyn_decode_opts *opts) {
-  static const pbdyn_decode_opts defaults = {0, PBDYN_DECODER_FAST, 0};
-  if (!msg || !m || !a || (!buf && size)) return PBDYN_ERR_ARG;
-  if (!opts) opts = &defaults;
-  /* limits are kept in 32-bit-safe arithmetic, as in Google's parsers */
-  if (size >= INT32_MAX) return PBDYN_ERR_LENGTH;
-  /* A limit the stack cannot hold would turn a hostile input into a crash. */
-  if (opts->max_depth < 0 || opts->max_depth > PBDYN_MAX_DEPTH) return PBDYN_ERR_ARG;
+/* The offset in the caller's buffer of p, a pointer into it or into the patch. */
+static size_t input_offset(const pbdyn__dec *d, const char *buf, const char *p) {
+  uintptr_t at = (uintptr_t)p;
+  if (at >= (uintptr_t)d->patch && at < (uintptr_t)d->patch + sizeof d->patch)
+    at += d->input_delta;
+  return (size_t)(at - (uintptr_t)buf);
+}
+
+/* One decode of buf into msg by `decode`; on an input error *where (if not
+ * NULL) gets the offset of the tag of the field the generic code last began. */
+static pbdyn_status run(const char *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
+                        pbdyn_arena *a, const pbdyn_decode_opts *opts,
+                        pbdyn__msgdecoder *decode, size_t *where) {
   pbdyn__dec d;
   d.depth = opts->max_depth > 0 ? opts->max_depth : PBDYN_DEFAULT_DEPTH;
   d.end_group = PBDYN_NOGROUP;
@@ -119,19 +123,57 @@ pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pb
   d.grow_arr = NULL;
   d.grow_bytes = 0;
   d.arena = a;
+  d.decode_msg = decode;
   pbdyn__dec_arena_take(&d);
-  switch (opts->decoder) {
-    case PBDYN_DECODER_FAST: d.decode_msg = pbdyn__fast_msg; break;
-    case PBDYN_DECODER_SWITCH: d.decode_msg = pbdyn__switch_msg; break;
-    case PBDYN_DECODER_GENERIC: d.decode_msg = pbdyn__generic_msg; break;
-    default: return PBDYN_ERR_ARG;
-  }
   const char *ptr = pbdyn__dec_init(&d, buf, size);
+  d.field_start = ptr;
   ptr = d.decode_msg(&d, ptr, msg, m);
   pbdyn__dec_arena_put(&d);
-  if (!ptr) return d.status ? d.status : PBDYN_ERR_NOMEM;
-  if (d.end_group != PBDYN_NOGROUP) return PBDYN_ERR_GROUP;
-  if ((d.flags & PBDYN_DECODE_CHECK_REQUIRED) && !has_required(msg, m, 0))
-    return PBDYN_ERR_REQUIRED;
-  return PBDYN_OK;
+  pbdyn_status st = !ptr ? (d.status ? d.status : PBDYN_ERR_NOMEM)
+                    : d.end_group != PBDYN_NOGROUP ? PBDYN_ERR_GROUP
+                                                   : PBDYN_OK;
+  if (st != PBDYN_OK && where) *where = input_offset(&d, buf, d.field_start);
+  return st;
+}
+
+/* Where a decode that failed with `st` went wrong: a second pass of the
+ * generic decoder alone, into a message of its own, so that no fast path
+ * keeps track of positions (every decoder rejects the same field of the same
+ * input). */
+static size_t error_offset(const char *buf, size_t size, const pbdyn_msgdef *m,
+                           const pbdyn_decode_opts *opts, pbdyn_status st) {
+  if (st == PBDYN_ERR_REQUIRED || st == PBDYN_ERR_NOMEM || size >= INT32_MAX)
+    return PBDYN_NO_OFFSET;
+  pbdyn_arena *scratch = pbdyn_arena_new(0);
+  pbdyn_msg *msg = scratch ? pbdyn_msg_new(m, scratch) : NULL;
+  size_t where = PBDYN_NO_OFFSET;
+  if (msg && run(buf, size, msg, m, scratch, opts, pbdyn__generic_msg, &where) != st)
+    where = PBDYN_NO_OFFSET;
+  pbdyn_arena_free(scratch);
+  return where;
+}
+
+pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
+                          pbdyn_arena *a, const pbdyn_decode_opts *opts) {
+  static const pbdyn_decode_opts defaults = {0, PBDYN_DECODER_FAST, 0, NULL};
+  if (!msg || !m || !a || (!buf && size)) return PBDYN_ERR_ARG;
+  if (!opts) opts = &defaults;
+  if (!buf) buf = ""; /* size 0: no arithmetic on a null pointer */
+  /* A limit the stack cannot hold would turn a hostile input into a crash. */
+  if (opts->max_depth < 0 || opts->max_depth > PBDYN_MAX_DEPTH) return PBDYN_ERR_ARG;
+  pbdyn__msgdecoder *decode;
+  switch (opts->decoder) {
+    case PBDYN_DECODER_FAST: decode = pbdyn__fast_msg; break;
+    case PBDYN_DECODER_SWITCH: decode = pbdyn__switch_msg; break;
+    case PBDYN_DECODER_GENERIC: decode = pbdyn__generic_msg; break;
+    default: return PBDYN_ERR_ARG;
+  }
+  /* limits are kept in 32-bit-safe arithmetic, as in Google's parsers */
+  pbdyn_status st = size >= INT32_MAX ? PBDYN_ERR_LENGTH
+                                      : run(buf, size, msg, m, a, opts, decode, NULL);
+  if (st == PBDYN_OK && (opts->flags & PBDYN_DECODE_CHECK_REQUIRED) && !has_required(msg, m, 0))
+    st = PBDYN_ERR_REQUIRED;
+  if (st != PBDYN_OK && opts->error_offset)
+    *opts->error_offset = error_offset(buf, size, m, opts, st);
+  return st;
 }

@@ -104,7 +104,7 @@ static const char *skip_group(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg, ui
   if (--d->depth < 0) return pbdyn__dec_err(d, PBDYN_ERR_DEPTH);
   for (;;) {
     if (pbdyn__dec_done(d, &ptr)) return ptr ? pbdyn__dec_err(d, PBDYN_ERR_GROUP) : NULL;
-    const char *start = ptr;
+    const char *start = d->field_start = ptr;
     uint32_t tag;
     if (!(ptr = read_tag(d, ptr, &tag))) return NULL;
     uint32_t fnum = tag >> 3;
@@ -334,7 +334,7 @@ static const char *decode_packed(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
 
 const char *pbdyn__generic_field(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
                                  const pbdyn_msgdef *m) {
-  const char *start = ptr;
+  const char *start = d->field_start = ptr;
   uint32_t tag;
   if (!(ptr = read_tag(d, ptr, &tag))) return NULL;
   uint32_t fnum = tag >> 3;

@@ -379,6 +379,7 @@ static pbdyn_status load(builder *b, pbdyn_schema *s, const char *buf, size_t si
 
 pbdyn_status pbdyn_schema_load(const void *fds, size_t size, pbdyn_schema **out) {
   if (!out || (!fds && size)) return PBDYN_ERR_ARG;
+  if (!fds) fds = ""; /* no arithmetic on a null pointer */
   *out = NULL;
   pbdyn_arena *a = pbdyn_arena_new(64 * 1024);
   if (!a) return PBDYN_ERR_NOMEM;

@@ -261,6 +261,58 @@ static void test_errors(void) {
   CHECK(strcmp(k, "musttail") == 0 || strcmp(k, "trampoline") == 0);
 }
 
+/* The offset a failed decode reports: the tag of the innermost field at
+ * fault, the same for every decoder, in the caller's buffer even after the
+ * decoder moved to its end-of-buffer patch. */
+static void test_error_offsets(const pbdyn_schema *s) {
+  static const struct {
+    const char *type, *wire;
+    size_t len;
+    pbdyn_status st;
+    size_t at;
+  } cases[] = {
+      {"allkinds3.Item", "\x0a\x05\x0a\x03" "ab", 6, PBDYN_ERR_LENGTH, 0},
+      {"allkinds3.Item", "\x1a\x04\x0a\x03" "ab", 6, PBDYN_ERR_LENGTH, 2},    /* nested */
+      {"allkinds3.All", "\x08\x01\x10\xff", 4, PBDYN_ERR_TRUNCATED, 2},
+      {"allkinds3.Item", "\x1a\x02\x0f\x00", 4, PBDYN_ERR_WIRE_TYPE, 2},
+      {"allkinds3.Item", "\x1a\x04\x0a\x02\xc0\x80", 6, PBDYN_ERR_UTF8, 2},
+      {"allkinds3.Item", "\x0b\x10\x01", 3, PBDYN_ERR_GROUP, 1}, /* no end-group */
+      {"allkinds3.Item", "\x0b", 1, PBDYN_ERR_GROUP, 0},
+      {"allkinds3.Item", "\x10\x01\x0c", 3, PBDYN_ERR_GROUP, 2}, /* end-group, no group */
+      {"allkinds3.Item", "\x10\x01\x00\x00", 4, PBDYN_ERR_FIELD_NUMBER, 2},
+      {"allkinds3.Item", "\x10\x01\xff\xff\xff\xff\xff\x01", 8, PBDYN_ERR_VARINT, 2},
+      /* 32 bytes of key, then a truncated value: found in the patch */
+      {"allkinds3.Item", "\x0a\x1e" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "\x10\xff", 34,
+       PBDYN_ERR_TRUNCATED, 32},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const pbdyn_msgdef *m = pbdyn_schema_find(s, cases[i].type);
+    for (int dec = PBDYN_DECODER_FAST; dec <= PBDYN_DECODER_GENERIC; dec++) {
+      pbdyn_arena *a = pbdyn_arena_new(0);
+      size_t at = 12345;
+      pbdyn_decode_opts o = {0, (pbdyn_decoder)dec, 0, &at};
+      CHECK(pbdyn_decode(cases[i].wire, cases[i].len, pbdyn_msg_new(m, a), m, a, &o) ==
+            cases[i].st);
+      CHECK(at == cases[i].at);
+      pbdyn_arena_free(a);
+    }
+  }
+  /* no byte at fault: a missing required field */
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds2.Leaf");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  size_t at = 12345;
+  pbdyn_decode_opts o = {PBDYN_DECODE_CHECK_REQUIRED, PBDYN_DECODER_FAST, 0, &at};
+  CHECK(pbdyn_decode("", 0, pbdyn_msg_new(m, a), m, a, &o) == PBDYN_ERR_REQUIRED);
+  CHECK(at == PBDYN_NO_OFFSET);
+  /* success and argument errors leave it alone */
+  at = 12345;
+  o.flags = 0;
+  CHECK(pbdyn_decode("", 0, pbdyn_msg_new(m, a), m, a, &o) == PBDYN_OK && at == 12345);
+  o.max_depth = -1;
+  CHECK(pbdyn_decode("", 0, pbdyn_msg_new(m, a), m, a, &o) == PBDYN_ERR_ARG && at == 12345);
+  pbdyn_arena_free(a);
+}
+
 /* Every function that returns a status refuses a NULL pointer argument with
  * PBDYN_ERR_ARG and writes nothing; a NULL buffer of size 0 is an empty one. */
 static void test_null_arguments(const pbdyn_schema *s) {
@@ -404,6 +456,7 @@ int main(int argc, char **argv) {
   test_depth_limit(s);
   test_errors();
   test_null_arguments(s);
+  test_error_offsets(s);
   pbdyn_schema_free(s);
   printf("ok %d checks (%s)\n", checks, pbdyn_decode_fast_kind());
   return 0;

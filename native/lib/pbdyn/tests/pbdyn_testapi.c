@@ -74,6 +74,19 @@ int pbt_decode_json(const pbdyn_schema *s, const char *type, const char *buf, si
   return decode_then(s, type, buf, len, decoder, flags, JSON, json_flags, out, outlen);
 }
 
+/* Decode buf as `type`; on failure *offset gets the error offset. */
+int pbt_decode_offset(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                      int decoder, unsigned flags, size_t *offset) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, type);
+  if (!m) return PBDYN_ERR_NOT_FOUND;
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = a ? pbdyn_msg_new(m, a) : NULL;
+  pbdyn_decode_opts o = {flags, (pbdyn_decoder)decoder, 0, offset};
+  int st = msg ? pbdyn_decode(buf, len, msg, m, a, &o) : PBDYN_ERR_NOMEM;
+  pbdyn_arena_free(a);
+  return st;
+}
+
 /* Decode buf as `type` and encode the result. */
 int pbt_roundtrip(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
                   int decoder, unsigned flags, char **out, size_t *outlen) {

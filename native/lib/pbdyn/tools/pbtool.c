@@ -44,10 +44,10 @@ static const char USAGE[] =
     "\n"
     "Messages nest at most 100 deep, as in protoc. Exit status: 0 printed; 1 the message\n"
     "does not parse (the reason on standard error: \"Failed to parse input\", then pbdyn's\n"
-    "error), or with --json holds a value that has no JSON form (\"Failed to print\n"
-    "JSON\": a Timestamp out of range, an Any of a type not in FILE, ...); 2 usage error\n"
-    "or unknown TYPE; 3 a file could not be read or the output written; 4 the descriptor\n"
-    "set is malformed.\n";
+    "error and the byte offset of the field at fault), or with --json holds a value that\n"
+    "has no JSON form (\"Failed to print JSON\": a Timestamp out of range, an Any of a\n"
+    "type not in FILE, ...); 2 usage error or unknown TYPE; 3 a file could not be read or\n"
+    "the output written; 4 the descriptor set is malformed.\n";
 
 static int die(int code, const char *fmt, ...) {
   va_list ap;
@@ -91,7 +91,9 @@ static int print_message(const pbdyn_msgdef *m, bool json) {
   if (!buf) return die(EXIT_IO, "standard input: %s", strerror(errno));
   pbdyn_arena *a = pbdyn_arena_new(0);
   pbdyn_msg *msg = a ? pbdyn_msg_new(m, a) : NULL;
-  pbdyn_status st = msg ? pbdyn_decode(buf, len, msg, m, a, NULL) : PBDYN_ERR_NOMEM,
+  size_t at = PBDYN_NO_OFFSET;
+  pbdyn_decode_opts opts = {0, PBDYN_DECODER_FAST, 0, &at};
+  pbdyn_status st = msg ? pbdyn_decode(buf, len, msg, m, a, &opts) : PBDYN_ERR_NOMEM,
                print_st = PBDYN_OK;
   if (st == PBDYN_OK && json) {
     print_st = pbdyn_json_encode(msg, m, a, &text, &text_len, NULL);
@@ -100,7 +102,10 @@ static int print_message(const pbdyn_msgdef *m, bool json) {
     print_st = pbdyn_text_encode(msg, m, a, &text, &text_len);
   }
   int code = EXIT_OK;
-  if (st != PBDYN_OK) {
+  if (st != PBDYN_OK && at != PBDYN_NO_OFFSET) {
+    code = die(EXIT_INVALID, "Failed to parse input: %s at byte %zu (%zu bytes of %s)",
+               pbdyn_status_str(st), at, len, pbdyn_msgdef_name(m));
+  } else if (st != PBDYN_OK) {
     code = die(st == PBDYN_ERR_NOMEM ? EXIT_IO : EXIT_INVALID,
                "Failed to parse input: %s (%zu bytes of %s)", pbdyn_status_str(st), len,
                pbdyn_msgdef_name(m));
