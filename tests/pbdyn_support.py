@@ -127,6 +127,11 @@ class Lib:
         d.pbt_decode_offset.argtypes = [vp, cp, cp, sz, ctypes.c_int, ctypes.c_uint,
                                         ctypes.POINTER(sz)]
         d.pbt_decode_offset.restype = ctypes.c_int
+        d.pbt_map_rebuild.argtypes = [vp, cp, cp, sz, ctypes.c_int, cp, ctypes.POINTER(vp),
+                                      ctypes.POINTER(sz)]
+        d.pbt_map_rebuild.restype = ctypes.c_int
+        d.pbt_enum_listing.argtypes = [vp, cp, ctypes.POINTER(vp), ctypes.POINTER(sz)]
+        d.pbt_enum_listing.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
 
     @property
@@ -185,6 +190,28 @@ class Schema:
         st = self.lib.dll.pbt_decode_offset(self.handle, type_name.encode(), data, len(data),
                                             decoder, flags, ctypes.byref(at))
         return st, (None if st == OK or at.value == NO_OFFSET else at.value)
+
+    def map_rebuild(self, type_name: str, data: bytes, field: str,
+                    decoder: int = FAST) -> tuple[int, str]:
+        """The map field rebuilt through the map API (pbdyn_testapi.c: pbt_map_rebuild)."""
+        out, n = ctypes.c_void_p(), ctypes.c_size_t()
+        st = self.lib.dll.pbt_map_rebuild(self.handle, type_name.encode(), data, len(data),
+                                          decoder, field.encode(), ctypes.byref(out),
+                                          ctypes.byref(n))
+        return st, self._take(out, n).decode()
+
+    def enum_listing(self, name: str) -> tuple[int, str]:
+        """Each value of an enum by index, by name and by number (pbt_enum_listing)."""
+        out, n = ctypes.c_void_p(), ctypes.c_size_t()
+        st = self.lib.dll.pbt_enum_listing(self.handle, name.encode(), ctypes.byref(out),
+                                           ctypes.byref(n))
+        return st, self._take(out, n).decode()
+
+    def _take(self, out: ctypes.c_void_p, n: ctypes.c_size_t) -> bytes:
+        res = ctypes.string_at(out, n.value) if out.value else b""
+        if out.value:
+            self.lib.dll.pbt_free(out)
+        return res
 
     def roundtrip(self, type_name: str, data: bytes, decoder: int = FAST,
                   flags: int = 0) -> tuple[int, bytes]:

@@ -25,7 +25,8 @@
  * Input is never read out of bounds, whatever its content.
  *
  * NULL pointers (the one rule of every cpulab header): a pointer argument may
- * be NULL only where its comment says so. Every function that returns a
+ * be NULL only where its comment says so (the message type of a function that
+ * takes a message may be NULL: pbdyn_msg_msgdef). Every function that returns a
  * pbdyn_status checks the others and returns PBDYN_ERR_ARG for a NULL one,
  * writing nothing (an input buffer may be NULL when its size is 0); the
  * functions that return no status do not check (a NULL there is undefined
@@ -187,6 +188,16 @@ const pbdyn_enumdef *pbdyn_fielddef_enum(const pbdyn_fielddef *f);
 const char *pbdyn_enumdef_name(const pbdyn_enumdef *e);
 bool pbdyn_enumdef_is_closed(const pbdyn_enumdef *e); /* proto2 enums are closed */
 bool pbdyn_enumdef_has_value(const pbdyn_enumdef *e, int32_t v);
+/* The name of value v (the first declared, where names alias one number);
+ * NULL when v is not defined. */
+const char *pbdyn_enumdef_value_name(const pbdyn_enumdef *e, int32_t v);
+/* The number of the value called name; PBDYN_ERR_NOT_FOUND when none is. */
+pbdyn_status pbdyn_enumdef_value_by_name(const pbdyn_enumdef *e, const char *name, int32_t *v);
+/* The values in declaration order, aliases included: the i-th one's name and
+ * number (PBDYN_ERR_ARG for i past the count). */
+size_t pbdyn_enumdef_value_count(const pbdyn_enumdef *e);
+pbdyn_status pbdyn_enumdef_value(const pbdyn_enumdef *e, size_t i, const char **name,
+                                 int32_t *v);
 
 /* ---- messages -----------------------------------------------------------
  * A message is arena memory laid out by its pbdyn_msgdef. Values are read and
@@ -216,6 +227,12 @@ typedef union pbdyn_value {
 
 /* A new, empty message of type m; NULL if the arena is exhausted. */
 pbdyn_msg *pbdyn_msg_new(const pbdyn_msgdef *m, pbdyn_arena *a);
+
+/* The type msg was created with (by pbdyn_msg_new, or by a decoder for a
+ * sub-message, a group or a map entry). Every function below that takes a
+ * message and a pbdyn_msgdef m also accepts m = NULL for the message's own
+ * type, and returns PBDYN_ERR_ARG when m is another type. */
+const pbdyn_msgdef *pbdyn_msg_msgdef(const pbdyn_msg *msg);
 
 /* Whether a field with presence is set (for repeated fields: non-empty). */
 bool pbdyn_msg_has(const pbdyn_msg *msg, const pbdyn_fielddef *f);
@@ -250,8 +267,119 @@ pbdyn_msg *pbdyn_msg_array_append_msg(pbdyn_msg *msg, const pbdyn_fielddef *f, p
 bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
                        pbdyn_value *val);
 
+/* The number of distinct keys in a map field (the wire may repeat a key:
+ * the last entry wins, as pbdyn_msg_map_get reads it). PBDYN_ERR_ARG when f
+ * is not a map field of msg's type. */
+pbdyn_status pbdyn_msg_map_size(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t *size);
+
+/* Set a map entry: the value of an existing key is replaced (in its last
+ * entry), a new key appends an entry. Strings are stored as given, as by
+ * pbdyn_msg_set. PBDYN_ERR_ARG when f is not a map field of msg's type. */
+pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                               pbdyn_value val, pbdyn_arena *a);
+
+/* Iteration over a map's entries, each key once (its last value), in
+ * increasing key order (strings bytewise), as the text format prints them:
+ *
+ *     pbdyn_map_iter it;
+ *     pbdyn_value k, v;
+ *     if (pbdyn_msg_map_iter_init(msg, f, a, &it) != PBDYN_OK) ...;
+ *     while (pbdyn_map_iter_next(&it, &k, &v)) ...;
+ *
+ * The iterator's list lives in the arena a; it sees the map as it was at
+ * init. PBDYN_ERR_ARG when f is not a map field of msg's type. */
+typedef struct pbdyn_map_iter {
+  const pbdyn_msg *const *entries;
+  size_t count, next;
+  const pbdyn_fielddef *key, *value;
+} pbdyn_map_iter;
+pbdyn_status pbdyn_msg_map_iter_init(const pbdyn_msg *msg, const pbdyn_fielddef *f,
+                                     pbdyn_arena *a, pbdyn_map_iter *it);
+bool pbdyn_map_iter_next(pbdyn_map_iter *it, pbdyn_value *key, pbdyn_value *val);
+
 /* Unknown fields of this message, as wire bytes in arrival order. */
 pbdyn_str pbdyn_msg_unknown(const pbdyn_msg *msg);
+
+/* ---- typed accessors -------------------------------------------------------
+ * Each reads or writes one C type and returns PBDYN_ERR_ARG, touching
+ * nothing, when f is not a field of msg's type or its type does not hold
+ * that C type: reading a UINT32 field with pbdyn_msg_get_int32 is an error.
+ *   int32 (int32_t): INT32 SINT32 SFIXED32     uint32: UINT32 FIXED32
+ *   int64 (int64_t): INT64 SINT64 SFIXED64     uint64: UINT64 FIXED64
+ *   float, double, bool: FLOAT, DOUBLE, BOOL   enum (int32_t): ENUM
+ *   str (pbdyn_str): STRING BYTES              msg (const pbdyn_msg *): MESSAGE GROUP
+ * get/set take a singular field (get reads the default when unset, as
+ * pbdyn_msg_get); array_get/array_append a repeated one that is not a map
+ * (array_get: PBDYN_ERR_ARG for an index past the end). */
+pbdyn_status pbdyn_msg_get_int32(const pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t *out);
+pbdyn_status pbdyn_msg_get_uint32(const pbdyn_msg *msg, const pbdyn_fielddef *f, uint32_t *out);
+pbdyn_status pbdyn_msg_get_int64(const pbdyn_msg *msg, const pbdyn_fielddef *f, int64_t *out);
+pbdyn_status pbdyn_msg_get_uint64(const pbdyn_msg *msg, const pbdyn_fielddef *f, uint64_t *out);
+pbdyn_status pbdyn_msg_get_float(const pbdyn_msg *msg, const pbdyn_fielddef *f, float *out);
+pbdyn_status pbdyn_msg_get_double(const pbdyn_msg *msg, const pbdyn_fielddef *f, double *out);
+pbdyn_status pbdyn_msg_get_bool(const pbdyn_msg *msg, const pbdyn_fielddef *f, bool *out);
+pbdyn_status pbdyn_msg_get_enum(const pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t *out);
+pbdyn_status pbdyn_msg_get_str(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_str *out);
+pbdyn_status pbdyn_msg_get_msg(const pbdyn_msg *msg, const pbdyn_fielddef *f,
+                               const pbdyn_msg **out);
+
+pbdyn_status pbdyn_msg_set_int32(pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t v);
+pbdyn_status pbdyn_msg_set_uint32(pbdyn_msg *msg, const pbdyn_fielddef *f, uint32_t v);
+pbdyn_status pbdyn_msg_set_int64(pbdyn_msg *msg, const pbdyn_fielddef *f, int64_t v);
+pbdyn_status pbdyn_msg_set_uint64(pbdyn_msg *msg, const pbdyn_fielddef *f, uint64_t v);
+pbdyn_status pbdyn_msg_set_float(pbdyn_msg *msg, const pbdyn_fielddef *f, float v);
+pbdyn_status pbdyn_msg_set_double(pbdyn_msg *msg, const pbdyn_fielddef *f, double v);
+pbdyn_status pbdyn_msg_set_bool(pbdyn_msg *msg, const pbdyn_fielddef *f, bool v);
+pbdyn_status pbdyn_msg_set_enum(pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t v);
+/* Stores v as given: its bytes must outlive the message (see _str_copy). */
+pbdyn_status pbdyn_msg_set_str(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_str v);
+/* Copies data[0..size) into the arena first (data may be NULL when size is
+ * 0); a proto3 string field refuses invalid UTF-8 with PBDYN_ERR_UTF8, as
+ * the decoder does. */
+pbdyn_status pbdyn_msg_set_str_copy(pbdyn_msg *msg, const pbdyn_fielddef *f, const char *data,
+                                    size_t size, pbdyn_arena *a);
+
+pbdyn_status pbdyn_msg_array_get_int32(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                       int32_t *out);
+pbdyn_status pbdyn_msg_array_get_uint32(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                        uint32_t *out);
+pbdyn_status pbdyn_msg_array_get_int64(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                       int64_t *out);
+pbdyn_status pbdyn_msg_array_get_uint64(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                        uint64_t *out);
+pbdyn_status pbdyn_msg_array_get_float(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                       float *out);
+pbdyn_status pbdyn_msg_array_get_double(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                        double *out);
+pbdyn_status pbdyn_msg_array_get_bool(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                      bool *out);
+pbdyn_status pbdyn_msg_array_get_enum(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                      int32_t *out);
+pbdyn_status pbdyn_msg_array_get_str(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                     pbdyn_str *out);
+pbdyn_status pbdyn_msg_array_get_msg(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i,
+                                     const pbdyn_msg **out);
+
+pbdyn_status pbdyn_msg_array_append_int32(pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t v,
+                                          pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_uint32(pbdyn_msg *msg, const pbdyn_fielddef *f, uint32_t v,
+                                           pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_int64(pbdyn_msg *msg, const pbdyn_fielddef *f, int64_t v,
+                                          pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_uint64(pbdyn_msg *msg, const pbdyn_fielddef *f, uint64_t v,
+                                           pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_float(pbdyn_msg *msg, const pbdyn_fielddef *f, float v,
+                                          pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_double(pbdyn_msg *msg, const pbdyn_fielddef *f, double v,
+                                           pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_bool(pbdyn_msg *msg, const pbdyn_fielddef *f, bool v,
+                                         pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_enum(pbdyn_msg *msg, const pbdyn_fielddef *f, int32_t v,
+                                         pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_str(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_str v,
+                                        pbdyn_arena *a);
+pbdyn_status pbdyn_msg_array_append_str_copy(pbdyn_msg *msg, const pbdyn_fielddef *f,
+                                             const char *data, size_t size, pbdyn_arena *a);
 
 /* ---- decoding ------------------------------------------------------------ */
 

@@ -155,7 +155,9 @@ PBDYN_INLINE void pbdyn__dec_arena_take(pbdyn__dec *d) {
 
 PBDYN_INLINE pbdyn_msg *pbdyn__dec_new_msg(pbdyn__dec *d, const pbdyn_msgdef *m) {
   pbdyn_msg *msg = pbdyn__dec_alloc(d, m->size);
-  if (msg) memset(msg, 0, m->size);
+  if (!msg) return NULL;
+  memset(msg, 0, m->size);
+  pbdyn__msg_def_set(msg, m);
   return msg;
 }
 

@@ -36,6 +36,7 @@ PBDYN_INLINE pbdyn_msg *pbdyn__fast_new_msg(pbdyn__dec *d, const pbdyn_msgdef *m
     *(pbdyn__v16 *)(p + i + 16) = (pbdyn__v16){0};
     __asm__("" : : "r"(p) : "memory"); /* keep the loop: not a memset call */
   }
+  pbdyn__msg_def_set(p, m);
   return (pbdyn_msg *)p;
 }
 

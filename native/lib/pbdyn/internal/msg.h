@@ -18,7 +18,29 @@ typedef struct pbdyn__array {
   uint32_t size, cap;
 } pbdyn__array;
 
-#define PBDYN_MSG_HASBITS 8 /* offset of the first hasbit word */
+#define PBDYN_MSG_DEF 8       /* offset of the message's own pbdyn_msgdef */
+#define PBDYN_MSG_HASBITS 16 /* offset of the first hasbit word */
+
+/* The type a message was created with. */
+PBDYN_INLINE const pbdyn_msgdef *pbdyn__msg_def(const pbdyn_msg *msg) {
+  return *PBDYN_CPTR_AT(msg, PBDYN_MSG_DEF, pbdyn_msgdef *);
+}
+PBDYN_INLINE void pbdyn__msg_def_set(void *msg, const pbdyn_msgdef *m) {
+  *PBDYN_PTR_AT(msg, PBDYN_MSG_DEF, const pbdyn_msgdef *) = m;
+}
+
+/* The type a function given (msg, m) works with: msg's own, which m must be
+ * when it is not NULL; NULL for a mismatch. */
+PBDYN_INLINE const pbdyn_msgdef *pbdyn__msg_check(const pbdyn_msg *msg, const pbdyn_msgdef *m) {
+  const pbdyn_msgdef *own = pbdyn__msg_def(msg);
+  return !m || m == own ? own : NULL;
+}
+
+/* Whether f is one of m's fields (not a field of another type). */
+PBDYN_INLINE bool pbdyn__field_of(const pbdyn_msgdef *m, const pbdyn_fielddef *f) {
+  uintptr_t p = (uintptr_t)f, lo = (uintptr_t)m->fields;
+  return p >= lo && p < lo + m->field_count * sizeof *f && (p - lo) % sizeof *f == 0;
+}
 
 PBDYN_INLINE pbdyn__unknown *pbdyn__msg_unknown_ptr(const pbdyn_msg *msg) {
   return *(pbdyn__unknown *const *)msg;

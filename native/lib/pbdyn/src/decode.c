@@ -156,7 +156,7 @@ static size_t error_offset(const char *buf, size_t size, const pbdyn_msgdef *m,
 pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pbdyn_msgdef *m,
                           pbdyn_arena *a, const pbdyn_decode_opts *opts) {
   static const pbdyn_decode_opts defaults = {0, PBDYN_DECODER_FAST, 0, NULL};
-  if (!msg || !m || !a || (!buf && size)) return PBDYN_ERR_ARG;
+  if (!msg || !a || (!buf && size) || !(m = pbdyn__msg_check(msg, m))) return PBDYN_ERR_ARG;
   if (!opts) opts = &defaults;
   if (!buf) buf = ""; /* size 0: no arithmetic on a null pointer */
   /* A limit the stack cannot hold would turn a hostile input into a crash. */

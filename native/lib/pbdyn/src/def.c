@@ -89,6 +89,35 @@ bool pbdyn_enumdef_has_value(const pbdyn_enumdef *e, int32_t v) {
   return pbdyn__enum_contains(e, v);
 }
 
+/* Enum values are few (a median of ~5 in Debian's protos): a linear scan in
+ * declaration order finds the first of aliased names, as protobuf does. */
+const char *pbdyn_enumdef_value_name(const pbdyn_enumdef *e, int32_t v) {
+  for (uint32_t i = 0; i < e->count; i++)
+    if (e->numbers[i] == v) return e->names[i];
+  return NULL;
+}
+
+pbdyn_status pbdyn_enumdef_value_by_name(const pbdyn_enumdef *e, const char *name, int32_t *v) {
+  if (!e || !name || !v) return PBDYN_ERR_ARG;
+  for (uint32_t i = 0; i < e->count; i++) {
+    if (!strcmp(e->names[i], name)) {
+      *v = e->numbers[i];
+      return PBDYN_OK;
+    }
+  }
+  return PBDYN_ERR_NOT_FOUND;
+}
+
+size_t pbdyn_enumdef_value_count(const pbdyn_enumdef *e) { return e->count; }
+
+pbdyn_status pbdyn_enumdef_value(const pbdyn_enumdef *e, size_t i, const char **name,
+                                 int32_t *v) {
+  if (!e || !name || !v || i >= e->count) return PBDYN_ERR_ARG;
+  *name = e->names[i];
+  *v = e->numbers[i];
+  return PBDYN_OK;
+}
+
 const char *pbdyn_status_str(pbdyn_status st) {
   switch (st) {
     case PBDYN_OK: return "ok";

@@ -156,7 +156,7 @@ static void dump_msg(pbdyn__strbuf *o, const pbdyn_msg *msg, const pbdyn_msgdef 
 
 pbdyn_status pbdyn_dump(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a, char **outp,
                         size_t *size) {
-  if (!msg || !m || !a || !outp || !size) return PBDYN_ERR_ARG;
+  if (!msg || !a || !outp || !size || !(m = pbdyn__msg_check(msg, m))) return PBDYN_ERR_ARG;
   pbdyn__strbuf o = {NULL, 0, 0, false};
   dump_msg(&o, msg, m, 0);
   return pbdyn__strbuf_finish(&o, a, outp, size);

@@ -180,7 +180,7 @@ static void encode_msg(enc *e, const pbdyn_msg *msg, const pbdyn_msgdef *m) {
 
 pbdyn_status pbdyn_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a, char **out,
                           size_t *size) {
-  if (!msg || !m || !a || !out || !size) return PBDYN_ERR_ARG;
+  if (!msg || !a || !out || !size || !(m = pbdyn__msg_check(msg, m))) return PBDYN_ERR_ARG;
   enc e = {NULL, NULL, NULL, a, PBDYN_OK, 0};
   encode_msg(&e, msg, m);
   if (e.status) return e.status;

@@ -291,7 +291,7 @@ void pbdyn__json_msg(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
 
 pbdyn_status pbdyn_json_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a,
                                char **out, size_t *size, const pbdyn_json_opts *opts) {
-  if (!msg || !m || !a || !out || !size) return PBDYN_ERR_ARG;
+  if (!msg || !a || !out || !size || !(m = pbdyn__msg_check(msg, m))) return PBDYN_ERR_ARG;
   int max_depth = opts ? opts->max_depth : 0;
   if (max_depth < 0 || max_depth > PBDYN_MAX_DEPTH) return PBDYN_ERR_ARG;
   /* the top level is not a nesting level: depth+1 levels as the decoder */

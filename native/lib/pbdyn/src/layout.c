@@ -1,6 +1,6 @@
 /* Message layout: where each field lives in an instance.
  *
- * Header (unknown-field pointer), hasbit words, oneof case words, then the
+ * Header (unknown-field pointer, the message's own type), hasbit words, oneof case words, then the
  * storage slots sorted by decreasing size so that little padding is needed
  * (16- and 8-byte slots stay 8-aligned, then 4, then 1). The members of one
  * oneof share a slot as large as the largest member.

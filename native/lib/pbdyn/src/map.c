@@ -1,12 +1,14 @@
 /* Maps are stored as the array of their entries in arrival order; a later
  * entry with the same key replaces an earlier one. This file resolves that
- * for the encoder and the dump: which entries survive, and how keys order.
+ * for the encoder, the printers and the map API: which entries survive, and
+ * how keys order; and it looks keys up and sets them.
  * Survivors are found with a hash set over the keys (FNV-1a), from the last
  * entry backwards, so n entries cost O(n). */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arena.h"
 #include "internal/encode.h"
 
 static pbdyn_str key_bytes(const pbdyn_fielddef *kf, const pbdyn_msg *e) {
@@ -121,4 +123,95 @@ const pbdyn_msg **pbdyn__map_sorted_entries(const pbdyn__array *arr, const pbdyn
   free(live);
   qsort_r(ents, *n, sizeof *ents, entry_cmp, (void *)&entry->fields[0]);
   return ents;
+}
+
+static bool key_equal(const pbdyn_fielddef *kf, pbdyn_value a, pbdyn_value b) {
+  switch (kf->rep) {
+    case PBDYN_REP_1: return a.b == b.b;
+    case PBDYN_REP_4: return a.u32 == b.u32;
+    case PBDYN_REP_8: return a.u64 == b.u64;
+    case PBDYN_REP_STR:
+      return a.str.size == b.str.size &&
+             (a.str.size == 0 || !memcmp(a.str.data, b.str.data, a.str.size));
+  }
+  return false;
+}
+
+bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                       pbdyn_value *val) {
+  if (f->mode != PBDYN_MODE_MAP) return false;
+  const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
+  const pbdyn_fielddef *kf = &f->msg->fields[0], *vf = &f->msg->fields[1];
+  for (size_t i = arr->size; i-- > 0;) {
+    const pbdyn_msg *e = ((pbdyn_msg *const *)arr->data)[i];
+    if (key_equal(kf, pbdyn_msg_get(e, kf), key)) {
+      *val = pbdyn_msg_get(e, vf);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Whether f is a map field of msg's type. */
+static bool is_map_of(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
+  return msg && f && f->mode == PBDYN_MODE_MAP && pbdyn__field_of(pbdyn__msg_def(msg), f);
+}
+
+/* The last entry with this key, or NULL. */
+static pbdyn_msg *find_entry(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key) {
+  const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
+  const pbdyn_fielddef *kf = &f->msg->fields[0];
+  for (size_t i = arr->size; i-- > 0;) {
+    pbdyn_msg *e = ((pbdyn_msg *const *)arr->data)[i];
+    if (key_equal(kf, pbdyn_msg_get(e, kf), key)) return e;
+  }
+  return NULL;
+}
+
+pbdyn_status pbdyn_msg_map_size(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t *size) {
+  if (!size || !is_map_of(msg, f)) return PBDYN_ERR_ARG;
+  const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
+  uint32_t n;
+  uint32_t *live = pbdyn__map_live_entries(arr, f->msg, &n);
+  if (!live && arr->size) return PBDYN_ERR_NOMEM;
+  free(live);
+  *size = n;
+  return PBDYN_OK;
+}
+
+pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                               pbdyn_value val, pbdyn_arena *a) {
+  if (!a || !is_map_of(msg, f)) return PBDYN_ERR_ARG;
+  const pbdyn_fielddef *kf = &f->msg->fields[0], *vf = &f->msg->fields[1];
+  pbdyn_msg *e = find_entry(msg, f, key);
+  if (e) return pbdyn_msg_set(e, vf, val);
+  e = pbdyn_msg_new(f->msg, a);
+  if (!e) return PBDYN_ERR_NOMEM;
+  pbdyn_status st = pbdyn_msg_set(e, kf, key);
+  if (!st) st = pbdyn_msg_set(e, vf, val);
+  pbdyn_value entry = {.msg = e};
+  return st ? st : pbdyn_msg_array_append(msg, f, entry, a);
+}
+
+pbdyn_status pbdyn_msg_map_iter_init(const pbdyn_msg *msg, const pbdyn_fielddef *f,
+                                     pbdyn_arena *a, pbdyn_map_iter *it) {
+  if (!a || !it || !is_map_of(msg, f)) return PBDYN_ERR_ARG;
+  const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
+  uint32_t n = 0;
+  const pbdyn_msg **sorted = pbdyn__map_sorted_entries(arr, f->msg, &n);
+  if (!sorted) return PBDYN_ERR_NOMEM;
+  const pbdyn_msg **copy = pbdyn_arena_alloc(a, (n + 1) * sizeof *copy);
+  if (copy && n) memcpy(copy, sorted, n * sizeof *copy);
+  free(sorted);
+  if (!copy) return PBDYN_ERR_NOMEM;
+  *it = (pbdyn_map_iter){copy, n, 0, &f->msg->fields[0], &f->msg->fields[1]};
+  return PBDYN_OK;
+}
+
+bool pbdyn_map_iter_next(pbdyn_map_iter *it, pbdyn_value *key, pbdyn_value *val) {
+  if (it->next >= it->count) return false;
+  const pbdyn_msg *e = it->entries[it->next++];
+  *key = pbdyn_msg_get(e, it->key);
+  *val = pbdyn_msg_get(e, it->value);
+  return true;
 }

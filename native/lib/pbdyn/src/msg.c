@@ -9,9 +9,13 @@
 
 pbdyn_msg *pbdyn_msg_new(const pbdyn_msgdef *m, pbdyn_arena *a) {
   pbdyn_msg *msg = pbdyn_arena_alloc(a, m->size);
-  if (msg) memset(msg, 0, m->size);
+  if (!msg) return NULL;
+  memset(msg, 0, m->size);
+  pbdyn__msg_def_set(msg, m);
   return msg;
 }
+
+const pbdyn_msgdef *pbdyn_msg_msgdef(const pbdyn_msg *msg) { return pbdyn__msg_def(msg); }
 
 static pbdyn_value read_rep(const void *p, int rep) {
   pbdyn_value v;
@@ -152,33 +156,6 @@ pbdyn_msg *pbdyn_msg_array_append_msg(pbdyn_msg *msg, const pbdyn_fielddef *f, p
   pbdyn_value v = {.msg = sub};
   if (!sub || pbdyn_msg_array_append(msg, f, v, a)) return NULL;
   return sub;
-}
-
-static bool key_equal(const pbdyn_fielddef *kf, pbdyn_value a, pbdyn_value b) {
-  switch (kf->rep) {
-    case PBDYN_REP_1: return a.b == b.b;
-    case PBDYN_REP_4: return a.u32 == b.u32;
-    case PBDYN_REP_8: return a.u64 == b.u64;
-    case PBDYN_REP_STR:
-      return a.str.size == b.str.size &&
-             (a.str.size == 0 || !memcmp(a.str.data, b.str.data, a.str.size));
-  }
-  return false;
-}
-
-bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
-                       pbdyn_value *val) {
-  if (f->mode != PBDYN_MODE_MAP) return false;
-  const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
-  const pbdyn_fielddef *kf = &f->msg->fields[0], *vf = &f->msg->fields[1];
-  for (size_t i = arr->size; i-- > 0;) {
-    const pbdyn_msg *e = ((pbdyn_msg *const *)arr->data)[i];
-    if (key_equal(kf, pbdyn_msg_get(e, kf), key)) {
-      *val = pbdyn_msg_get(e, vf);
-      return true;
-    }
-  }
-  return false;
 }
 
 pbdyn_str pbdyn_msg_unknown(const pbdyn_msg *msg) {

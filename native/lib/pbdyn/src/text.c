@@ -221,7 +221,7 @@ static void print_msg(pbdyn__strbuf *o, const pbdyn_msg *msg, const pbdyn_msgdef
 
 pbdyn_status pbdyn_text_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a,
                                char **out, size_t *size) {
-  if (!msg || !m || !a || !out || !size) return PBDYN_ERR_ARG;
+  if (!msg || !a || !out || !size || !(m = pbdyn__msg_check(msg, m))) return PBDYN_ERR_ARG;
   pbdyn__strbuf o = {NULL, 0, 0, false};
   print_msg(&o, msg, m, 0);
   return pbdyn__strbuf_finish(&o, a, out, size);
