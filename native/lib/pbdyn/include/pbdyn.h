@@ -287,7 +287,8 @@ pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_va
  *     while (pbdyn_map_iter_next(&it, &k, &v)) ...;
  *
  * The iterator's list lives in the arena a; it sees the map as it was at
- * init. PBDYN_ERR_ARG when f is not a map field of msg's type. */
+ * init. An entry without a value reads the value field's default (NULL for
+ * a message). PBDYN_ERR_ARG when f is not a map field of msg's type. */
 typedef struct pbdyn_map_iter {
   const pbdyn_msg *const *entries;
   size_t count, next;
