@@ -1,4 +1,4 @@
-# Sourced by the peer builds (build_*_peer.sh, native/lib/pbdyn/tests/build_conformance_runner.sh):
+# Sourced by the peer builds (build_*_peer.sh, native/lib/pb/tests/build_conformance_runner.sh):
 # where a built peer is kept. A peer takes minutes to build (upb 1-2, GMP 1-6, CRuby 2-10
 # on 2 cores), so it is built once per machine and recipe, outside any checkout, and a
 # fresh clone (CI's) finds it instead of building it again:

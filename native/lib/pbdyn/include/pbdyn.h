@@ -241,7 +241,8 @@ bool pbdyn_msg_has(const pbdyn_msg *msg, const pbdyn_fielddef *f);
  * else zero; an unset message reads as NULL). */
 pbdyn_value pbdyn_msg_get(const pbdyn_msg *msg, const pbdyn_fielddef *f);
 
-/* Set a singular field (and its presence; for a oneof member, the case).
+/* Set a singular field (and its presence; for a oneof member, the case);
+ * PBDYN_ERR_ARG for a repeated field or a field of another message type.
  * Strings are stored as given: copy them into the arena first if needed. */
 pbdyn_status pbdyn_msg_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v);
 
@@ -263,7 +264,8 @@ pbdyn_status pbdyn_msg_array_append(pbdyn_msg *msg, const pbdyn_fielddef *f, pbd
 pbdyn_msg *pbdyn_msg_array_append_msg(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_arena *a);
 
 /* Look a key up in a map field; the last entry with that key wins, as on
- * the wire. Returns false if absent. */
+ * the wire. Returns false if absent, or if f is not a map field of msg's
+ * type. */
 bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
                        pbdyn_value *val);
 

@@ -125,6 +125,11 @@ const pbdyn_msg **pbdyn__map_sorted_entries(const pbdyn__array *arr, const pbdyn
   return ents;
 }
 
+/* Whether f is a map field of msg's type. */
+static bool is_map_of(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
+  return msg && f && f->mode == PBDYN_MODE_MAP && pbdyn__field_of(pbdyn__msg_def(msg), f);
+}
+
 static bool key_equal(const pbdyn_fielddef *kf, pbdyn_value a, pbdyn_value b) {
   switch (kf->rep) {
     case PBDYN_REP_1: return a.b == b.b;
@@ -139,7 +144,7 @@ static bool key_equal(const pbdyn_fielddef *kf, pbdyn_value a, pbdyn_value b) {
 
 bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
                        pbdyn_value *val) {
-  if (f->mode != PBDYN_MODE_MAP) return false;
+  if (!is_map_of(msg, f) || !val) return false;
   const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
   const pbdyn_fielddef *kf = &f->msg->fields[0], *vf = &f->msg->fields[1];
   for (size_t i = arr->size; i-- > 0;) {
@@ -150,11 +155,6 @@ bool pbdyn_msg_map_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_valu
     }
   }
   return false;
-}
-
-/* Whether f is a map field of msg's type. */
-static bool is_map_of(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
-  return msg && f && f->mode == PBDYN_MODE_MAP && pbdyn__field_of(pbdyn__msg_def(msg), f);
 }
 
 /* The last entry with this key, or NULL. */

@@ -70,7 +70,7 @@ pbdyn_value pbdyn_msg_get(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
 }
 
 pbdyn_status pbdyn_msg_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v) {
-  if (!msg || !f) return PBDYN_ERR_ARG;
+  if (!msg || !f || !pbdyn__field_of(pbdyn__msg_def(msg), f)) return PBDYN_ERR_ARG;
   if (f->mode != PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
   if (f->oneof_case) *PBDYN_PTR_AT(msg, f->oneof_case, uint32_t) = f->number;
   if (f->hasbit != PBDYN_NO_HASBIT) pbdyn__hasbit_set(msg, f->hasbit);
@@ -139,7 +139,7 @@ void *pbdyn__array_reserve(pbdyn__array *arr, uint32_t elem, size_t n, pbdyn_are
 
 pbdyn_status pbdyn_msg_array_append(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v,
                                     pbdyn_arena *a) {
-  if (!msg || !f || !a) return PBDYN_ERR_ARG;
+  if (!msg || !f || !a || !pbdyn__field_of(pbdyn__msg_def(msg), f)) return PBDYN_ERR_ARG;
   if (f->mode == PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
   pbdyn__array *arr = PBDYN_PTR_AT(msg, f->offset, pbdyn__array);
   uint32_t elem = pbdyn__rep_size(f->rep);

@@ -415,6 +415,12 @@ static void test_typed_accessors(const pbdyn_schema *s) {
   CHECK(pbdyn_msg_array_get_str(msg, F(m, "r_string"), 0, &str) == PBDYN_OK &&
         str_eq(str, "q", 1));
   CHECK(pbdyn_msg_set_str_copy(msg, F(m, "i_int32"), "q", 1, a) == PBDYN_ERR_ARG);
+  /* the untyped setters check the message too */
+  pbdyn_value v = {.str = {"k", 1}};
+  CHECK(pbdyn_msg_set(msg, F(item, "key"), v) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_array_append(msg, F(item, "children"), v, a) == PBDYN_ERR_ARG);
+  CHECK(!pbdyn_msg_map_get(msg, F(pbdyn_schema_find(s, "allkinds2.All"), "m_int32_string"), v,
+                           &v));
   pbdyn_arena_free(a);
 }
 
