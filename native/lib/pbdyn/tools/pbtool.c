@@ -1,4 +1,4 @@
-/* pbtool — the command-line front end of libcpulab-pb: a binary protobuf
+/* pbtool — the command-line front end of libcpulab-pbdyn: a binary protobuf
  * message on standard input printed in the text format, as `protoc --decode`
  * and `protoc --decode_raw` print it, with the schema taken from a
  * descriptor set instead of .proto files, or in the proto3 JSON mapping. The library does the work; this
