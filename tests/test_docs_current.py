@@ -69,11 +69,11 @@ def test_a_page_holds_the_code_s_declarations_and_the_notes(gen, tmp_path):
 
 
 def test_links_in_notes_are_made_relative_to_the_page(gen):
-    text = ("[the harness](../../harness.md#x), [a lib](../../../native/lib/pb/README.md), "
+    text = ("[the harness](../../harness.md#x), [a lib](../../../native/lib/pbdyn/README.md), "
             "[web](https://example.org), [here](#y), `[code](../../z.md)`, "
             "``a `b` [c](../../z.md)``")
     assert gen.rebase_links(text, gen.NOTES, gen.DOCS) == (
-        "[the harness](../harness.md#x), [a lib](../../native/lib/pb/README.md), "
+        "[the harness](../harness.md#x), [a lib](../../native/lib/pbdyn/README.md), "
         "[web](https://example.org), [here](#y), `[code](../../z.md)`, "
         "``a `b` [c](../../z.md)``")
     fenced = "```sh\n[x](../../harness.md)\n```"

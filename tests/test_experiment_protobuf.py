@@ -196,7 +196,7 @@ def test_beats_switch_pairs_the_same_build():
 
 
 def frames(framed: list[str], ret: list[str] = ()) -> dict:
-    single = ["pb_fast_varint32_singular_tag1", "pb_fast_fixed64_oneof_tag2"]
+    single = ["pbdyn__fast_varint32_singular_tag1", "pbdyn__fast_fixed64_oneof_tag2"]
     return {"source": "asm", "functions": 4, "single-field": single, "framed": framed,
             "instructions": dict.fromkeys(single, 20), "ret": list(ret)}
 
@@ -209,13 +209,13 @@ def framed(f: dict) -> list[Case]:
 
 
 def test_frameless_verdict():
-    v = verdict(framed(frames(["pb_fast_message_singular_tag1"])), "f")
+    v = verdict(framed(frames(["pbdyn__fast_message_singular_tag1"])), "f")
     assert v.verdict == "confirmed" and "at most 0 in 1 of 1" in v.evidence
     assert "clang-19 -O2, arena=fresh, bytes=7670, payload=descriptor, strings=copy: " \
         "0 functions" in v.evidence
-    v = verdict(framed(frames(["pb_fast_varint32_singular_tag1"])), "f")
+    v = verdict(framed(frames(["pbdyn__fast_varint32_singular_tag1"])), "f")
     assert v.verdict == "refuted" and ": 1 functions" in v.evidence
-    assert verdict(framed(frames([], ["pb_fast_fixed64_oneof_tag2"])), "f").verdict == \
+    assert verdict(framed(frames([], ["pbdyn__fast_fixed64_oneof_tag2"])), "f").verdict == \
         "refuted"
     v = verdict(framed({"error": "objdump failed"}), "f")
     assert v.verdict == "unmeasurable" and "objdump failed" in v.evidence
@@ -309,18 +309,18 @@ def test_fast_path_frames_of_the_real_builds():
     clang, gcc = find_toolchain("clang"), find_toolchain("gcc")
     if clang is None or gcc is None:
         pytest.skip("needs clang and gcc")
-    tail = fast_path_frames(build_one(EXPERIMENT.pb_target(True), BuildConfig(clang, "O2")))
-    assert len(tail["single-field"]) == 36 and "pb_fast_varint32_singular_tag1" in \
+    tail = fast_path_frames(build_one(EXPERIMENT.pbdyn_target(True), BuildConfig(clang, "O2")))
+    assert len(tail["single-field"]) == 36 and "pbdyn__fast_varint32_singular_tag1" in \
         tail["single-field"]
     assert not set(tail["framed"]) & set(tail["single-field"]) and not tail["ret"]
-    assert "pb_fast_message_singular_tag1" in tail["framed"]  # calls the sub-decoder
-    tramp = fast_path_frames(build_one(EXPERIMENT.pb_target(False), BuildConfig(gcc, "O2")))
+    assert "pbdyn__fast_message_singular_tag1" in tail["framed"]  # calls the sub-decoder
+    tramp = fast_path_frames(build_one(EXPERIMENT.pbdyn_target(False), BuildConfig(gcc, "O2")))
     assert set(tramp["ret"]) == set(tramp["single-field"])  # each returns to the loop
 
 
 def test_tailcall_target_refuses_a_compiler_without_musttail(gcc):
-    with pytest.raises(BuildError, match="PB_TAILCALL=2"):
-        build_one(EXPERIMENT.pb_target(True), BuildConfig(gcc, "O2"))
+    with pytest.raises(BuildError, match="PBDYN_TAILCALL=2"):
+        build_one(EXPERIMENT.pbdyn_target(True), BuildConfig(gcc, "O2"))
 
 
 def test_protoc_generates_the_table_driven_parser_on_request():

@@ -97,7 +97,7 @@ def test_ctest_under_asan_and_ubsan(clang):
 
 
 def test_install_layout(prefix):
-    libdir = next(prefix.glob("lib*/**/libcpulab-pb.so")).parent
+    libdir = next(prefix.glob("lib*/**/libcpulab-pbdyn.so")).parent
     for lib in LIBRARIES:
         version = library(lib).version
         major = version.split(".")[0]
@@ -190,7 +190,7 @@ def expected_output(descriptors: bytes) -> list[str]:
     z = (2**64 - 1) ** 2
     words = [f"{(z >> (64 * i)) & (2**64 - 1):016x}" for i in (3, 2, 1, 0)]
     return [
-        f"pb {v['pb']}: {len(fds.file)} file(s), {fds.file[0].name} with "
+        f"pbdyn {v['pbdyn']}: {len(fds.file)} file(s), {fds.file[0].name} with "
         f"{len(fds.file[0].message_type)} message types",
         f"mulpre {v['mulpre']}: ok {' '.join(words)}",
         f"bigdec {v['bigdec']}: ok {2**64} ({len(str(2**64))} digits)",
@@ -245,10 +245,10 @@ def test_consumer_with_find_package(prefix, descriptors, tmp_path, linkage):
     out = run(exe, descriptors[0]).splitlines()
     assert out == expected_output(descriptors[1])
     needed = run("readelf", "-d", exe)
-    assert ("libcpulab-pb.so.0" in needed) == (linkage == "shared")
+    assert ("libcpulab-pbdyn.so.0" in needed) == (linkage == "shared")
 
 
-@pytest.mark.parametrize("components", ["pb", "pb nosuchlib"])
+@pytest.mark.parametrize("components", ["pbdyn", "pbdyn nosuchlib"])
 def test_find_package_components(prefix, tmp_path, components):
     """Each installed library is a component of the package; asking for one that is not a
     library fails, with a message that names the libraries there are."""
@@ -257,13 +257,13 @@ def test_find_package_components(prefix, tmp_path, components):
     (src / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.25)\nproject(components LANGUAGES C)\n"
         f"find_package(cpulab REQUIRED COMPONENTS {components})\n"
-        'message(STATUS "pb found: ${cpulab_pb_FOUND}")\n')
+        'message(STATUS "pbdyn found: ${cpulab_pbdyn_FOUND}")\n')
     p = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "build", "-G", "Ninja",
                         f"-DCMAKE_PREFIX_PATH={prefix}"], capture_output=True, text=True,
                        timeout=600)
     if "nosuchlib" not in components:
         assert p.returncode == 0, p.stderr
-        assert "pb found: TRUE" in p.stdout
+        assert "pbdyn found: TRUE" in p.stdout
         return
     assert p.returncode != 0
     message = " ".join(p.stderr.split())  # cmake wraps its error text

@@ -22,7 +22,7 @@ PEER_SCRIPTS = [KERNELS / "protobuf" / "build_upb_peer.sh",
                 KERNELS / "bigdec" / "build_flint_peer.sh",
                 KERNELS / "opprof" / "build_cpython_peer.sh",
                 KERNELS / "opprof" / "build_cruby_peer.sh",
-                LIBS / "pb" / "tests" / "build_conformance_runner.sh"]
+                LIBS / "pbdyn" / "tests" / "build_conformance_runner.sh"]
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@
 #include <cpulab/bpmodel.h>
 #include <cpulab/gzwrap.h>
 #include <cpulab/mulpre.h>
-#include <cpulab/pb.h>
+#include <cpulab/pbdyn.h>
 #include <cpulab/rtdiv.h>
 #include <cpulab/vm.h>
 
-static int pb_example(const char *path) {
+static int pbdyn_example(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return perror(path), 1;
   static char buf[1 << 20];
@@ -27,29 +27,29 @@ static int pb_example(const char *path) {
   fclose(f);
 
   /* The descriptor set describes itself: load it as a schema, then decode it with it. */
-  pb_schema *s;
-  pb_status st = pb_schema_load(buf, n, &s);
-  if (st != PB_OK) return fprintf(stderr, "schema: %s\n", pb_status_str(st)), 1;
-  const pb_msgdef *set = pb_schema_find(s, "google.protobuf.FileDescriptorSet");
-  pb_arena *a = pb_arena_new(0);
-  pb_msg *msg = pb_msg_new(set, a);
-  st = pb_decode(buf, n, msg, set, a, NULL);
-  if (st != PB_OK) return fprintf(stderr, "decode: %s\n", pb_status_str(st)), 1;
-  const pb_fielddef *file = pb_msgdef_field_by_name(set, "file");
-  const pb_msg *first = pb_msg_array_get(msg, file, 0).msg;
-  const pb_msgdef *fdp = pb_fielddef_msg(file);
-  pb_str name = pb_msg_get(first, pb_msgdef_field_by_name(fdp, "name")).str;
-  size_t types = pb_msg_array_size(first, pb_msgdef_field_by_name(fdp, "message_type"));
-  printf("pb %s: %zu file(s), %.*s with %zu message types\n", PB_VERSION_STRING,
-         pb_msg_array_size(msg, file), (int)name.size, name.data, types);
-  pb_arena_free(a);
-  pb_schema_free(s);
+  pbdyn_schema *s;
+  pbdyn_status st = pbdyn_schema_load(buf, n, &s);
+  if (st != PBDYN_OK) return fprintf(stderr, "schema: %s\n", pbdyn_status_str(st)), 1;
+  const pbdyn_msgdef *set = pbdyn_schema_find(s, "google.protobuf.FileDescriptorSet");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(set, a);
+  st = pbdyn_decode(buf, n, msg, set, a, NULL);
+  if (st != PBDYN_OK) return fprintf(stderr, "decode: %s\n", pbdyn_status_str(st)), 1;
+  const pbdyn_fielddef *file = pbdyn_msgdef_field_by_name(set, "file");
+  const pbdyn_msg *first = pbdyn_msg_array_get(msg, file, 0).msg;
+  const pbdyn_msgdef *fdp = pbdyn_fielddef_msg(file);
+  pbdyn_str name = pbdyn_msg_get(first, pbdyn_msgdef_field_by_name(fdp, "name")).str;
+  size_t types = pbdyn_msg_array_size(first, pbdyn_msgdef_field_by_name(fdp, "message_type"));
+  printf("pbdyn %s: %zu file(s), %.*s with %zu message types\n", PBDYN_VERSION_STRING,
+         pbdyn_msg_array_size(msg, file), (int)name.size, name.data, types);
+  pbdyn_arena_free(a);
+  pbdyn_schema_free(s);
   return 0;
 }
 
 int main(int argc, char **argv) {
   if (argc != 2) return fprintf(stderr, "usage: consumer DESCRIPTORS.pb\n"), 2;
-  if (pb_example(argv[1])) return 1;
+  if (pbdyn_example(argv[1])) return 1;
 
   /* (2^64 - 1)^2 = 2^128 - 2^65 + 1: limbs 1, 0, 2^64 - 2, 2^64 - 1 */
   uint64_t x[2] = {UINT64_MAX, 0}, y[2] = {UINT64_MAX, 0}, z[4];

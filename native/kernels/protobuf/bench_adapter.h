@@ -1,5 +1,5 @@
 /* The one interface the protobuf kernel (pb_bench.c) drives every decoder
- * through: the pb library's builds, upb and Google's protobuf C++ each come as
+ * through: the pbdyn library's builds, upb and Google's protobuf C++ each come as
  * a shared library exporting these functions, and the kernel loads them all
  * with dlopen into one process, so that every implementation is measured in
  * the same run, interleaved (A B A B ...).
@@ -19,15 +19,15 @@ extern "C" {
 
 typedef struct bench_ctx bench_ctx;
 
-/* What this library is, e.g. "pb musttail clang-19", "upb fasttable ...",
- * "protobuf-c++ 3.21.12 table-driven"; the first word (pb, upb, anything
+/* What this library is, e.g. "pbdyn musttail clang-19", "upb fasttable ...",
+ * "protobuf-c++ 3.21.12 table-driven"; the first word (pbdyn, upb, anything
  * else: C++) tells the kernel which options it takes. */
 const char *bench_name(void);
 
 /* Open a context for messages of `type` (full name) from a serialized
  * FileDescriptorSet. `options` is a comma-separated list of key=value:
- *   decoder=fast|switch|generic   (pb only)
- *   alias=0|1                     (pb and upb: strings point into the input)
+ *   decoder=fast|switch|generic   (pbdyn only)
+ *   alias=0|1                     (pbdyn and upb: strings point into the input)
  *   reuse=0|1                     (reuse one arena, reset between messages)
  *   heap=1                        (C++ only: one message on the heap, Clear()
  *                                  before each parse, no arena)

@@ -91,7 +91,7 @@ extern "C" bench_ctx *bench_open(const char *schema, size_t schema_len, const ch
   if (c->heap) {
     c->msg = c->prototype->New();  // no arena: owned here, reused by every decode
   } else if (c->reuse) {
-    // like the pb side, which keeps its largest block: a first block the
+    // like the pbdyn side, which keeps its largest block: a first block the
     // arena reuses after Reset()
     c->block = new char[kBlock];
     ArenaOptions o;

@@ -1,14 +1,14 @@
-/* The protobuf kernel: decode throughput of the pb library's builds, of upb
+/* The protobuf kernel: decode throughput of the pbdyn library's builds, of upb
  * compiled natively and of Google's protobuf C++, side by side in one process
  * and one run.
  *
  * Every implementation is a shared library with the interface of
- * bench_adapter.h, loaded with dlopen (RTLD_LOCAL: two builds of the pb
+ * bench_adapter.h, loaded with dlopen (RTLD_LOCAL: two builds of the pbdyn
  * library, two upbs, or two protobuf C++ flavours, coexist). Cases are
  *   <payload>/<impl>/<decoder>/<copy|alias>/<fresh|reused|heap>
  * with the unit "byte" (payload bytes per iteration: GB/s follows; ns per
  * message is ns / iters). What each kind of implementation runs:
- *   pb    decoders fast, switch, generic; copy and alias; fresh and reused
+ *   pbdyn    decoders fast, switch, generic; copy and alias; fresh and reused
  *   upb   decoder "parse"; copy and alias; fresh and reused
  *   C++   decoder "parse"; copy; fresh, reused and heap (one heap message,
  *         Clear() then parse: how a hot C++ loop without arenas decodes)
@@ -17,8 +17,8 @@
  *   manifest=PATH   lines "schema FILE" and "payload NAME TYPE FILE" (files
  *                   relative to the manifest's folder)
  *   impls=L=SO,...  implementation labels and their adapter libraries
- *   decoders=fast,switch,generic   pb decoders to run
- *   alias=0,1       string modes (0 copy, 1 alias), pb and upb
+ *   decoders=fast,switch,generic   pbdyn decoders to run
+ *   alias=0,1       string modes (0 copy, 1 alias), pbdyn and upb
  *   arenas=fresh,reused,heap   memory modes: a fresh arena per message, one
  *                   reused arena, one reused heap message (C++ only)
  *   payloads=A,B    payloads to run (default: all in the manifest)
@@ -45,7 +45,7 @@ typedef struct impl {
   int (*decode)(bench_ctx *, const char *, size_t);
   uint64_t (*digest)(bench_ctx *);
   void (*close)(bench_ctx *);
-  enum { KIND_PB, KIND_UPB, KIND_CPP } kind; /* from bench_name's first word */
+  enum { KIND_PBDYN, KIND_UPB, KIND_CPP } kind; /* from bench_name's first word */
 } impl;
 
 typedef struct payload {
@@ -128,7 +128,7 @@ static void load_impls(const char *list) {
     if (!im->name || !im->open || !im->decode || !im->digest || !im->close)
       clh_usage_error("impls: %s lacks the bench_adapter.h functions", item);
     const char *name = im->name();
-    im->kind = !strncmp(name, "pb ", 3) ? KIND_PB : !strncmp(name, "upb ", 4) ? KIND_UPB : KIND_CPP;
+    im->kind = !strncmp(name, "pbdyn ", 6) ? KIND_PBDYN : !strncmp(name, "upb ", 4) ? KIND_UPB : KIND_CPP;
   }
 }
 
@@ -146,7 +146,7 @@ static void add_case(payload *p, impl *im, const char *dec, int alias, int arena
   bcase *c = &bcases[nbcases];
   char opts[128], err[256] = "";
   const char *mem = arena == 2 ? "heap=1" : arena == 1 ? "reuse=1" : "reuse=0";
-  if (im->kind == KIND_PB) snprintf(opts, sizeof opts, "decoder=%s,alias=%d,%s", dec, alias, mem);
+  if (im->kind == KIND_PBDYN) snprintf(opts, sizeof opts, "decoder=%s,alias=%d,%s", dec, alias, mem);
   else if (im->kind == KIND_UPB) snprintf(opts, sizeof opts, "alias=%d,%s", alias, mem);
   else snprintf(opts, sizeof opts, "%s", mem);
   c->ctx = im->open(schema, schema_len, p->type, opts, err, sizeof err);
@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
         if (!in_list(arenas, arena_names[arena]) || (arena == 2 && im->kind != KIND_CPP)) continue;
         for (int alias = 0; alias < 2; alias++) {
           if (!in_list(aliases, alias ? "1" : "0") || (alias && im->kind == KIND_CPP)) continue;
-          if (im->kind != KIND_PB) {
+          if (im->kind != KIND_PBDYN) {
             add_case(&payloads[pi], im, "parse", alias, arena);
             continue;
           }

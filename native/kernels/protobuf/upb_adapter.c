@@ -1,6 +1,6 @@
 /* bench_adapter.h over upb, compiled natively (build_upb_peer.sh): upb_Decode into
  * a upb_Arena, with mini-tables that upb builds at run time from the same
- * FileDescriptorSet the pb library loads (upb_DefPool), as upb's Python and
+ * FileDescriptorSet the pbdyn library loads (upb_DefPool), as upb's Python and
  * PHP extensions do. Built once per upb peer: the generic decoder, and the
  * fasttable one (UPB_ENABLE_FASTTABLE: the def pool's mini-tables then carry
  * fast tables, chosen at run time by upb's own select.c).
@@ -9,7 +9,7 @@
  * input), reuse=0|1. A reused arena is upb's way of reusing memory, which has
  * no reset: each message gets an arena initialised over one 1 MiB block kept
  * for the whole run (upb_Arena_Init), so that a decode that fits allocates
- * nothing, as the pb side's reset arena and the C++ side's initial block. */
+ * nothing, as the pbdyn side's reset arena and the C++ side's initial block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

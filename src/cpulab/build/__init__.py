@@ -1,7 +1,7 @@
 """Build layer: toolchains, targets, and the ninja driver that compiles them.
 
 An experiment declares `Target`s (sources + defines), those that use a shipped library
-through its manifest (`library("pb").target(...)`); the lab pairs each with `BuildConfig`s
+through its manifest (`library("pbdyn").target(...)`); the lab pairs each with `BuildConfig`s
 (compiler x optimisation x PGO) and `build()` compiles them all through one generated
 build.ninja. Outputs live in directories named by a hash of everything that shapes them,
 so an unchanged rebuild does no work.

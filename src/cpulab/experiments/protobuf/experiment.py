@@ -6,8 +6,8 @@ in Debian's protobuf packages, that of descriptor.proto alone (the seed's input)
 small varints, string-heavy, a mix of packed runs, and three packed-only ones (varints of
 mixed magnitudes with negative int32, fixed-width, bools). Decoded side by side in one run:
 
-- ours (native/lib/pb): the musttail build (clang), the portable trampoline build (gcc,
-  and clang with -DPB_TAILCALL=0), each with its tail-call field functions (`fast`), the
+- ours (native/lib/pbdyn): the musttail build (clang), the portable trampoline build (gcc,
+  and clang with -DPBDYN_TAILCALL=0), each with its tail-call field functions (`fast`), the
   plain `switch` loop over the same tables (the seed's "before"), and in the full
   profile the generic fallback (`DECODERS`); strings copied or aliased into the input; a
   fresh arena per message or one reused arena;
@@ -53,22 +53,22 @@ from cpulab.paths import KERNELS
 from cpulab.results import Case, CaseConditions, Evidence, EvidenceTable, SeedTable
 
 DIR = KERNELS / "protobuf"
-PB = library("pb")
+PBDYN = library("pbdyn")
 TARGET_GBS = 2.0  # GB/s on descriptor.proto, copy mode
 VS_CPP = 1.3  # x the best protobuf C++ configuration, every payload
 VS_UPB = 2.5  # x native upb's generic decoder, every payload and mode
 VS_UPB_FAST = 2.0  # x upb's fasttable: S14's "twice the previous best"
 VS_SWITCH = 1.5  # x our own switch loop, every payload
 TAIL_CALL_OPT = "experimental_tail_call_table_mode=always"
-# pb's decoders per profile. Every case adds ~0.1 s to each kernel process (warm-up,
+# pbdyn's decoders per profile. Every case adds ~0.1 s to each kernel process (warm-up,
 # calibration and 3 reps of 20 ms): the default profile's 6 processes of ~370 cases took
-# 163 s here. No claim reads the generic fallback, a third of pb's cases: it is the
+# 163 s here. No claim reads the generic fallback, a third of pbdyn's cases: it is the
 # full profile's.
 DECODERS = {"quick": "fast,switch", "default": "fast,switch", "full": "fast,switch,generic"}
 LIBPROTOBUF = Path("/usr/lib/x86_64-linux-gnu/libprotobuf.so")
 # Fast-path functions of one field (the seed's "handful of instructions"): every singular
 # and oneof function except those that call out of line (sub-message, UTF-8 check).
-_SINGLE_FIELD = re.compile(r"pb_fast_(?!message_|string_utf8_)\w+_(singular|oneof)_tag[12]$")
+_SINGLE_FIELD = re.compile(r"pbdyn__fast_(?!message_|string_utf8_)\w+_(singular|oneof)_tag[12]$")
 # A case's variant is the implementation and its decoder ("pb-tailcall fast", "cpp-default
 # parse"); its string and arena modes are parameters, so that a claim pairs the same
 # modes. C++'s heap message, Clear()ed and parsed again, is its other way to reuse memory:
@@ -102,7 +102,7 @@ class Protobuf(Experiment):
     seed_row = "S14"
     title = "A tail-call protobuf parser in C at 2+ GB/s"
     summary = (
-        "Decode throughput (GB/s, ns per message) of the pb library's musttail, trampoline "
+        "Decode throughput (GB/s, ns per message) of the pbdyn library's musttail, trampoline "
         "and switch-loop decoders beside native upb (generic and fasttable), protobuf C++ "
         "(default and table-driven parsers; fresh arena, reused arena, reused heap message) "
         "and upb through Python, on eight payloads, in one run; and whether the fast-path "
@@ -111,8 +111,8 @@ class Protobuf(Experiment):
     compilers = ("gcc", "clang")
     opts = ("O2",)
     table_metrics = ("throughput", "ns/message", "time", "tsc", FRAMED)
-    # Against a peer, pb's tail-call decoder at its fastest build meets the peer's fastest
-    # (`fastest_build`: C++ is built by gcc and clang, pb's musttail code by clang only).
+    # Against a peer, pbdyn's tail-call decoder at its fastest build meets the peer's fastest
+    # (`fastest_build`: C++ is built by gcc and clang, pbdyn's musttail code by clang only).
     claims = (
         ClaimSpec("at-least", OURS, metric="throughput", value=TARGET_GBS,
                   where=SEED_PAYLOAD,
@@ -171,12 +171,12 @@ class Protobuf(Experiment):
             ],
         )]
 
-    def pb_target(self, tailcall: bool) -> Target:
-        # PB_TAILCALL=2 makes a compiler without musttail a build error, not a silent
+    def pbdyn_target(self, tailcall: bool) -> Target:
+        # PBDYN_TAILCALL=2 makes a compiler without musttail a build error, not a silent
         # trampoline: a `pb-tailcall` figure is always the musttail code.
-        return PB.target(
-            "pbbench-tailcall" if tailcall else "pbbench-trampoline", (DIR / "pb_adapter.c",),
-            defines=("PB_TAILCALL=2",) if tailcall else ("PB_TAILCALL=0",),
+        return PBDYN.target(
+            "pbbench-tailcall" if tailcall else "pbbench-trampoline", (DIR / "pbdyn_adapter.c",),
+            defines=("PBDYN_TAILCALL=2",) if tailcall else ("PBDYN_TAILCALL=0",),
             include_dirs=(DIR,), cflags=("-Wl,-Bsymbolic",), shared=True)
 
     def cpp_target(self, flavour: str, config: BuildConfig) -> Target:
@@ -194,10 +194,10 @@ class Protobuf(Experiment):
         return Target("pb_bench", (DIR / "pb_bench.c",), include_dirs=(DIR,), libs=("dl",))
 
     def targets(self) -> dict[str, Target]:
-        return {"pb-tailcall": self.pb_target(True), "pb-trampoline": self.pb_target(False)}
+        return {"pb-tailcall": self.pbdyn_target(True), "pb-trampoline": self.pbdyn_target(False)}
 
     def hot_symbols(self, variant: str) -> list[str]:
-        return ["pb_fast_*"]
+        return ["pbdyn__fast_*"]
 
     # ---- running ---------------------------------------------------------------------
 
@@ -209,8 +209,8 @@ class Protobuf(Experiment):
         for cfg in ctx.configs:
             clang = cfg.toolchain.family == "clang"
             if clang:
-                out.append(Impl("pb-tailcall", cfg, self.pb_target(True)))
-            out.append(Impl("pb-trampoline", cfg, self.pb_target(False)))
+                out.append(Impl("pb-tailcall", cfg, self.pbdyn_target(True)))
+            out.append(Impl("pb-trampoline", cfg, self.pbdyn_target(False)))
             if clang:
                 out += [Impl(peer.name, cfg, peer.target()) for peer in upbs]
             for flavour in ("default", "tailcall") if clang else ("default",):
@@ -276,7 +276,7 @@ class Protobuf(Experiment):
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
         ev: dict = {"fast-path frames": {}, "protobuf C++ parsers": {}}
-        pairs = [(self.pb_target(c.toolchain.family == "clang"), c) for c in ctx.configs]
+        pairs = [(self.pbdyn_target(c.toolchain.family == "clang"), c) for c in ctx.configs]
         for art in ctx.build(pairs):  # already built by run(): a cache hit
             label = f"{art.target.name.removeprefix('pbbench-')} {art.config.label}"
             ev["fast-path frames"][label] = fast_path_frames(art.path) if art.ok else \
@@ -351,9 +351,9 @@ def _per_message(ns_per_byte: Metric, size: int) -> dict[str, Metric]:
 
 
 def fast_path_frames(binary: Path) -> dict:
-    """Which pb_fast_* functions push, pop, spill or move the stack pointer (asm)."""
+    """Which pbdyn__fast_* functions push, pop, spill or move the stack pointer (asm)."""
     try:
-        fns = find_functions(binary, ["pb_fast_*"])
+        fns = find_functions(binary, ["pbdyn__fast_*"])
     except DisasmError as e:
         return {"error": str(e)}
     mixes = {f.name: instruction_mix(f) for f in fns}

@@ -1,7 +1,0 @@
-/* Fast field functions of sub-messages: every cardinality and tag size, 6
- * functions from PB_FAST_MESSAGE_FUNCS (internal/fast.h). Their cores are
- * in internal/fast_message.h, inlined by the switch decoder too. Groups
- * and maps go to the generic decoder. */
-#include "internal/fast_message.h"
-
-PB_FAST_MESSAGE_FUNCS(PB_FAST_DEFINE_MESSAGE)

@@ -1,0 +1,215 @@
+/* Decoder state and the input stream shared by the three decoders.
+ *
+ * End of input without a bounds check per byte: every read of a field may
+ * run up to 16 bytes past its start ("slop"). While parsing the caller's
+ * buffer, `end` is 16 bytes before its end, so a field starting below `end`
+ * is readable whole. When parsing reaches `end`, the last 16 bytes are
+ * copied into `patch` followed by 16 zero bytes, and parsing continues
+ * there (a "flip", once per decode). Inputs of 16 bytes or less are parsed
+ * from the patch from the start.
+ *
+ * Message ends are limits relative to `end` (so that they survive the flip):
+ * the current message ends at end + limit, and `limit_ptr` = end +
+ * min(limit, 0) is the one pointer that dispatch compares with: below it,
+ * a field can be parsed with no other check; at or past it, the slow path
+ * decides between end of message, flip, and overrun (an error).
+ */
+#ifndef PBDYN_INTERNAL_DECODE_H
+#define PBDYN_INTERNAL_DECODE_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "internal/arena.h"
+#include "internal/def.h"
+#include "internal/msg.h"
+
+#define PBDYN_SLOP 16
+#define PBDYN_NOGROUP UINT32_MAX
+#define PBDYN_DEFAULT_DEPTH 100
+
+typedef struct pbdyn__dec pbdyn__dec;
+
+/* Decodes the fields of one message until its limit or an end-group tag;
+ * returns the pointer after the last field, or NULL with d->status set. */
+typedef const char *pbdyn__msgdecoder(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
+                                      const pbdyn_msgdef *m);
+
+struct pbdyn__dec {
+  const char *limit_ptr; /* read by every dispatch */
+  const char *end;
+  const char *data_end;  /* end of the input's bytes in the current buffer */
+  ptrdiff_t limit;
+  char *aptr, *aend;     /* the arena's current block, owned while decoding */
+  int depth;             /* levels left */
+  uint32_t end_group;    /* PBDYN_NOGROUP, or the number of the end-group tag read */
+  uint32_t flags;        /* PBDYN_DECODE_* */
+  pbdyn_status status;
+  uintptr_t input_delta; /* patch address + delta = caller's address */
+  const char *done_ptr;  /* trampoline: where the message ended */
+  pbdyn__array *grow_arr;    /* what a fast field function lacks: room in an */
+  uint32_t grow_elem;    /* array for grow_n elements of grow_elem bytes, */
+  uint32_t grow_n;       /* and/or grow_bytes in the arena block */
+  size_t grow_bytes;
+  pbdyn_arena *arena;
+  pbdyn__msgdecoder *decode_msg; /* decodes sub-messages met by the generic code */
+  const char *field_start; /* the tag of the field the generic code last began */
+  char patch[2 * PBDYN_SLOP];
+};
+
+/* ---- input stream ---- */
+
+PBDYN_INLINE void pbdyn__dec_set_limit_ptr(pbdyn__dec *d) {
+  d->limit_ptr = d->end + (d->limit < 0 ? d->limit : 0);
+}
+
+PBDYN_INLINE const char *pbdyn__dec_init(pbdyn__dec *d, const char *buf, size_t size) {
+  if (size <= PBDYN_SLOP) {
+    memset(d->patch, 0, sizeof d->patch);
+    if (size) memcpy(d->patch, buf, size);
+    d->end = d->data_end = d->patch + size;
+    d->limit = 0;
+    d->input_delta = (uintptr_t)buf - (uintptr_t)d->patch;
+    buf = d->patch;
+  } else {
+    d->end = buf + size - PBDYN_SLOP;
+    d->data_end = buf + size;
+    d->limit = PBDYN_SLOP;
+    d->input_delta = 0;
+  }
+  pbdyn__dec_set_limit_ptr(d);
+  return buf;
+}
+
+/* Set an error and return NULL, for `return pbdyn__dec_err(d, ...)`. */
+PBDYN_INLINE const char *pbdyn__dec_err(pbdyn__dec *d, pbdyn_status st) {
+  d->status = st;
+  return NULL;
+}
+
+/* The slow half of pbdyn__dec_done: end of message, flip, or overrun. */
+const char *pbdyn__dec_done_slow(pbdyn__dec *d, const char *ptr, bool *done);
+
+/* True when the current message has ended (or on error: *ptr is then NULL).
+ * May move *ptr into the patch buffer. */
+PBDYN_INLINE bool pbdyn__dec_done(pbdyn__dec *d, const char **ptr) {
+  if (PBDYN_LIKELY(*ptr < d->limit_ptr)) return false;
+  bool done;
+  *ptr = pbdyn__dec_done_slow(d, *ptr, &done);
+  return done;
+}
+
+/* Whether ptr has run past the current message's end. */
+PBDYN_INLINE bool pbdyn__dec_overrun(const pbdyn__dec *d, const char *ptr) {
+  return ptr - d->end > d->limit;
+}
+
+/* Enter a length-delimited region of `size` bytes at ptr; returns the delta
+ * to restore with pbdyn__dec_pop_limit, or -1 if it runs past the current
+ * message (the caller reports PBDYN_ERR_LENGTH). size < 2^31. */
+PBDYN_INLINE ptrdiff_t pbdyn__dec_push_limit(pbdyn__dec *d, const char *ptr, size_t size) {
+  ptrdiff_t nl = (ptr - d->end) + (ptrdiff_t)size;
+  if (PBDYN_UNLIKELY(nl > d->limit)) return -1;
+  ptrdiff_t delta = d->limit - nl;
+  d->limit = nl;
+  pbdyn__dec_set_limit_ptr(d);
+  return delta;
+}
+
+PBDYN_INLINE void pbdyn__dec_pop_limit(pbdyn__dec *d, ptrdiff_t delta) {
+  d->limit += delta;
+  pbdyn__dec_set_limit_ptr(d);
+}
+
+/* Whether `size` bytes at ptr lie inside the current message. */
+PBDYN_INLINE bool pbdyn__dec_fits(const pbdyn__dec *d, const char *ptr, size_t size) {
+  return (ptrdiff_t)size <= d->end + d->limit - ptr;
+}
+
+/* The caller's address of a pointer into the input (for aliasing). */
+PBDYN_INLINE const char *pbdyn__dec_input_addr(const pbdyn__dec *d, const char *p) {
+  return (const char *)((uintptr_t)p + d->input_delta);
+}
+
+/* ---- arena ---- */
+
+void *pbdyn__dec_alloc_slow(pbdyn__dec *d, size_t size);
+
+PBDYN_INLINE void *pbdyn__dec_alloc(pbdyn__dec *d, size_t size) {
+  size = PBDYN_ALIGN8(size);
+  if (PBDYN_LIKELY((size_t)(d->aend - d->aptr) >= size)) {
+    void *p = d->aptr;
+    d->aptr += size;
+    return p;
+  }
+  return pbdyn__dec_alloc_slow(d, size);
+}
+
+/* Hand the arena back to the world (before calling code that allocates
+ * through pbdyn_arena_alloc) and take it again afterwards. */
+PBDYN_INLINE void pbdyn__dec_arena_put(pbdyn__dec *d) { d->arena->ptr = d->aptr; }
+PBDYN_INLINE void pbdyn__dec_arena_take(pbdyn__dec *d) {
+  d->aptr = d->arena->ptr;
+  d->aend = d->arena->end;
+}
+
+PBDYN_INLINE pbdyn_msg *pbdyn__dec_new_msg(pbdyn__dec *d, const pbdyn_msgdef *m) {
+  pbdyn_msg *msg = pbdyn__dec_alloc(d, m->size);
+  if (!msg) return NULL;
+  memset(msg, 0, m->size);
+  pbdyn__msg_def_set(msg, m);
+  return msg;
+}
+
+/* 16-byte vectors for the fast decoder's inline copies and zeroing. */
+typedef char pbdyn__v16 __attribute__((vector_size(16), aligned(1)));
+
+/* Make sure the current arena block has `n` free bytes (a new block if
+ * not); false (and status) when out of memory. */
+bool pbdyn__dec_reserve_bytes(pbdyn__dec *d, size_t n);
+
+/* Grow an array to hold `n` more elements; NULL (and status) if out of
+ * memory. */
+void *pbdyn__dec_array_reserve(pbdyn__dec *d, pbdyn__array *arr, uint32_t elem, size_t n);
+
+/* ---- varints (no bounds checks: callers stand on the slop) ---- */
+
+/* Reads a varint of up to 10 bytes; NULL if longer. Bits past 64 are
+ * dropped, as Google's parsers do. */
+const char *pbdyn__varint_slow(const char *p, uint64_t *out);
+
+PBDYN_INLINE const char *pbdyn__varint(const char *p, uint64_t *out) {
+  uint8_t b = (uint8_t)*p;
+  if (PBDYN_LIKELY(b < 0x80)) {
+    *out = b;
+    return p + 1;
+  }
+  return pbdyn__varint_slow(p, out);
+}
+
+PBDYN_INLINE uint32_t pbdyn__zigzag32(uint32_t n) { return (n >> 1) ^ -(n & 1); }
+PBDYN_INLINE uint64_t pbdyn__zigzag64(uint64_t n) { return (n >> 1) ^ -(n & 1); }
+
+/* ---- the decoders ---- */
+
+/* Generic: decode one field at ptr (ptr below limit_ptr). On an end-group
+ * tag it sets d->end_group and returns the pointer after the tag. */
+const char *pbdyn__generic_field(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
+                                 const pbdyn_msgdef *m);
+const char *pbdyn__generic_msg(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
+                               const pbdyn_msgdef *m);
+const char *pbdyn__switch_msg(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
+                              const pbdyn_msgdef *m);
+const char *pbdyn__fast_msg(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg, const pbdyn_msgdef *m);
+
+/* Validate proto3 string bytes, ASCII first. */
+PBDYN_INLINE bool pbdyn__utf8_fast(const char *p, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    if (pbdyn__load64(p + i) & 0x8080808080808080ull) return pbdyn_utf8_valid(p + i, n - i);
+  for (; i < n; i++)
+    if ((uint8_t)p[i] & 0x80) return pbdyn_utf8_valid(p + i, n - i);
+  return true;
+}
+
+#endif /* PBDYN_INTERNAL_DECODE_H */

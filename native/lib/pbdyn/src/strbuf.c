@@ -1,0 +1,41 @@
+/* The text writers' growable string (internal/strbuf.h): doubled on demand
+ * with realloc, copied once into the arena at the end, so that a long text
+ * leaves no trail of abandoned copies in the arena. */
+#include <stdlib.h>
+
+#include "internal/strbuf.h"
+
+void pbdyn__strbuf_put(pbdyn__strbuf *o, const char *s, size_t n) {
+  if (o->oom) return;
+  if (o->cap - o->len < n + 1) {
+    size_t nc = o->cap ? o->cap * 2 : 1024;
+    while (nc - o->len < n + 1) nc *= 2;
+    char *nb = realloc(o->buf, nc);
+    if (!nb) {
+      o->oom = true;
+      return;
+    }
+    o->buf = nb;
+    o->cap = nc;
+  }
+  memcpy(o->buf + o->len, s, n);
+  o->len += n;
+  o->buf[o->len] = 0;
+}
+
+void pbdyn__strbuf_indent(pbdyn__strbuf *o, int depth) {
+  for (int i = 0; i < depth; i++) pbdyn__strbuf_put(o, "  ", 2);
+}
+
+pbdyn_status pbdyn__strbuf_finish(pbdyn__strbuf *o, pbdyn_arena *a, char **out, size_t *size) {
+  char *r = o->oom ? NULL : pbdyn_arena_alloc(a, o->len + 1);
+  if (r) {
+    if (o->len) memcpy(r, o->buf, o->len);
+    r[o->len] = 0;
+    *out = r;
+    *size = o->len;
+  }
+  free(o->buf);
+  *o = (pbdyn__strbuf){NULL, 0, 0, false};
+  return r ? PBDYN_OK : PBDYN_ERR_NOMEM;
+}

@@ -1,0 +1,189 @@
+"""The conformance testee (native/lib/pbdyn/tests/conformance_testee.c), driven two ways:
+
+- by Google's own conformance suite: protobuf's conformance_test_runner, built from
+  Debian's `protobuf` source package (native/lib/pbdyn/tests/build_conformance_runner.sh,
+  once per machine; about 1-3 minutes the first time, by CPULAB_FULL=1), run with
+  --enforce_recommended and no failure list against the musttail and the gcc trampoline
+  builds, every decoder: every binary test must pass, and every test that asks for binary
+  input printed as JSON (pbdyn_json_encode; the runner reads the JSON back with protobuf's
+  own parser, and expects a serialize error for values with no JSON form);
+- through the runner's stdin/stdout protocol by a runner written here with Google's
+  protobuf: binary requests for the allkinds test schemas are answered like Google's
+  parser would (the same accept/reject, an equal message back, or the JSON that
+  json_format prints, as parsed values), the rest is skipped as the protocol says."""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import re
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cpulab.build import BuildConfig, build_one, find_toolchain
+from cpulab.paths import build_dir
+from pbdyn_support import (
+    BUILDS,
+    DATA,
+    DECODERS,
+    PBDYN,
+    PBDYN_DIR,
+    descriptor_set,
+    fill_random,
+    google_classes,
+    google_json,
+    google_parse,
+    mutate,
+)
+from peer_support import peer
+from test_lib_pbdyn_malformed import CASES
+
+PROTOBUF, JSON, TEXT = 1, 2, 4
+
+
+def build_testee(build: str = "musttail") -> Path:
+    cc, defines = BUILDS[build]
+    t = PBDYN.target(f"pbdyn_conformance_testee_{build.replace('-', '_')}",
+                  (PBDYN_DIR / "tests" / "conformance_testee.c",), defines=defines)
+    return build_one(t, BuildConfig(find_toolchain(cc), "O2"))
+
+
+def schema():
+    fds = descriptor_set(("conformance.proto", "allkinds2.proto", "allkinds3.proto"), (DATA,))
+    p = build_dir() / "pb-data" / "conformance.pb"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(fds)
+    return p, fds
+
+
+class Runner:
+    """The runner's side of the protocol."""
+
+    def __init__(self, decoder: str):
+        path, fds = schema()
+        self.classes = google_classes(fds)
+        self.Req = self.classes["conformance.ConformanceRequest"]
+        self.Resp = self.classes["conformance.ConformanceResponse"]
+        self.proc = subprocess.Popen([str(build_testee()), str(path)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     env={"PBDYN_TESTEE_DECODER": decoder})
+
+    def ask(self, **fields):
+        b = self.Req(**fields).SerializeToString()
+        self.proc.stdin.write(struct.pack("<I", len(b)) + b)
+        self.proc.stdin.flush()
+        n = struct.unpack("<I", self.proc.stdout.read(4))[0]
+        return self.Resp.FromString(self.proc.stdout.read(n))
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=30)
+
+    def check_binary(self, type_name: str, data: bytes) -> str:
+        """Send one binary test; assert the answer is Google's; return the outcome."""
+        cls = self.classes[type_name]
+        resp = self.ask(message_type=type_name, protobuf_payload=data,
+                        requested_output_format=PROTOBUF, test_category=1)
+        kind, ref = google_parse(cls, data)
+        result = resp.WhichOneof("result")
+        if kind == "err":
+            assert result == "parse_error", f"{data.hex()}: Google rejects, testee {result}"
+            return "rejected"
+        assert result == "protobuf_payload", f"{data.hex()}: {resp}"
+        assert cls.FromString(resp.protobuf_payload) == ref
+        return "accepted"
+
+    def check_json(self, type_name: str, data: bytes) -> None:
+        """Send one binary-to-JSON test; assert the JSON is json_format's."""
+        resp = self.ask(message_type=type_name, protobuf_payload=data,
+                        requested_output_format=JSON, test_category=1)
+        kind, ref = google_parse(self.classes[type_name], data)
+        result = resp.WhichOneof("result")
+        if kind == "err":
+            assert result == "parse_error", f"{data.hex()}: Google rejects, testee {result}"
+            return
+        assert result == "json_payload", f"{data.hex()}: {resp}"
+        assert json.loads(resp.json_payload) == google_json(ref)[1]
+
+
+@pytest.mark.parametrize("decoder", ["fast", "switch", "generic"])
+def test_conformance_protocol(decoder):
+    r = Runner(decoder)
+    resp = r.ask(message_type="conformance.FailureSet", protobuf_payload=b"",
+                 requested_output_format=PROTOBUF)
+    assert resp.WhichOneof("result") == "protobuf_payload" and resp.protobuf_payload == b""
+    assert r.ask(message_type="allkinds3.All", json_payload="{}",
+                 requested_output_format=PROTOBUF).WhichOneof("result") == "skipped"
+    resp = r.ask(message_type="allkinds3.All", protobuf_payload=b"",
+                 requested_output_format=JSON)
+    assert resp.WhichOneof("result") == "json_payload" and resp.json_payload == "{}"
+    assert r.ask(message_type="allkinds3.All", protobuf_payload=b"",
+                 requested_output_format=TEXT).WhichOneof("result") == "skipped"
+    assert r.ask(message_type="protobuf_test_messages.proto3.TestAllTypesProto3",
+                 protobuf_payload=b"", requested_output_format=PROTOBUF
+                 ).WhichOneof("result") == "skipped"
+    outcomes = {"accepted": 0, "rejected": 0}
+    for _name, type_name, data, _st in CASES:
+        outcomes[r.check_binary(type_name, data)] += 1
+    rng = random.Random(11)
+    for i in range(150):
+        type_name = rng.choice(["allkinds2.All", "allkinds3.All"])
+        m = r.classes[type_name]()
+        fill_random(m, random.Random(i), max_depth=3)
+        data = m.SerializePartialToString()
+        outcomes[r.check_binary(type_name, data)] += 1
+        outcomes[r.check_binary(type_name, mutate(data, rng))] += 1
+        if i % 5 == 0:
+            r.check_json(type_name, data)
+            r.check_json(type_name, mutate(data, rng))
+    assert r.close() == 0
+    assert outcomes["accepted"] > 150 and outcomes["rejected"] > 40
+
+
+# ---- Google's conformance suite ------------------------------------------------------
+
+RUNNER_SCRIPT = PBDYN_DIR / "tests" / "build_conformance_runner.sh"
+SUITE = re.compile(r"CONFORMANCE SUITE (PASSED|FAILED): (\d+) successes, (\d+) skipped, "
+                   r"(\d+) expected failures, (\d+) unexpected failures")
+TESTEE = re.compile(r"conformance_testee: (\d+) binary requests \((\d+) parsed, (\d+) "
+                    r"rejected, (\d+) skipped.*?; (\d+) binary-to-JSON requests \((\d+) "
+                    r"printed, (\d+) rejected, (\d+) not printable, (\d+) skipped")
+
+
+@functools.cache
+def conformance_runner() -> Path:
+    """conformance_test_runner, built once per machine from Debian's source package
+    (peer_support: by CPULAB_FULL=1)."""
+    return peer(RUNNER_SCRIPT, timeout=1800)
+
+
+@pytest.mark.parametrize("decoder", list(DECODERS))
+@pytest.mark.parametrize("build", ["musttail", "trampoline-gcc"])
+def test_conformance_suite(build, decoder):
+    """Every binary test of protobuf's suite, and every one that prints binary input as
+    JSON, passes with --enforce_recommended and no failure list. The testee says how many
+    of each it answered: all of the binary-and-JSON suite's successes must be those, none
+    skipped (the tests of JSON input and of text are the ones skipped)."""
+    runner = conformance_runner()
+    schema = runner.parent / "conformance-schema.pb"
+    r = subprocess.run([str(runner), "--enforce_recommended", str(build_testee(build)),
+                        str(schema)], capture_output=True, text=True, timeout=600,
+                       env={"PBDYN_TESTEE_DECODER": decoder})
+    out = r.stdout + r.stderr
+    suites = SUITE.findall(out)
+    assert r.returncode == 0 and len(suites) == 2, out[-3000:]
+    assert all(s[0] == "PASSED" and s[3] == s[4] == "0" for s in suites), suites
+    # the first suite is the binary and JSON one, whose binary tests the testee answers
+    successes = int(suites[0][1])
+    answered = [tuple(map(int, m)) for m in TESTEE.findall(out)]
+    counts = max(answered)
+    binary, to_json = counts[:4], counts[4:]
+    assert binary[3] == 0 and to_json[4] == 0, f"requests skipped: {counts}"
+    assert binary[0] + to_json[0] == successes > 1000, (counts, suites)
+    assert binary[1] > 0 and binary[2] > 0  # both outcomes: parsed and rejected
+    # printed, and refused where protobuf refuses (a Timestamp out of range, ...)
+    assert to_json[1] > 200 and to_json[3] > 0, counts

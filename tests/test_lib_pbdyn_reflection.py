@@ -1,0 +1,90 @@
+"""What a program reads after decoding, against Google's Python protobuf: maps through the
+map API (size, iteration, set), each key once with its last value; enum values by name and
+by number in every enum of Debian's protos and the test schemas. The typed accessors, the
+message's own type and the copying string setter are checked from C
+(native/lib/pbdyn/tests/pbdyn_api_test.c, in test_lib_pbdyn.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pbdyn_support import (
+    DECODERS,
+    OK,
+    SCALE,
+    SYSTEM_PROTO,
+    allkinds_set,
+    debian_proto_files,
+    descriptor_set,
+    fill_random,
+    google_classes,
+    is_map,
+    lib,
+    py_dump,
+)
+
+MAP_TYPES = ("allkinds2.All", "allkinds3.All")
+
+
+@pytest.fixture(scope="module")
+def classes():
+    return google_classes(allkinds_set())
+
+
+def only_map(cls, msg, name: str):
+    """A message of msg's type holding only its map field `name`."""
+    out = cls()
+    getattr(out, name).MergeFrom(getattr(msg, name))
+    return out
+
+
+def test_maps_keep_each_key_once_with_its_last_value(classes):
+    """Two random messages concatenated on the wire: keys present in both appear twice,
+    and the second value wins, in Google's parser and in the map API."""
+    schema = lib().load_schema(allkinds_set())
+    rng = random.Random(2024)
+    duplicated = 0
+    for i in range(60 * SCALE):
+        name = MAP_TYPES[i % 2]
+        cls = classes[name]
+        first, second = cls(), cls()
+        fill_random(first, rng, max_depth=2, density=0.8, unknown=0)
+        second.CopyFrom(first)
+        fill_random(second, rng, max_depth=2, density=0.8, unknown=0)  # same keys, new values
+        data = first.SerializePartialToString() + second.SerializePartialToString()
+        merged = cls.FromString(data)
+        for fd in cls.DESCRIPTOR.fields:
+            if not is_map(fd):
+                continue
+            want_map = getattr(merged, fd.name)
+            duplicated += sum(1 for k in getattr(first, fd.name) if k in getattr(second, fd.name))
+            want = (f"size {len(want_map)} iterated {len(want_map)}\n"
+                    + py_dump(only_map(cls, merged, fd.name)))
+            for dec in DECODERS.values():
+                st, got = schema.map_rebuild(name, data, fd.name, dec)
+                assert st == OK and got == want, (name, fd.name, data.hex())
+    assert duplicated > 100  # the corpus does repeat keys
+
+
+@pytest.mark.parametrize("where", ["allkinds", "debian"])
+def test_enum_names_and_numbers_match_google(where):
+    if where == "allkinds":
+        fds = allkinds_set()
+    else:
+        fds = descriptor_set(tuple(debian_proto_files()), (SYSTEM_PROTO,))
+    schema = lib().load_schema(fds)
+    pool_classes = google_classes(fds)
+    enums = {}
+    for cls in pool_classes.values():
+        for e in cls.DESCRIPTOR.enum_types:
+            enums[e.full_name] = e
+        for f in cls.DESCRIPTOR.file.enum_types_by_name.values():
+            enums[f.full_name] = f
+    assert len(enums) >= (3 if where == "allkinds" else 8)  # descriptor.proto: 6
+    for full_name, e in sorted(enums.items()):
+        want = "".join(f"{v.name}={v.number} by_name={e.values_by_name[v.name].number} "
+                       f"by_number={e.values_by_number[v.number].name}\n" for v in e.values)
+        st, got = schema.enum_listing(full_name)
+        assert st == OK and got == want, full_name
