@@ -3,8 +3,9 @@ as by a compile-time constant, and the seed's quo() pattern.
 
 native/kernels/divide/divide_bench.c, built once per divisor (DIVIDE_CONST), divides the
 same numerators by that divisor nine ways: the hardware `div`, the compiler's constant
-division (scalar, and vectorised at the best ISA of this CPU), native/lib/rtdiv (branchy,
-branchfree, and the AVX2/AVX-512 batch), Debian's libdivide (branchy, branchfree) and
+division (scalar, and vectorised at the best ISA of this CPU), native/lib/rtdiv (the
+sequence of the divisor's kind, chosen once per loop with RTDIV_DISPATCH; branchfree; and
+the AVX2/AVX-512 batch), Debian's libdivide (branchy, branchfree) and
 Lemire's fastmod remainder; each in a throughput loop (independent divisions) and a
 dependent chain (latency), for u32, u64, s32 and s64 and for quotient and remainder. The
 divisors cover each kind of magic number: plain (3), add (7: the N+1-bit magic), a power
@@ -38,7 +39,8 @@ OPS = ("div", "rem")
 METHODS = ("hw", "const", "const_vec", "rtdiv", "rtdiv_bf", "rtdiv_batch", "libdivide",
            "libdivide_bf", "fastmod")
 OURS = ("rtdiv", "rtdiv_bf", "rtdiv_batch")
-SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time
+SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time (rtdiv: the
+# kind's verb, rtdiv_<T>_div_kind, in a loop compiled per kind and chosen before it runs)
 VECTOR_LOOPS = ("const_vec", "rtdiv_batch")  # loops built per ISA (target_clones)
 LIBDIVIDE = ("libdivide", "libdivide_bf")
 QUO = ("mul", "mod", "inverse")
@@ -81,7 +83,8 @@ class Divide(Experiment):
         # "within 1.15x": at most 1.15x slower, i.e. a speed-up of at least 1/1.15
         ClaimSpec("faster", "rtdiv", family=("rtdiv_bf",), than="const", by=1 / CONST_BOUND,
                   metric=CYCLES, where=TPUT,
-                  text=f"(a) rtdiv's scalar verbs (the faster of div and div_bf) divide "
+                  text=f"(a) rtdiv's scalar verbs (the faster of the kind's verb, chosen "
+                       "once per loop, and div_bf) divide "
                        f"within {CONST_BOUND}x of the compiler's scalar compile-time "
                        "constant, for every type, divisor kind and compiler, in throughput",
                   seed="no figure: the seed muses on run-time magic numbers (\"JIT-like\")"),
