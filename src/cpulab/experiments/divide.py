@@ -44,8 +44,8 @@ SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time (rtdi
 VECTOR_LOOPS = ("const_vec", "rtdiv_batch")  # loops built per ISA (target_clones)
 LIBDIVIDE = ("libdivide", "libdivide_bf")
 QUO = ("mul", "mod", "inverse")
-# One divisor of each kind (divisor_kind): 7 needs the N+1-bit magic ("add") for every
-# type, 3 does not ("plain"), 1024 is a shift, 10^9 (the seed's) is even.
+# One divisor of each kind (divisor_kind): 7 needs the N+1-bit magic ("add") except for
+# s64, 3 does not ("plain"), 1024 is a shift, 10^9 (the seed's) is even.
 DIVISORS = (7, 3, 1024, 1_000_000_000)
 # The divisors per profile. Each is 8 programs per build (4 types x 2 ops), ~0.3 s a
 # process: the 66 programs of all four took 2 minutes for their 6 least rounds on 2
@@ -213,15 +213,23 @@ class Divide(Experiment):
 def divisor_kind(d: int, type_: str) -> str:
     """Which code a divisor takes in `type_`: "pow2" (a shift), "even" (a compiler
     pre-shifts it), else "plain" (an N-bit magic and one shift) or "add" (the N+1-bit
-    magic: the numerator is added back), by rtdiv_gen.c's test e < 2^s."""
+    magic: the numerator is added back), by rtdiv_gen.c's tests (for signed types the
+    largest numerators of residue d - 1 bound the error, as in a compiler)."""
     if d & (d - 1) == 0:
         return "pow2"
     if d % 2 == 0:
         return "even"
     bits = int(type_[1:])
     s = d.bit_length() - 1
-    top = bits + s if type_[0] == "u" else bits - 1 + s
-    return "plain" if d - (1 << top) % d < 1 << s else "add"
+    if type_[0] == "u":
+        p = bits + s
+        return "plain" if d - (1 << p) % d < 1 << s else "add"
+    p = bits - 1 + s
+    e = d - (1 << p) % d
+    half = 1 << (bits - 1)
+    uc = half - (half % d + 1) % d  # the largest |n| <= 2^(N-1) of residue d - 1
+    nc = half - d if uc == half else uc
+    return "plain" if nc * e < 1 << p and uc * e <= 1 << p else "add"
 
 
 def _param_args(a: Artifact, params: dict) -> list[str]:

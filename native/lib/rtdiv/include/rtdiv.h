@@ -147,7 +147,9 @@ typedef enum rtdiv_kind {
  *   magic     the kind's magic number: MUL and PRE m = floor(2^(N+post)/o) + 1 (o the
  *             odd part of d for PRE, else |d|; negated for a signed d < 0); ADD the low N
  *             bits of the N+1-bit magic (signed: read as negative, n is added back);
- *             0 for SHIFT and NEG.
+ *             SHIFT 2^post - 1 (the bias of a negative n, the mask of a remainder: a
+ *             field, not a value computed from post, so that the compiler emits the
+ *             constant's lea/test/cmov instead of rebuilding the mask); 0 for NEG.
  *   magic_bf  branchfree magic: always the add kind (0 for powers of two and 1).
  *   d         the divisor, as UT (two's complement for signed types).
  *   inv       inverse of d's odd part modulo 2^N (divisibility).
@@ -356,7 +358,7 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
     }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_rem_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
         if (kind == RTDIV_KIND_SHIFT) /* the constant's `and` */                         \
-            return n & (dv->d - 1);                                                      \
+            return n & dv->magic;                                                        \
         return (T)(n - rtdiv_##S##_div_kind(dv, n, kind) * dv->d);                       \
     }                                                                                    \
     RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
@@ -370,9 +372,9 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
         q = (UT)((T)q >> dv->sh2);                                                       \
         return (T)((q ^ neg) - neg);                                                     \
     }                                                                                    \
-    /* SHIFT: n biased by 2^post - 1 when negative, so the shift truncates */           \
+    /* SHIFT: n biased by 2^post - 1 (magic) when negative, so the shift truncates */   \
     RTDIV__INLINE T rtdiv_##S##__biased(const rtdiv_##S *dv, T n) {                      \
-        return n < 0 ? (T)((UT)n + (((UT)1 << dv->post) - 1)) : n;                       \
+        return n < 0 ? (T)((UT)n + dv->magic) : n;                                       \
     }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_div_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
         unsigned post = dv->post;                                                        \
@@ -389,10 +391,8 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
         return (T)((UT)t + ((UT)t >> (N - 1)));                                          \
     }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_rem_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
-        if (kind == RTDIV_KIND_SHIFT) { /* n less q * 2^post: the biased n's low bits */ \
-            UT mask = ((UT)1 << dv->post) - 1;                                           \
-            return (T)((UT)n - ((UT)rtdiv_##S##__biased(dv, n) & ~mask));                \
-        }                                                                                \
+        if (kind == RTDIV_KIND_SHIFT) /* n less q * 2^post: the biased n's high bits */ \
+            return (T)((UT)n - ((UT)rtdiv_##S##__biased(dv, n) & ~dv->magic));           \
         return (T)((UT)n - (UT)rtdiv_##S##_div_kind(dv, n, kind) * dv->d);               \
     }                                                                                    \
     RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)

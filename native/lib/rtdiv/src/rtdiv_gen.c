@@ -45,7 +45,8 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
         if ((a & (a - 1)) == 0) {                                                        \
             dv.kind = (uint8_t)(negative ? RTDIV_KIND_NEG : RTDIV_KIND_SHIFT);           \
             dv.post = (uint8_t)s;                                                        \
-            dv.magic = dv.magic_bf = 0;                                                  \
+            dv.magic = (UT)(a - 1); /* the bias of a negative n; the remainder's mask */ \
+            dv.magic_bf = 0;                                                             \
             if (SG) {                                                                    \
                 dv.sh2 = (uint8_t)s;                                                     \
             } else { /* ((n - 0) >> sh1) + 0) >> sh2 == n >> s */                        \
@@ -84,15 +85,23 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
             dv.sh2 = (uint8_t)s;                                                         \
         } else {                                                                         \
             /* signed: |n| <= 2^(N-1). plain: m = floor(2^(N-1+s)/a) + 1 < 2^(N-1), */  \
-            /* shift s-1, valid when e < 2^s; for d < 0 the magic is negated, which */  \
-            /* turns floor(n/a) into floor(-n/a) with the same error bound. add: */     \
-            /* m = floor(2^(N+s)/a) + 1 in (2^(N-1), 2^N), read as the negative */     \
-            /* m - 2^N, so n is added back. */                                           \
+            /* shift s-1; for d < 0 the magic is negated. The quotient of n with */     \
+            /* residue j (of |n| mod a, |n| = u) stays exact while j + u*e/2^p <= a */  \
+            /* (< a where the floor must not move: n >= 0 for d > 0, n < 0 for */       \
+            /* d < 0); the worst n are the largest of residue a - 1, nc <= 2^(N-1) - 1 */ \
+            /* and uc <= 2^(N-1) (Warren 10-3's test, with MIN's side exact: s64 / 3 */ \
+            /* is plain as for a compiler, s64 / -3 not). add: m = floor(2^(N+s)/a) */  \
+            /* + 1 in (2^(N-1), 2^N), read as the negative m - 2^N, n added back. */    \
             UW p = (UW)1 << (N - 1 + s);                                                 \
             UT m0 = (UT)(p / a), e = a - (UT)(p % a);                                    \
             UW p2 = (UW)1 << (N + s);                                                    \
             UT madd = (UT)(p2 / a + 1);                                                  \
-            if (e < ((UT)1 << s)) {                                                      \
+            UT half = (UT)1 << (N - 1);                                                  \
+            UT uc = half - (UT)((half % a + 1) % a);                                     \
+            UT nc = uc == half ? half - a : uc;                                          \
+            UW ue = (UW)uc * e, ne = (UW)nc * e;                                         \
+            int plain = negative ? ne <= p && ue < p : ne < p && ue <= p;                \
+            if (plain) {                                                                 \
                 dv.kind = RTDIV_KIND_MUL;                                                \
                 dv.magic = negative ? (UT)0 - (m0 + 1) : m0 + 1;                         \
                 dv.post = (uint8_t)(s - 1);                                              \
