@@ -57,6 +57,10 @@
         size_t i = 0;                                                                    \
         for (; i + 2 * V_##S##_LANES <= n; i += 2 * V_##S##_LANES) {                     \
             v_##S x0 = v_##S##_load(num + i), x1 = v_##S##_load(num + i + V_##S##_LANES); \
+            /* in registers: gcc 12 otherwise reads each vector from memory once per */  \
+            /* use (three loads a vector for the multiply-high), and the loop becomes */  \
+            /* bound by loads, not by arithmetic */                                       \
+            __asm__("" : "+v"(x0), "+v"(x1));                                            \
             v_##S q0 = RTDIV__NAME(S, quo)(x0, kind, c);                                  \
             v_##S q1 = RTDIV__NAME(S, quo)(x1, kind, c);                                  \
             if (rem) {                                                                   \
