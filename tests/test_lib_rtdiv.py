@@ -29,10 +29,10 @@ RTDIV = library("rtdiv")
 DRIVER = RTDIV.root / "tests" / "rtdiv_check.c"
 FULL = bool(os.environ.get("CPULAB_FULL"))
 
-# every kind among them: shift (1), add (7), mul (10, 2^32 - 1), pre (10^9); signed: neg
+# every kind among them: shift (1), add (7), mul (10, 2^32 - 1), pre (10^9, 14); signed: neg
 # (-7, -2^31), add (7), shift (1024), mul with the divisor's sign in the magic (-10^9),
 # mul at the edge of the test (3: MIN / 3 is exact only with equality)
-U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF", "1000000000"]
+U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF", "1000000000", "14"]
 S32_DIVISORS = ["-7", "-2147483648", "7", "1024", "-1000000000", "3"]
 U32_FULL = [str(d) for d in range(2, 17)] + [
     "25", "100", "125", "641", "1000", "6700417", "1000000000", "0x7FFFFFFF", "0x80000000",

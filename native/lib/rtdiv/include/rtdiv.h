@@ -157,8 +157,11 @@ typedef enum rtdiv_kind {
  *   ofs       divisibility offset: 0 for unsigned; (-jmin) << tz for signed, where jmin
  *             is the most negative multiplier j with j*|d| representable.
  *   kind      an rtdiv_kind.
- *   pre, post the kind's shifts: PRE shifts n right by pre before the multiply; every
- *             kind shifts its result right by post.
+ *   pre, post the kind's shifts: every kind shifts its result right by post. PRE
+ *             clears n's low pre bits before the multiply instead of shifting n right
+ *             by pre: n with its low bits clear is a multiple of 2^pre, so the product
+ *             is exact and the pre-shift joins post (one shift count for the loop:
+ *             without BMI2 every variable shift needs cl).
  *   sh1, sh2  branchfree shifts. Unsigned: q = (((n - hi) >> sh1) + hi) >> sh2 with
  *             hi = mulhi(n, magic_bf); sh1 is 0 only for d == 1. Signed: sh2 only; a
  *             negative intermediate is biased by 2^sh2 (2^sh2 - 1 for powers of two,
@@ -350,7 +353,7 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
         if (kind == RTDIV_KIND_MUL)                                                      \
             return rtdiv_##S##_mulsh(n, dv->magic, post);                                \
         if (kind == RTDIV_KIND_PRE)                                                      \
-            return rtdiv_##S##_mulsh(n >> dv->pre, dv->magic, post);                     \
+            return rtdiv_##S##_mulsh(n & ((T)~(T)0 << dv->pre), dv->magic, post);        \
         T hi = rtdiv_##S##_mulhi(n, dv->magic); /* ADD */                                \
         if (N < 64)                                                                      \
             return (T)(((uint64_t)hi + n) >> (post + 1));                                \

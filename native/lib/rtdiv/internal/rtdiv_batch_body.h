@@ -21,8 +21,8 @@
 /* Per type: the quotient of one vector for a given kind, then the loop. */
 #define RTDIV__VBODY(S, T, UT, ST, UW, SW, N, SG)                                        \
     typedef struct {                                                                     \
-        v_##S m, bias, neg, d;                                                           \
-        __m128i s, s0, s1;                                                               \
+        v_##S m, bias, neg, d, pre;                                                      \
+        __m128i s, s1;                                                                   \
     } RTDIV__NAME(S, consts);                                                            \
                                                                                          \
     RTDIV__TARGET static inline __attribute__((always_inline)) v_##S                     \
@@ -31,8 +31,8 @@
         if (!SG) {                                                                       \
             if (kind == RTDIV__KIND_POW2)                                                \
                 return v_##S##_srl(x, c->s);                                             \
-            if (kind == RTDIV__KIND_PRE)                                                 \
-                x = v_##S##_srl(x, c->s0);                                               \
+            if (kind == RTDIV__KIND_PRE) /* the low bits cleared (rtdiv.h, pre) */     \
+                x = v_##S##_and(x, c->pre);                                              \
             q = v_##S##_mulhi(x, c->m);                                                  \
             if (kind == RTDIV__KIND_ADD)                                                 \
                 q = v_##S##_add(v_##S##_srl(v_##S##_sub(x, q), c->s1), q);               \
@@ -86,7 +86,7 @@
         c.neg = v_##S##_set1((T)(neg ? ~(UT)0 : 0));                                     \
         c.d = v_##S##_set1((T)dv->d);                                                    \
         c.s = _mm_cvtsi32_si128((int)s);                                                 \
-        c.s0 = _mm_cvtsi32_si128((int)dv->pre);                                          \
+        c.pre = v_##S##_set1((T)((UT)~(UT)0 << dv->pre));                                \
         c.s1 = _mm_cvtsi32_si128(1);                                                     \
         int kind = pow2 ? RTDIV__KIND_POW2                                               \
                  : neg || dv->kind == RTDIV_KIND_ADD ? RTDIV__KIND_ADD                    \

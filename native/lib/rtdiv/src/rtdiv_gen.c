@@ -74,7 +74,7 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
                 dv.kind = RTDIV_KIND_PRE;                                                \
                 dv.magic = (UT)(((UW)1 << (N + so)) / o + 1);                            \
                 dv.pre = (uint8_t)k;                                                     \
-                dv.post = (uint8_t)so;                                                   \
+                dv.post = (uint8_t)(so + k); /* the pre-shift, folded (rtdiv.h) */       \
             } else {                                                                     \
                 dv.kind = RTDIV_KIND_ADD;                                                \
                 dv.magic = madd;                                                         \
