@@ -126,7 +126,8 @@ def test_every_kind_of_divisor_is_the_full_profile_s_and_the_seed_s_the_default_
 def test_divisor_kinds_follow_the_magic_number_test():
     assert [divisor_kind(d, "u64") for d in (3, 7, 1024, 10**9)] == \
         ["plain", "add", "pow2", "even"]
-    assert divisor_kind(7, "s64") == "plain" and divisor_kind(3, "s64") == "add"
+    assert divisor_kind(7, "s64") == "plain" and divisor_kind(3, "s64") == "plain"
+    assert divisor_kind(7, "s32") == "add" and divisor_kind(3, "s32") == "plain"
     assert divisor_kind(1, "u32") == "pow2"
 
 

@@ -29,8 +29,11 @@ RTDIV = library("rtdiv")
 DRIVER = RTDIV.root / "tests" / "rtdiv_check.c"
 FULL = bool(os.environ.get("CPULAB_FULL"))
 
-U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF"]
-S32_DIVISORS = ["-7", "-2147483648"]
+# every kind among them: shift (1), add (7), mul (10, 2^32 - 1), pre (10^9, 14); signed: neg
+# (-7, -2^31), add (7), shift (1024), mul with the divisor's sign in the magic (-10^9),
+# mul at the edge of the test (3: MIN / 3 is exact only with equality)
+U32_DIVISORS = ["1", "7", "10", "0xFFFFFFFF", "1000000000", "14"]
+S32_DIVISORS = ["-7", "-2147483648", "7", "1024", "-1000000000", "3"]
 U32_FULL = [str(d) for d in range(2, 17)] + [
     "25", "100", "125", "641", "1000", "6700417", "1000000000", "0x7FFFFFFF", "0x80000000",
     "0x80000001", "0xFFFFFFFE", "2863311531", "3435973837", "123456789"]
@@ -97,6 +100,32 @@ def test_status_and_unchanged_on_error(cc):
     assert rc == 0 and lines[0]["ok"] is True, lines
 
 
+# rtdiv_<T>_kind: the sequence each divisor takes, as a compiler picks it for a constant
+KINDS = {
+    "u32": {"1": "shift", "1024": "shift", "3": "mul", "10": "mul", "7": "add",
+            "1000000000": "pre", "641": "add"},
+    "u64": {"1": "shift", "1024": "shift", "3": "mul", "10": "mul", "7": "add",
+            "1000000000": "pre"},
+    "s32": {"1": "shift", "1024": "shift", "7": "add", "3": "mul", "1000000000": "mul",
+            "-7": "neg", "-3": "neg", "-1": "neg", "-1024": "neg", "-1000000000": "mul"},
+    "s64": {"1": "shift", "1024": "shift", "7": "mul", "-7": "mul", "3": "mul", "-3": "neg",
+            "-1": "neg", "-1024": "neg", "1000000000": "mul", "-1000000000": "mul"},
+}
+
+
+def test_kinds_and_sizes(fast):
+    divisors = sorted({d for table in KINDS.values() for d in table}, key=int)
+    rc, lines = run(fast, "kinds", *divisors)
+    assert rc == 0, lines
+    got = {(x["int"], str(x["d"])): x["kind"] for x in lines if x["type"] == "kind"}
+    for t, table in KINDS.items():
+        for d, kind in table.items():
+            assert got[(t, d)] == kind, (t, d)
+    # the size the header states: one cache line at most
+    sizes = {x["int"]: x["bytes"] for x in lines if x["type"] == "size"}
+    assert sizes == {"u32": 32, "u64": 56, "s32": 32, "s64": 56}
+
+
 def test_exhaustive_u32(fast):
     rc, lines = run(fast, "exhaustive", "u32", *U32_DIVISORS)
     assert rc == 0, lines
@@ -155,7 +184,7 @@ def _kernel(name: str, cc: str, opt: str = "O2", defines: tuple[str, ...] = ()) 
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-@pytest.mark.parametrize("const", ["7", "1", "1000000000"])
+@pytest.mark.parametrize("const", ["7", "1", "3", "1024", "1000000000"])
 def test_divide_kernel_runs_and_verifies(cc, const):
     exe = _kernel("divide_bench", cc, defines=(f"DIVIDE_CONST={const}",))
     for t in TYPES:

@@ -8,7 +8,10 @@
  *   const         n / DIVIDE_CONST: the compiler's own magic-number sequence, one
  *                 division at a time (the scalar verbs' peer)
  *   const_vec     the same loop with the vectoriser on: the batch's peer, throughput only
- *   rtdiv         rtdiv_<T>_div (branchy), rtdiv_bf: rtdiv_<T>_div_bf (branchfree)
+ *   rtdiv         rtdiv_<T>_div_kind with the divisor's kind a constant: the loop is
+ *                 compiled once per kind and one copy chosen before it runs
+ *                 (RTDIV_DISPATCH), as a user of the header writes it;
+ *   rtdiv_bf      rtdiv_<T>_div_bf (branchfree, the same code for every divisor)
  *   rtdiv_batch   rtdiv_<T>_div_batch over the array (AVX-512/AVX2/portable; --param
  *                 isa= forces one), throughput only
  *   libdivide     libdivide_<T>_do, libdivide_bf: libdivide_<T>_branchfree_do (Debian's
@@ -97,12 +100,19 @@ STATE(s64, int64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 1, uint64_t
 #define R_hw(S, T, UT, v) ((v) % c.d)
 #define Q_const(S, T, UT, v) ((v) / (T)DIVIDE_CONST)
 #define R_const(S, T, UT, v) ((v) % (T)DIVIDE_CONST)
+/* The kind verbs of the divider's type (dv is `const rtdiv_<T> *`), quotient or remainder
+ * by a constant `rem`, so that one loop body serves every type and op. */
+#define KIND_VERB(V, dv, v, K)                                                           \
+    _Generic((dv), const rtdiv_u32 *: rtdiv_u32_##V##_kind,                              \
+             const rtdiv_u64 *: rtdiv_u64_##V##_kind,                                    \
+             const rtdiv_s32 *: rtdiv_s32_##V##_kind,                                    \
+             const rtdiv_s64 *: rtdiv_s64_##V##_kind)(dv, v, K)
 #ifndef DIVIDE_BREAK
-#define Q_rtdiv(S, T, UT, v) rtdiv_##S##_div(&c.rt, v)
+#define KIND_OP(dv, v, K) (rem ? KIND_VERB(rem, dv, v, K) : KIND_VERB(div, dv, v, K))
 #else /* tests only: a wrong quotient the verification must catch */
-#define Q_rtdiv(S, T, UT, v) (T)(rtdiv_##S##_div(&c.rt, v) + ((v) & 1))
+#define KIND_OP(dv, v, K)                                                                \
+    (rem ? KIND_VERB(rem, dv, v, K) : (bench_t)(KIND_VERB(div, dv, v, K) + ((v) & 1)))
 #endif
-#define R_rtdiv(S, T, UT, v) rtdiv_##S##_rem(&c.rt, v)
 #define Q_rtdiv_bf(S, T, UT, v) rtdiv_##S##_div_bf(&c.rt, v)
 #define R_rtdiv_bf(S, T, UT, v) rtdiv_##S##_rem_bf(&c.rt, v)
 #define Q_libdivide(S, T, UT, v) libdivide_##S##_do(v, &c.ld)
@@ -169,10 +179,50 @@ STATE(s64, int64_t, uint64_t, int64_t, rtdiv__u128, rtdiv__s128, 64, 1, uint64_t
         return (UT)v;                                                                    \
     }
 
+/* rtdiv's loops: the body once per kind (RTDIV_DISPATCH), the kind chosen before the
+ * loop. The bodies name the function's locals: c, x, n, iters, acc or v, rem. */
+#define TPUT_KIND(K)                                                                     \
+    for (uint64_t it = 0; it < iters; it++) {                                            \
+        SCALAR_LOOP                                                                      \
+        for (size_t i = 0; i < n; i++)                                                   \
+            acc += (bench_ut)KIND_OP(&c.rt, x[i], K);                                    \
+        clh_clobber();                                                                   \
+    }
+#define LAT_KIND(K)                                                                      \
+    for (uint64_t i = 0; i < iters; i++)                                                 \
+        v = (bench_t)((bench_ut)KIND_OP(&c.rt, v, K) + (bench_ut)x[i & mask]);
+
+#define RTDIV_LOOPS(S, T, UT, OP, REM)                                                   \
+    SCALAR_FN static uint64_t tput_##OP##_rtdiv_##S(uint64_t iters, void *arg) {         \
+        typedef T bench_t;                                                               \
+        typedef UT bench_ut;                                                             \
+        const int rem = REM;                                                             \
+        const ctx_##S c = G_##S;                                                         \
+        const T *x = X_##S;                                                              \
+        size_t n = g_n;                                                                  \
+        (void)(bench_t)0;                                                                \
+        UT acc = 0;                                                                      \
+        RTDIV_DISPATCH(S, &c.rt, TPUT_KIND);                                             \
+        ((dcase *)arg)->result = acc;                                                    \
+        return acc;                                                                      \
+    }                                                                                    \
+    static uint64_t lat_##OP##_rtdiv_##S(uint64_t iters, void *arg) {                    \
+        typedef T bench_t;                                                               \
+        typedef UT bench_ut;                                                             \
+        const int rem = REM;                                                             \
+        const ctx_##S c = G_##S;                                                         \
+        const T *x = X_##S;                                                              \
+        size_t mask = g_n - 1;                                                           \
+        T v = x[0];                                                                      \
+        RTDIV_DISPATCH(S, &c.rt, LAT_KIND);                                              \
+        ((dcase *)arg)->result = (UT)v;                                                  \
+        return (UT)v;                                                                    \
+    }
+
 #define TYPE_LOOPS(S, T, UT)                                                             \
     LOOPS(S, T, UT, Q, hw) LOOPS(S, T, UT, R, hw)                                        \
     LOOPS(S, T, UT, Q, const) LOOPS(S, T, UT, R, const)                                  \
-    LOOPS(S, T, UT, Q, rtdiv) LOOPS(S, T, UT, R, rtdiv)                                  \
+    RTDIV_LOOPS(S, T, UT, Q, 0) RTDIV_LOOPS(S, T, UT, R, 1)                              \
     LOOPS(S, T, UT, Q, rtdiv_bf) LOOPS(S, T, UT, R, rtdiv_bf)                            \
     LOOPS(S, T, UT, Q, libdivide) LOOPS(S, T, UT, R, libdivide)                          \
     LOOPS(S, T, UT, Q, libdivide_bf) LOOPS(S, T, UT, R, libdivide_bf)                    \

@@ -3,8 +3,9 @@ as by a compile-time constant, and the seed's quo() pattern.
 
 native/kernels/divide/divide_bench.c, built once per divisor (DIVIDE_CONST), divides the
 same numerators by that divisor nine ways: the hardware `div`, the compiler's constant
-division (scalar, and vectorised at the best ISA of this CPU), native/lib/rtdiv (branchy,
-branchfree, and the AVX2/AVX-512 batch), Debian's libdivide (branchy, branchfree) and
+division (scalar, and vectorised at the best ISA of this CPU), native/lib/rtdiv (the
+sequence of the divisor's kind, chosen once per loop with RTDIV_DISPATCH; branchfree; and
+the AVX2/AVX-512 batch), Debian's libdivide (branchy, branchfree) and
 Lemire's fastmod remainder; each in a throughput loop (independent divisions) and a
 dependent chain (latency), for u32, u64, s32 and s64 and for quotient and remainder. The
 divisors cover each kind of magic number: plain (3), add (7: the N+1-bit magic), a power
@@ -38,12 +39,13 @@ OPS = ("div", "rem")
 METHODS = ("hw", "const", "const_vec", "rtdiv", "rtdiv_bf", "rtdiv_batch", "libdivide",
            "libdivide_bf", "fastmod")
 OURS = ("rtdiv", "rtdiv_bf", "rtdiv_batch")
-SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time
+SCALAR = ("rtdiv", "rtdiv_bf")  # the inline verbs, one division at a time (rtdiv: the
+# kind's verb, rtdiv_<T>_div_kind, in a loop compiled per kind and chosen before it runs)
 VECTOR_LOOPS = ("const_vec", "rtdiv_batch")  # loops built per ISA (target_clones)
 LIBDIVIDE = ("libdivide", "libdivide_bf")
 QUO = ("mul", "mod", "inverse")
-# One divisor of each kind (divisor_kind): 7 needs the N+1-bit magic ("add") for every
-# type, 3 does not ("plain"), 1024 is a shift, 10^9 (the seed's) is even.
+# One divisor of each kind (divisor_kind): 7 needs the N+1-bit magic ("add") except for
+# s64, 3 does not ("plain"), 1024 is a shift, 10^9 (the seed's) is even.
 DIVISORS = (7, 3, 1024, 1_000_000_000)
 # The divisors per profile. Each is 8 programs per build (4 types x 2 ops), ~0.3 s a
 # process: the 66 programs of all four took 2 minutes for their 6 least rounds on 2
@@ -81,7 +83,8 @@ class Divide(Experiment):
         # "within 1.15x": at most 1.15x slower, i.e. a speed-up of at least 1/1.15
         ClaimSpec("faster", "rtdiv", family=("rtdiv_bf",), than="const", by=1 / CONST_BOUND,
                   metric=CYCLES, where=TPUT,
-                  text=f"(a) rtdiv's scalar verbs (the faster of div and div_bf) divide "
+                  text=f"(a) rtdiv's scalar verbs (the faster of the kind's verb, chosen "
+                       "once per loop, and div_bf) divide "
                        f"within {CONST_BOUND}x of the compiler's scalar compile-time "
                        "constant, for every type, divisor kind and compiler, in throughput",
                   seed="no figure: the seed muses on run-time magic numbers (\"JIT-like\")"),
@@ -210,15 +213,23 @@ class Divide(Experiment):
 def divisor_kind(d: int, type_: str) -> str:
     """Which code a divisor takes in `type_`: "pow2" (a shift), "even" (a compiler
     pre-shifts it), else "plain" (an N-bit magic and one shift) or "add" (the N+1-bit
-    magic: the numerator is added back), by rtdiv_gen.c's test e < 2^s."""
+    magic: the numerator is added back), by rtdiv_gen.c's tests (for signed types the
+    largest numerators of residue d - 1 bound the error, as in a compiler)."""
     if d & (d - 1) == 0:
         return "pow2"
     if d % 2 == 0:
         return "even"
     bits = int(type_[1:])
     s = d.bit_length() - 1
-    top = bits + s if type_[0] == "u" else bits - 1 + s
-    return "plain" if d - (1 << top) % d < 1 << s else "add"
+    if type_[0] == "u":
+        p = bits + s
+        return "plain" if d - (1 << p) % d < 1 << s else "add"
+    p = bits - 1 + s
+    e = d - (1 << p) % d
+    half = 1 << (bits - 1)
+    uc = half - (half % d + 1) % d  # the largest |n| <= 2^(N-1) of residue d - 1
+    nc = half - d if uc == half else uc
+    return "plain" if nc * e < 1 << p and uc * e <= 1 << p else "add"
 
 
 def _param_args(a: Artifact, params: dict) -> list[str]:

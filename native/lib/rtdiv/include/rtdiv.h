@@ -14,24 +14,37 @@
  *       RTDIV_ERR_NULL when dv is NULL; on error *dv is left unchanged. Any other d,
  *       including 1, powers of two, the type's maximum and (signed) negative values and
  *       the minimum, is valid.
- *   <type> rtdiv_<T>_div(const rtdiv_<T> *dv, <type> n)       quotient, branchy form
+ *   <type> rtdiv_<T>_div(const rtdiv_<T> *dv, <type> n)       quotient
  *   <type> rtdiv_<T>_div_bf(const rtdiv_<T> *dv, <type> n)    quotient, branchfree form
- *   <type> rtdiv_<T>_rem(const rtdiv_<T> *dv, <type> n)       remainder (branchy quotient)
+ *   <type> rtdiv_<T>_rem(const rtdiv_<T> *dv, <type> n)       remainder
  *   <type> rtdiv_<T>_rem_bf(const rtdiv_<T> *dv, <type> n)    remainder (branchfree)
  *   int    rtdiv_<T>_divisible(const rtdiv_<T> *dv, <type> n) 1 if d divides n, else 0;
  *       a multiply by the modular inverse of d's odd part, a rotate and a compare: no
  *       division and no quotient.
  *   <type> rtdiv_<T>_divisor(const rtdiv_<T> *dv)             the d it was made for
+ *   rtdiv_kind rtdiv_<T>_kind(const rtdiv_<T> *dv)            the divisor's sequence
+ *   <type> rtdiv_<T>_div_kind(const rtdiv_<T> *dv, <type> n, rtdiv_kind kind)
+ *   <type> rtdiv_<T>_rem_kind(const rtdiv_<T> *dv, <type> n, rtdiv_kind kind)
+ *       quotient and remainder by the sequence of `kind`, which must be
+ *       rtdiv_<T>_kind(dv) (another kind gives wrong results); with `kind` a constant
+ *       only that sequence is compiled. RTDIV_DISPATCH(T, dv, BODY) compiles BODY once per
+ *       kind and runs the divisor's own: a loop in BODY pays no branch on the kind.
  *
  * Quotients truncate toward zero and remainders take the sign of n, as C's / and %.
  * For signed types, MIN / -1 (which traps in hardware and is undefined in C) returns MIN
  * and MIN % -1 returns 0: the results modulo 2^N.
  *
- * Branchy versus branchfree: the branchy form picks the cheapest sequence for the
- * divisor (a shift for powers of two; a multiply and a shift when a magic number of N
- * bits suffices; the N+1-bit "add" sequence otherwise), with a branch on the divisor's
- * kind that a loop with one divisor predicts perfectly. The branchfree form always runs
- * the same sequence (multiply, add, shifts), better when divisors change unpredictably.
+ * Three ways to divide, by how the divisor varies:
+ *   - one divisor for a whole loop: RTDIV_DISPATCH and the _kind verbs. The divisor's
+ *     kind (rtdiv_kind: a shift for powers of two, multiply-high and shift, a pre-shift
+ *     for even divisors, the N+1-bit "add" sequence) is chosen once, outside the loop,
+ *     and each copy of the loop is the code a compiler emits for a constant of that kind
+ *     (at most 1.10x the constant loop's instructions for 7 and 10^9, every type, gcc 12
+ *     and clang 19; README, "Speed").
+ *   - a divisor that changes rarely: div and rem branch on the kind in the loop (a
+ *     well-predicted branch, a few instructions more than the constant).
+ *   - divisors that change unpredictably: div_bf and rem_bf run the same sequence
+ *     (multiply, add, shifts) for every divisor, with no branch at all.
  *
  * Batch: rtdiv_<T>_div_batch / rtdiv_<T>_rem_batch divide an array by one divisor with
  * AVX-512 or AVX2 when the CPU (cpuid) and the OS (xgetbv) allow it, else a portable
@@ -113,39 +126,61 @@ typedef enum rtdiv_isa {
     RTDIV_ISA_AVX512 = 3,   /**< x86-64 AVX-512 F+DQ: 16 x 32-bit or 8 x 64-bit lanes */
 } rtdiv_isa;
 
+/** Which sequence a divisor takes: fixed when the divider is made (rtdiv_<T>_kind). Each
+ * is the code a compiler emits for a constant of that kind, with the magic number and
+ * shifts read from the divider instead of the instruction stream. */
+typedef enum rtdiv_kind {
+    RTDIV_KIND_SHIFT = 0, /**< d = 2^s > 0 (1 included): a shift (signed: of n biased
+                               by 2^s - 1 when negative) */
+    RTDIV_KIND_MUL = 1,   /**< an N-bit magic: multiply-high, shift (signed: the magic
+                               carries d's sign, then +1 for a negative quotient) */
+    RTDIV_KIND_PRE = 2,   /**< unsigned even d whose own magic needs N+1 bits: shift n
+                               right by d's trailing zeros first, then as MUL */
+    RTDIV_KIND_ADD = 3,   /**< the N+1-bit magic: multiply-high, add n back, shift */
+    RTDIV_KIND_NEG = 4,   /**< signed d < 0 that is -2^s or needs the N+1-bit magic: the
+                               branchfree sequence, negated */
+} rtdiv_kind;
+
 /* Layout of a generated divider (the same for every type; UT is the unsigned type of
  * the type's width N). The fields are visible so that the verbs can be inline; treat
  * them as read-only and fill them only with rtdiv_<T>_gen.
  *
- *   magic     branchy magic number: for the plain kind m = floor(2^(N+s)/|d|) + 1 (fits
- *             N bits, or N-1 bits for signed types); for the add kind the low N bits of
- *             the N+1-bit magic; 0 for powers of two.
+ *   magic     the kind's magic number: MUL and PRE m = floor(2^(N+post)/o) + 1 (o the
+ *             odd part of d for PRE, else |d|; negated for a signed d < 0); ADD the low N
+ *             bits of the N+1-bit magic (signed: read as negative, n is added back);
+ *             SHIFT 2^post - 1 (the bias of a negative n, the mask of a remainder: a
+ *             field, not a value computed from post, so that the compiler emits the
+ *             constant's lea/test/cmov instead of rebuilding the mask); 0 for NEG.
  *   magic_bf  branchfree magic: always the add kind (0 for powers of two and 1).
  *   d         the divisor, as UT (two's complement for signed types).
  *   inv       inverse of d's odd part modulo 2^N (divisibility).
  *   lim       divisibility: n is divisible iff rotr(n*inv + ofs, tz) <= lim.
  *   ofs       divisibility offset: 0 for unsigned; (-jmin) << tz for signed, where jmin
  *             is the most negative multiplier j with j*|d| representable.
- *   bias_bf   signed branchfree: added to a negative intermediate before the final
- *             shift: 2^sh2 for the add kind (turns floor into truncation), 2^sh2 - 1 for
- *             powers of two; 0 for unsigned types.
- *   neg       signed: all ones when d < 0 (the quotient is negated as (q ^ neg) - neg).
- *   more      branchy control byte:
- *               bits 0-5  shift count s (0..63)
- *               bit  6    RTDIV_MORE_ADD: N+1-bit magic, add the numerator back
- *               bit  7    RTDIV_MORE_POW2: |d| is a power of two (1 included): shift only
+ *   kind      an rtdiv_kind.
+ *   pre, post the kind's shifts: every kind shifts its result right by post. PRE
+ *             clears n's low pre bits before the multiply instead of shifting n right
+ *             by pre: n with its low bits clear is a multiple of 2^pre, so the product
+ *             is exact and the pre-shift joins post (one shift count for the loop:
+ *             without BMI2 every variable shift needs cl).
  *   sh1, sh2  branchfree shifts. Unsigned: q = (((n - hi) >> sh1) + hi) >> sh2 with
- *             hi = mulhi(n, magic_bf); sh1 is 0 only for d == 1. Signed: sh2 only.
+ *             hi = mulhi(n, magic_bf); sh1 is 0 only for d == 1. Signed: sh2 only; a
+ *             negative intermediate is biased by 2^sh2 (2^sh2 - 1 for powers of two,
+ *             magic_bf == 0) before the shift, and the quotient negated when d < 0.
  *   tz        trailing zero bits of |d| (the rotate of the divisibility test).
+ *
+ * Size: 56 bytes for the 64-bit types, 32 for the 32-bit ones (libdivide's divider is
+ * 9 or 5 bytes, packed). What the size buys: both forms from one divider (the kind's own
+ * magic and the branchfree one: a plain-kind divisor needs different magic numbers
+ * for the two), the divisor for the remainder (libdivide's remainder must be given d or
+ * recover it), and the modular inverse and limit of `divisible` (libdivide has no
+ * divisibility test). A divider still fits one cache line; in a loop the fields are
+ * read once into registers, so the size costs nothing per division.
  */
-#define RTDIV_MORE_SHIFT 0x3Fu
-#define RTDIV_MORE_ADD 0x40u
-#define RTDIV_MORE_POW2 0x80u
-
 #define RTDIV__STRUCT(S, T, UT, ST, UW, SW, N, SG)                                       \
     typedef struct rtdiv_##S {                                                           \
-        UT magic, magic_bf, d, inv, lim, ofs, bias_bf, neg;                              \
-        uint8_t more, sh1, sh2, tz;                                                      \
+        UT magic, magic_bf, d, inv, lim, ofs;                                            \
+        uint8_t kind, pre, post, sh1, sh2, tz;                                           \
     } rtdiv_##S;
 RTDIV_FOR_EACH_TYPE(RTDIV__STRUCT)
 #undef RTDIV__STRUCT
@@ -188,17 +223,21 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
 
 /* ---- Inline implementation: not API; it may change between versions. ---- */
 
-/* The inline verbs (div, div_bf, rem, rem_bf, divisible, divisor), expanded once per type
- * from RTDIV_FOR_EACH_TYPE.
+/* The inline verbs (div_kind, div, div_bf, rem_kind, rem, rem_bf, divisible, divisor,
+ * kind), expanded once per type from RTDIV_FOR_EACH_TYPE.
  *
- * Two bodies only, unsigned and signed; the high half of a product (rtdiv_<T>_mulhi) is
- * the one multiply every quotient costs:
- *   unsigned branchfree: hi = mulhi(n, m); q = (((n - hi) >> sh1) + hi) >> sh2
- *                        (n - hi >= 0, so this is floor((n + hi) / 2^(sh1+sh2)) without
- *                        the N+1-bit sum; 32-bit types add in a 64-bit register instead)
- *   signed branchfree:   q = mulhi(n, m) + n; q += (q < 0 ? bias : 0); q >>= sh2;
- *                        q = (q ^ neg) - neg
- * Signed intermediate arithmetic is done in the unsigned type: wrap-around is intended
+ * Two bodies only, unsigned and signed. rtdiv_<T>_div_kind holds one sequence per kind;
+ * with a constant kind (RTDIV_DISPATCH) the compiler keeps only that one, so a loop
+ * costs what the constant's loop costs: the same instructions, with the shift counts
+ * in a register instead of the instruction. The branchfree bodies:
+ *   unsigned: hi = mulhi(n, m); q = (((n - hi) >> sh1) + hi) >> sh2
+ *             (n - hi >= 0, so this is floor((n + hi) / 2^(sh1+sh2)) without the N+1-bit
+ *             sum; 32-bit types add in a 64-bit register instead)
+ *   signed:   q = mulhi(n, m) + n; q += (q < 0 ? bias : 0); q >>= sh2;
+ *             q = (q ^ neg) - neg
+ * The 32-bit types multiply in a 64-bit register and take the high half and the kind's
+ * shift with one shift (`mulsh`), as compilers do for a 32-bit constant. Signed
+ * intermediate arithmetic is done in the unsigned type: wrap-around is intended
  * (MIN / -1) and must not be undefined behaviour. Right shifts of negative values are
  * arithmetic in gcc and clang (documented GNU C behaviour), as in every C compiler for
  * two's-complement targets that we know of (C leaves it to the implementation).
@@ -238,61 +277,127 @@ RTDIV__INLINE int64_t rtdiv_s64_mulhi(int64_t a, int64_t b) {
 #endif
 }
 
+/* The high half of a product shifted right by sh more: one shift for 32-bit types. */
+RTDIV__INLINE uint32_t rtdiv_u32_mulsh(uint32_t a, uint32_t b, unsigned sh) {
+    return (uint32_t)(((uint64_t)a * b) >> (32 + sh));
+}
+RTDIV__INLINE int32_t rtdiv_s32_mulsh(int32_t a, int32_t b, unsigned sh) {
+    return (int32_t)(((int64_t)a * b) >> (32 + sh));
+}
+RTDIV__INLINE uint64_t rtdiv_u64_mulsh(uint64_t a, uint64_t b, unsigned sh) {
+    return rtdiv_u64_mulhi(a, b) >> sh;
+}
+RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
+    return rtdiv_s64_mulhi(a, b) >> sh;
+}
+
+/* RTDIV_DISPATCH(S, dv, BODY): run the statement BODY(K) once, with K the constant
+ * rtdiv_kind of *dv (one copy of BODY per kind the type has), so that a loop inside
+ * BODY that calls rtdiv_<S>_div_kind(dv, n, K) has no branch on the kind:
+ *
+ *   #define SUM_QUOTIENTS(K) for (i = 0; i < n; i++) acc += rtdiv_u64_div_kind(&dv, x[i], K)
+ *   RTDIV_DISPATCH(u64, &dv, SUM_QUOTIENTS);
+ *
+ * (libdivide 1.x's "strategy" functions chose an algorithm once the same way.) */
+#define RTDIV_DISPATCH(S, dv, BODY) RTDIV__DISPATCH_##S(rtdiv_##S##_kind(dv), BODY)
+#define RTDIV__DISPATCH_UNSIGNED(k, BODY)                                                \
+    switch (k) {                                                                         \
+    case RTDIV_KIND_SHIFT: { BODY(RTDIV_KIND_SHIFT); } break;                            \
+    case RTDIV_KIND_MUL: { BODY(RTDIV_KIND_MUL); } break;                                \
+    case RTDIV_KIND_PRE: { BODY(RTDIV_KIND_PRE); } break;                                \
+    default: { BODY(RTDIV_KIND_ADD); } break;                                            \
+    }
+#define RTDIV__DISPATCH_SIGNED(k, BODY)                                                  \
+    switch (k) {                                                                         \
+    case RTDIV_KIND_SHIFT: { BODY(RTDIV_KIND_SHIFT); } break;                            \
+    case RTDIV_KIND_MUL: { BODY(RTDIV_KIND_MUL); } break;                                \
+    case RTDIV_KIND_ADD: { BODY(RTDIV_KIND_ADD); } break;                                \
+    default: { BODY(RTDIV_KIND_NEG); } break;                                            \
+    }
+#define RTDIV__DISPATCH_u32 RTDIV__DISPATCH_UNSIGNED
+#define RTDIV__DISPATCH_u64 RTDIV__DISPATCH_UNSIGNED
+#define RTDIV__DISPATCH_s32 RTDIV__DISPATCH_SIGNED
+#define RTDIV__DISPATCH_s64 RTDIV__DISPATCH_SIGNED
+
 #define RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)                                       \
     RTDIV__INLINE T rtdiv_##S##_divisor(const rtdiv_##S *dv) { return (T)dv->d; }        \
+    RTDIV__INLINE rtdiv_kind rtdiv_##S##_kind(const rtdiv_##S *dv) {                     \
+        return (rtdiv_kind)dv->kind;                                                     \
+    }                                                                                    \
     RTDIV__INLINE int rtdiv_##S##_divisible(const rtdiv_##S *dv, T n) {                  \
         UT x = (UT)((UT)n * dv->inv + dv->ofs);                                          \
         unsigned k = dv->tz;                                                             \
         x = (UT)((x >> k) | (x << ((N - k) & (N - 1)))); /* rotate right by k */         \
         return x <= dv->lim;                                                             \
     }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
+        return rtdiv_##S##_div_kind(dv, n, (rtdiv_kind)dv->kind);                        \
+    }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_rem(const rtdiv_##S *dv, T n) {                          \
-        return (T)((UT)n - (UT)rtdiv_##S##_div(dv, n) * dv->d);                          \
+        return rtdiv_##S##_rem_kind(dv, n, (rtdiv_kind)dv->kind);                        \
     }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_rem_bf(const rtdiv_##S *dv, T n) {                       \
         return (T)((UT)n - (UT)rtdiv_##S##_div_bf(dv, n) * dv->d);                       \
     }
 
 #define RTDIV__UNSIGNED(S, T, UT, ST, UW, SW, N, SG)                                     \
-    RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
-        unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
-        if (more & RTDIV_MORE_POW2)                                                      \
-            return n >> s;                                                               \
-        T hi = rtdiv_##S##_mulhi(n, dv->magic);                                          \
-        if (more & RTDIV_MORE_ADD)                                                       \
-            return (((n - hi) >> 1) + hi) >> s;                                          \
-        return hi >> s;                                                                  \
-    }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_div_bf(const rtdiv_##S *dv, T n) {                       \
         T hi = rtdiv_##S##_mulhi(n, dv->magic_bf);                                       \
         if (N < 64) /* the N+1-bit sum fits a 64-bit register: one op fewer */          \
             return (T)(((uint64_t)hi + n) >> (dv->sh1 + dv->sh2));                       \
         return (((n - hi) >> dv->sh1) + hi) >> dv->sh2;                                  \
     }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_div_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
+        unsigned post = dv->post;                                                        \
+        if (kind == RTDIV_KIND_SHIFT)                                                    \
+            return n >> post;                                                            \
+        if (kind == RTDIV_KIND_MUL)                                                      \
+            return rtdiv_##S##_mulsh(n, dv->magic, post);                                \
+        if (kind == RTDIV_KIND_PRE)                                                      \
+            return rtdiv_##S##_mulsh(n & ((T)~(T)0 << dv->pre), dv->magic, post);        \
+        T hi = rtdiv_##S##_mulhi(n, dv->magic); /* ADD */                                \
+        if (N < 64)                                                                      \
+            return (T)(((uint64_t)hi + n) >> (post + 1));                                \
+        return (((n - hi) >> 1) + hi) >> post;                                           \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_rem_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
+        if (kind == RTDIV_KIND_SHIFT) /* the constant's `and` */                         \
+            return n & dv->magic;                                                        \
+        return (T)(n - rtdiv_##S##_div_kind(dv, n, kind) * dv->d);                       \
+    }                                                                                    \
     RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
 
 #define RTDIV__SIGNED(S, T, UT, ST, UW, SW, N, SG)                                       \
-    RTDIV__INLINE T rtdiv_##S##_div(const rtdiv_##S *dv, T n) {                          \
-        unsigned more = dv->more, s = more & RTDIV_MORE_SHIFT;                           \
-        UT q;                                                                            \
-        if (more & RTDIV_MORE_POW2) {                                                    \
-            /* bias negative n by 2^s - 1 so the arithmetic shift truncates */          \
-            q = (UT)n + ((UT)(n >> (N - 1)) & (((UT)1 << s) - 1));                       \
-            q = (UT)((T)q >> s);                                                         \
-        } else {                                                                         \
-            q = (UT)rtdiv_##S##_mulhi(n, (T)dv->magic);                                  \
-            if (more & RTDIV_MORE_ADD)                                                   \
-                q += (UT)n;                                                              \
-            q = (UT)((T)q >> s);                                                         \
-            q += q >> (N - 1); /* floor -> truncation for negative quotients */          \
-        }                                                                                \
-        return (T)((q ^ dv->neg) - dv->neg);                                             \
-    }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_div_bf(const rtdiv_##S *dv, T n) {                       \
+        UT neg = (UT)((T)dv->d >> (N - 1));                                              \
+        UT bias = ((UT)1 << dv->sh2) - (dv->magic_bf == 0);                              \
         UT q = (UT)rtdiv_##S##_mulhi(n, (T)dv->magic_bf) + (UT)n;                        \
-        q += (UT)((T)q >> (N - 1)) & dv->bias_bf;                                        \
+        q += (UT)((T)q >> (N - 1)) & bias;                                               \
         q = (UT)((T)q >> dv->sh2);                                                       \
-        return (T)((q ^ dv->neg) - dv->neg);                                             \
+        return (T)((q ^ neg) - neg);                                                     \
+    }                                                                                    \
+    /* SHIFT: n biased by 2^post - 1 (magic) when negative, so the shift truncates */   \
+    RTDIV__INLINE T rtdiv_##S##__biased(const rtdiv_##S *dv, T n) {                      \
+        return n < 0 ? (T)((UT)n + dv->magic) : n;                                       \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_div_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
+        unsigned post = dv->post;                                                        \
+        T t;                                                                             \
+        if (kind == RTDIV_KIND_SHIFT)                                                    \
+            return rtdiv_##S##__biased(dv, n) >> post;                                   \
+        if (kind == RTDIV_KIND_NEG)                                                      \
+            return rtdiv_##S##_div_bf(dv, n);                                            \
+        if (kind == RTDIV_KIND_MUL)                                                      \
+            t = rtdiv_##S##_mulsh(n, (T)dv->magic, post);                                \
+        else /* ADD */                                                                   \
+            t = (T)((UT)rtdiv_##S##_mulhi(n, (T)dv->magic) + (UT)n) >> post;             \
+        /* floor -> truncation: +1 for a negative quotient */                           \
+        return (T)((UT)t + ((UT)t >> (N - 1)));                                          \
+    }                                                                                    \
+    RTDIV__INLINE T rtdiv_##S##_rem_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \
+        if (kind == RTDIV_KIND_SHIFT) /* n less q * 2^post: the biased n's high bits */ \
+            return (T)((UT)n - ((UT)rtdiv_##S##__biased(dv, n) & ~dv->magic));           \
+        return (T)((UT)n - (UT)rtdiv_##S##_div_kind(dv, n, kind) * dv->d);               \
     }                                                                                    \
     RTDIV__COMMON(S, T, UT, ST, UW, SW, N, SG)
 

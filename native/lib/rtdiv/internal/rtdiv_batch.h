@@ -24,13 +24,8 @@ extern const rtdiv__batch_ops rtdiv__ops_avx2;
 extern const rtdiv__batch_ops rtdiv__ops_avx512;
 #endif
 
-/* The kind of sequence a divider needs, chosen once per batch (outside the loop). */
-enum { RTDIV__KIND_POW2 = 0, RTDIV__KIND_PLAIN = 1, RTDIV__KIND_ADD = 2 };
-
-static inline int rtdiv__kind(unsigned more) {
-    return (more & RTDIV_MORE_POW2) ? RTDIV__KIND_POW2
-         : (more & RTDIV_MORE_ADD)  ? RTDIV__KIND_ADD
-                                    : RTDIV__KIND_PLAIN;
-}
+/* The vector sequences: a divider's kind, with the signed NEG kind taken apart into the
+ * two sequences it negates (a shift, or the N+1-bit magic with n added back). */
+enum { RTDIV__KIND_POW2 = 0, RTDIV__KIND_PLAIN = 1, RTDIV__KIND_PRE = 2, RTDIV__KIND_ADD = 3 };
 
 #endif

@@ -21,7 +21,7 @@
 /* Per type: the quotient of one vector for a given kind, then the loop. */
 #define RTDIV__VBODY(S, T, UT, ST, UW, SW, N, SG)                                        \
     typedef struct {                                                                     \
-        v_##S m, bias, neg, d;                                                           \
+        v_##S m, bias, neg, d, pre;                                                      \
         __m128i s, s1;                                                                   \
     } RTDIV__NAME(S, consts);                                                            \
                                                                                          \
@@ -31,6 +31,8 @@
         if (!SG) {                                                                       \
             if (kind == RTDIV__KIND_POW2)                                                \
                 return v_##S##_srl(x, c->s);                                             \
+            if (kind == RTDIV__KIND_PRE) /* the low bits cleared (rtdiv.h, pre) */     \
+                x = v_##S##_and(x, c->pre);                                              \
             q = v_##S##_mulhi(x, c->m);                                                  \
             if (kind == RTDIV__KIND_ADD)                                                 \
                 q = v_##S##_add(v_##S##_srl(v_##S##_sub(x, q), c->s1), q);               \
@@ -55,6 +57,10 @@
         size_t i = 0;                                                                    \
         for (; i + 2 * V_##S##_LANES <= n; i += 2 * V_##S##_LANES) {                     \
             v_##S x0 = v_##S##_load(num + i), x1 = v_##S##_load(num + i + V_##S##_LANES); \
+            /* in registers: gcc 12 otherwise reads each vector from memory once per */  \
+            /* use (three loads a vector for the multiply-high), and the loop becomes */  \
+            /* bound by loads, not by arithmetic */                                       \
+            __asm__("" : "+v"(x0), "+v"(x1));                                            \
             v_##S q0 = RTDIV__NAME(S, quo)(x0, kind, c);                                  \
             v_##S q1 = RTDIV__NAME(S, quo)(x1, kind, c);                                  \
             if (rem) {                                                                   \
@@ -70,22 +76,31 @@
     RTDIV__TARGET static void RTDIV__NAME(S, run)(const rtdiv_##S *dv, const T *num,      \
                                                    T *out, size_t n, int rem) {          \
         RTDIV__NAME(S, consts) c;                                                        \
-        unsigned more = dv->more;                                                        \
-        c.m = v_##S##_set1((T)dv->magic);                                                \
-        c.bias = v_##S##_set1((T)(((UT)1 << (more & RTDIV_MORE_SHIFT)) - 1));            \
-        c.neg = v_##S##_set1((T)dv->neg);                                                \
+        /* the kind's magic and shift; a signed NEG divider takes the branchfree */     \
+        /* fields (a shift for -2^s, else the N+1-bit magic) and negates */             \
+        int neg = SG && dv->kind == RTDIV_KIND_NEG;                                      \
+        int pow2 = dv->kind == RTDIV_KIND_SHIFT || (neg && dv->magic_bf == 0);           \
+        unsigned s = neg ? dv->sh2 : dv->post;                                           \
+        c.m = v_##S##_set1((T)(neg ? dv->magic_bf : dv->magic));                         \
+        c.bias = v_##S##_set1((T)(((UT)1 << s) - 1));                                    \
+        c.neg = v_##S##_set1((T)(neg ? ~(UT)0 : 0));                                     \
         c.d = v_##S##_set1((T)dv->d);                                                    \
-        c.s = _mm_cvtsi32_si128((int)(more & RTDIV_MORE_SHIFT));                         \
+        c.s = _mm_cvtsi32_si128((int)s);                                                 \
+        c.pre = v_##S##_set1((T)((UT)~(UT)0 << dv->pre));                                \
         c.s1 = _mm_cvtsi32_si128(1);                                                     \
-        int kind = rtdiv__kind(more);                                                    \
+        int kind = pow2 ? RTDIV__KIND_POW2                                               \
+                 : neg || dv->kind == RTDIV_KIND_ADD ? RTDIV__KIND_ADD                    \
+                 : dv->kind == RTDIV_KIND_PRE ? RTDIV__KIND_PRE : RTDIV__KIND_PLAIN;       \
         size_t i;                                                                        \
-        /* six loops, each with the kind and the verb fixed at compile time */          \
+        /* eight loops, each with the kind and the verb fixed at compile time */        \
         switch (kind * 2 + rem) {                                                        \
         case 0: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_POW2, 0, &c); break;    \
         case 1: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_POW2, 1, &c); break;    \
         case 2: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_PLAIN, 0, &c); break;   \
         case 3: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_PLAIN, 1, &c); break;   \
-        case 4: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_ADD, 0, &c); break;     \
+        case 4: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_PRE, 0, &c); break;     \
+        case 5: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_PRE, 1, &c); break;     \
+        case 6: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_ADD, 0, &c); break;     \
         default: i = RTDIV__NAME(S, loop)(num, out, n, RTDIV__KIND_ADD, 1, &c); break;    \
         }                                                                                \
         for (; i < n; i++)                                                               \

@@ -37,17 +37,18 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
         if (d == 0)                                                                      \
             return RTDIV_ERR_ZERO;                                                       \
         rtdiv_##S dv = {0};                                                              \
+        int negative = SG && (ST)d < 0;                                                  \
         /* a = |d| as unsigned: exact for the minimum too (2^(N-1)) */                  \
-        UT a = (SG && (ST)d < 0) ? (UT)0 - (UT)d : (UT)d;                                \
+        UT a = negative ? (UT)0 - (UT)d : (UT)d;                                         \
         unsigned s = rtdiv__log2_u64(a); /* 2^s <= a < 2^(s+1) */                        \
         dv.d = (UT)d;                                                                    \
-        dv.neg = (SG && (ST)d < 0) ? (UT)~(UT)0 : 0;                                     \
         if ((a & (a - 1)) == 0) {                                                        \
-            dv.more = (uint8_t)(RTDIV_MORE_POW2 | s);                                    \
-            dv.magic = dv.magic_bf = 0;                                                  \
+            dv.kind = (uint8_t)(negative ? RTDIV_KIND_NEG : RTDIV_KIND_SHIFT);           \
+            dv.post = (uint8_t)s;                                                        \
+            dv.magic = (UT)(a - 1); /* the bias of a negative n; the remainder's mask */ \
+            dv.magic_bf = 0;                                                             \
             if (SG) {                                                                    \
                 dv.sh2 = (uint8_t)s;                                                     \
-                dv.bias_bf = (UT)(((UT)1 << s) - 1);                                     \
             } else { /* ((n - 0) >> sh1) + 0) >> sh2 == n >> s */                        \
                 dv.sh1 = (uint8_t)(s > 0);                                               \
                 dv.sh2 = (uint8_t)(s > 0 ? s - 1 : 0);                                   \
@@ -60,34 +61,59 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
             /* add kind: floor(2^(N+s+1)/a) + 1 - 2^N, from m0 and r0 without the */    \
             /* 2N+1-bit numerator: 2^(N+s+1)/a = 2*m0 + (2*r0 >= a) */                  \
             UT madd = (UT)(2 * m0 + ((UW)2 * r0 >= a) + 1);                              \
+            unsigned k = (unsigned)__builtin_ctzll((uint64_t)a);                         \
             if (e < ((UT)1 << s)) {                                                      \
+                dv.kind = RTDIV_KIND_MUL;                                                \
                 dv.magic = m0 + 1;                                                       \
-                dv.more = (uint8_t)s;                                                    \
+                dv.post = (uint8_t)s;                                                    \
+            } else if (k > 0) {                                                          \
+                /* PRE: o = a >> k takes N-k-bit numerators, for which the plain */     \
+                /* magic always suffices: e <= o < 2^(so+1) <= 2^(so+k) */               \
+                UT o = a >> k;                                                           \
+                unsigned so = rtdiv__log2_u64(o);                                        \
+                dv.kind = RTDIV_KIND_PRE;                                                \
+                dv.magic = (UT)(((UW)1 << (N + so)) / o + 1);                            \
+                dv.pre = (uint8_t)k;                                                     \
+                dv.post = (uint8_t)(so + k); /* the pre-shift, folded (rtdiv.h) */       \
             } else {                                                                     \
+                dv.kind = RTDIV_KIND_ADD;                                                \
                 dv.magic = madd;                                                         \
-                dv.more = (uint8_t)(RTDIV_MORE_ADD | s);                                 \
+                dv.post = (uint8_t)s;                                                    \
             }                                                                            \
             dv.magic_bf = madd;                                                          \
             dv.sh1 = 1;                                                                  \
             dv.sh2 = (uint8_t)s;                                                         \
         } else {                                                                         \
             /* signed: |n| <= 2^(N-1). plain: m = floor(2^(N-1+s)/a) + 1 < 2^(N-1), */  \
-            /* shift s-1, valid when e < 2^s. add: m = floor(2^(N+s)/a) + 1 in */        \
-            /* (2^(N-1), 2^N), read as the negative m - 2^N, so n is added back. */     \
+            /* shift s-1; for d < 0 the magic is negated. The quotient of n with */     \
+            /* residue j (of |n| mod a, |n| = u) stays exact while j + u*e/2^p <= a */  \
+            /* (< a where the floor must not move: n >= 0 for d > 0, n < 0 for */       \
+            /* d < 0); the worst n are the largest of residue a - 1, nc <= 2^(N-1) - 1 */ \
+            /* and uc <= 2^(N-1) (Warren 10-3's test, with MIN's side exact: s64 / 3 */ \
+            /* is plain as for a compiler, s64 / -3 not). add: m = floor(2^(N+s)/a) */  \
+            /* + 1 in (2^(N-1), 2^N), read as the negative m - 2^N, n added back. */    \
             UW p = (UW)1 << (N - 1 + s);                                                 \
             UT m0 = (UT)(p / a), e = a - (UT)(p % a);                                    \
             UW p2 = (UW)1 << (N + s);                                                    \
             UT madd = (UT)(p2 / a + 1);                                                  \
-            if (e < ((UT)1 << s)) {                                                      \
-                dv.magic = m0 + 1;                                                       \
-                dv.more = (uint8_t)(s - 1);                                              \
-            } else {                                                                     \
+            UT half = (UT)1 << (N - 1);                                                  \
+            UT uc = half - (UT)((half % a + 1) % a);                                     \
+            UT nc = uc == half ? half - a : uc;                                          \
+            UW ue = (UW)uc * e, ne = (UW)nc * e;                                         \
+            int plain = negative ? ne <= p && ue < p : ne < p && ue <= p;                \
+            if (plain) {                                                                 \
+                dv.kind = RTDIV_KIND_MUL;                                                \
+                dv.magic = negative ? (UT)0 - (m0 + 1) : m0 + 1;                         \
+                dv.post = (uint8_t)(s - 1);                                              \
+            } else if (!negative) {                                                      \
+                dv.kind = RTDIV_KIND_ADD;                                                \
                 dv.magic = madd;                                                         \
-                dv.more = (uint8_t)(RTDIV_MORE_ADD | s);                                 \
+                dv.post = (uint8_t)s;                                                    \
+            } else {                                                                     \
+                dv.kind = RTDIV_KIND_NEG;                                                \
             }                                                                            \
             dv.magic_bf = madd;                                                          \
             dv.sh2 = (uint8_t)s;                                                         \
-            dv.bias_bf = (UT)((UT)1 << s);                                               \
         }                                                                                \
         /* divisibility */                                                               \
         unsigned k = (unsigned)__builtin_ctzll((uint64_t)a);                             \

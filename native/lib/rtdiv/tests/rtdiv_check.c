@@ -4,6 +4,7 @@
  *   rtdiv_check random SEED NDIV NNUM     edge + random divisors and numerators, all types
  *   rtdiv_check batch SEED                every batch path the CPU has against the scalar
  *   rtdiv_check status                    error statuses and "changes nothing on error"
+ *   rtdiv_check kinds D...                each type's kind for each divisor D, and sizes
  *
  * Prints one JSON line per result and exits 1 on the first kind of mismatch (with the
  * numerator, divisor, verb, expected and actual values), 0 when all agree. The
@@ -61,19 +62,29 @@ RTDIV_FOR_EACH_TYPE(REF)
 #define FMT_s32 "%" PRId32
 #define FMT_s64 "%" PRId64
 
-/* Compare all five verbs for one (n, d); report the first failing verb. */
+/* The verbs of the divider's own kind, chosen once by RTDIV_DISPATCH (a constant kind
+ * in each copy), as a loop that calls them sees them. */
+#define KIND_VERBS(S, K) qk = rtdiv_##S##_div_kind(dv, n, K), rk = rtdiv_##S##_rem_kind(dv, n, K)
+#define KIND_u32(K) KIND_VERBS(u32, K)
+#define KIND_u64(K) KIND_VERBS(u64, K)
+#define KIND_s32(K) KIND_VERBS(s32, K)
+#define KIND_s64(K) KIND_VERBS(s64, K)
+
+/* Compare all seven verbs for one (n, d); report the first failing verb. */
 #define CHECK_ONE(S, T, UT, ST, UW, SW, N, SG)                                           \
     static int check_one_##S(const rtdiv_##S *dv, T d, T n) {                            \
-        T q, r;                                                                          \
+        T q, r, qk = 0, rk = 0;                                                          \
         ref_##S(n, d, &q, &r);                                                           \
-        T got[5] = {rtdiv_##S##_div(dv, n), rtdiv_##S##_div_bf(dv, n),                   \
+        RTDIV_DISPATCH(S, dv, KIND_##S);                                                 \
+        T got[7] = {rtdiv_##S##_div(dv, n), rtdiv_##S##_div_bf(dv, n),                   \
                     rtdiv_##S##_rem(dv, n), rtdiv_##S##_rem_bf(dv, n),                   \
-                    (T)rtdiv_##S##_divisible(dv, n)};                                    \
+                    (T)rtdiv_##S##_divisible(dv, n), qk, rk};                            \
         if (RTDIV_CHECK_INJECT && (UT)n == 123456789u)                                   \
             got[0] ^= 1;                                                                 \
-        T want[5] = {q, q, r, r, (T)(r == 0)};                                           \
-        static const char *verb[5] = {"div", "div_bf", "rem", "rem_bf", "divisible"};    \
-        for (int i = 0; i < 5; i++)                                                      \
+        T want[7] = {q, q, r, r, (T)(r == 0), q, r};                                     \
+        static const char *verb[7] = {"div", "div_bf", "rem", "rem_bf", "divisible",     \
+                                      "div_kind", "rem_kind"};                           \
+        for (int i = 0; i < 7; i++)                                                      \
             if (got[i] != want[i]) {                                                     \
                 printf("{\"type\":\"mismatch\",\"int\":\"" #S "\",\"verb\":\"%s\","      \
                        "\"n\":\"" FMT_##S "\",\"d\":\"" FMT_##S "\",\"want\":\""         \
@@ -368,6 +379,31 @@ static int run_batch(void) {
     return failures ? 1 : 0;
 }
 
+/* ---- kinds: which sequence each divisor takes (rtdiv_<T>_kind), and the struct sizes ---- */
+
+static const char *const kind_names[] = {"shift", "mul", "pre", "add", "neg"};
+
+static int run_kinds(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        long long d = strtoll(argv[i], NULL, 0);
+#define KIND_OF(S, T, UT, ST, UW, SW, N, SG)                                             \
+        {                                                                                \
+            rtdiv_##S dv;                                                                \
+            int ok = (SG || d > 0) && rtdiv_##S##_gen(&dv, (T)d) == RTDIV_OK;            \
+            if (ok && (long long)(T)d == d)                                              \
+                printf("{\"type\":\"kind\",\"int\":\"" #S "\",\"d\":%lld,\"kind\":\"%s\"}\n", \
+                       d, kind_names[rtdiv_##S##_kind(&dv)]);                            \
+        }
+        RTDIV_FOR_EACH_TYPE(KIND_OF)
+#undef KIND_OF
+    }
+#define SIZE_OF(S, T, UT, ST, UW, SW, N, SG)                                             \
+    printf("{\"type\":\"size\",\"int\":\"" #S "\",\"bytes\":%zu}\n", sizeof(rtdiv_##S));
+    RTDIV_FOR_EACH_TYPE(SIZE_OF)
+#undef SIZE_OF
+    return 0;
+}
+
 /* ---- statuses ---- */
 
 static int run_status(void) {
@@ -424,7 +460,9 @@ int main(int argc, char **argv) {
     }
     if (argc == 2 && !strcmp(argv[1], "status"))
         return run_status();
+    if (argc >= 2 && !strcmp(argv[1], "kinds"))
+        return run_kinds(argc - 2, argv + 2);
     fprintf(stderr, "usage: %s exhaustive u32|s32 D... | random SEED NDIV NNUM | batch SEED"
-                    " | status\n", argv[0]);
+                    " | status | kinds D...\n", argv[0]);
     return 2;
 }

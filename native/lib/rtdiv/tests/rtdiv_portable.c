@@ -33,6 +33,13 @@ static uint64_t value(int i) {
     return i < n ? edge[i] : rng_next() >> (rng_next() & 63);
 }
 
+/* The verbs of the divider's own kind, chosen once (a constant kind in each copy). */
+#define KIND_VERBS(S, K) qk = rtdiv_##S##_div_kind(&dv, n, K), rk = rtdiv_##S##_rem_kind(&dv, n, K)
+#define KIND_u32(K) KIND_VERBS(u32, K)
+#define KIND_u64(K) KIND_VERBS(u64, K)
+#define KIND_s32(K) KIND_VERBS(s32, K)
+#define KIND_s64(K) KIND_VERBS(s64, K)
+
 #define CHECK_TYPE(S, T, UT, ST, UW, SW, N, SG)                                          \
     static int check_##S(void) {                                                         \
         int bad = 0;                                                                     \
@@ -57,6 +64,9 @@ static uint64_t value(int i) {
                 bad += rtdiv_##S##_rem(&dv, n) != r;                                     \
                 bad += rtdiv_##S##_rem_bf(&dv, n) != r;                                  \
                 bad += rtdiv_##S##_divisible(&dv, n) != (r == 0);                        \
+                T qk = 0, rk = 0;                                                        \
+                RTDIV_DISPATCH(S, &dv, KIND_##S);                                        \
+                bad += (qk != q) + (rk != r);                                            \
             }                                                                            \
         }                                                                                \
         if (bad)                                                                         \
