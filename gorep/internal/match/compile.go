@@ -34,6 +34,7 @@ type Matcher struct {
 	strict  *regexp.Regexp // line without U+FFFD in its classes, for invalid UTF-8; nil: the same
 	buffer  *regexp.Regexp // on a buffer of lines: ^ and $ at every line
 	pre     Prefilter      // nil: no literal is required, the regexp scans the buffer
+	whole   bool           // each line pre finds matches: the pattern is its literals
 	word    bool           // -w: the match is the regexps' group 1
 }
 
@@ -84,11 +85,13 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 	if err != nil {
 		return nil, &Error{pattern, err.Error()}
 	}
-	m := &Matcher{pattern: pattern, line: line, buffer: buffer, pre: prefilterFor(tree), word: opts.Word}
+	m := &Matcher{pattern: pattern, line: line, buffer: buffer, word: opts.Word}
+	m.pre, m.whole = prefilterFor(tree)
 	if strictTree, changed := withoutReplacementChar(tree); changed {
 		if m.strict, err = regexp.Compile(strictTree.String()); err != nil {
 			return nil, &Error{pattern, err.Error()}
 		}
+		m.whole = false
 	}
 	return m, nil
 }

@@ -120,9 +120,9 @@ func byteSetPrefilter(set byteSet) Prefilter {
 		lits[i] = string([]byte{b})
 	}
 	if len(lits) == 1 {
-		return exactLiteral(lits[0])
+		return newPairLiteral(lits[0], false)
 	}
-	return newLiteralSet(lits)
+	return newLiteralSet(lits, false)
 }
 
 // nonASCII finds the next byte >= 0x80.

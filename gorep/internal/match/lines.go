@@ -6,24 +6,21 @@ import "bytes"
 // match, in order, until fn returns false. buf holds whole lines: it ends with '\n' or
 // at the end of the input. A line's bounds exclude its '\n'.
 //
-// With a prefilter, only the lines holding a required literal reach the regexp; without
+// With a prefilter, only the lines holding a required literal reach the regexp (none
+// does where the pattern is the literals themselves); without
 // one, the multi-line regexp scans the buffer itself (a match never spans lines).
 func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 	if m.pre == nil {
 		m.scan(buf, fn)
 		return
 	}
-	pre := m.pre
-	if pb, ok := pre.(perBuffer); ok {
-		pre = pb.forBuffer(buf)
-	}
 	for from := 0; from < len(buf); {
-		at := pre.Next(buf, from)
+		at := m.pre.Next(buf, from)
 		if at < 0 {
 			return
 		}
 		start, end := lineAround(buf, at)
-		if m.Match(buf[start:end]) && !fn(start, end) {
+		if (m.whole || m.Match(buf[start:end])) && !fn(start, end) {
 			return
 		}
 		from = end + 1
