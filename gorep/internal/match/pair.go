@@ -16,9 +16,9 @@ import (
 type pairLiteral struct {
 	lit    []byte // lower case when fold
 	fold   bool
-	i1, i2 int   // offsets of the two rare bytes in lit (i1 < i2, or both 0)
-	b1, b2 byte  // their values, lower case when folded
-	m1, m2 byte  // 0x20 where that byte is a letter compared under folding, else 0
+	i1, i2 int  // offsets of the two rare bytes in lit (i1 < i2, or both 0)
+	b1, b2 byte // their values, lower case when folded
+	m1, m2 byte // 0x20 where that byte is a letter compared under folding, else 0
 }
 
 func newPairLiteral(lit string, fold bool) *pairLiteral {
