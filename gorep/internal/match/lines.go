@@ -15,12 +15,12 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 		return
 	}
 	for from := 0; from < len(buf); {
-		at := m.pre.Next(buf, from)
+		at, _ := m.pre.Next(buf, from)
 		if at < 0 {
 			return
 		}
 		start, end := lineAround(buf, at)
-		if (m.whole || m.Match(buf[start:end])) && !fn(start, end) {
+		if m.lineMatches(buf, start, end, at) && !fn(start, end) {
 			return
 		}
 		from = end + 1
@@ -55,4 +55,29 @@ func lineAround(buf []byte, at int) (int, int) {
 		return start, len(buf)
 	}
 	return start, at + end
+}
+
+// lineMatches: buf[start:end], holding an occurrence of the prefilter's literal at at,
+// holds a match.
+func (m *Matcher) lineMatches(buf []byte, start, end, at int) bool {
+	switch {
+	case m.whole:
+		return true
+	case m.word1: // one literal: Next gives its occurrences in order
+		for at >= 0 && at < end {
+			oEnd := at + len(m.pre.(*pairLiteral).lit)
+			word, decided := wordAt(buf[start:end], at-start, oEnd-start)
+			if !decided {
+				break
+			}
+			if word {
+				return true
+			}
+			at, _ = m.pre.Next(buf[:end], at+1)
+		}
+		if at < 0 || at >= end {
+			return false
+		}
+	}
+	return m.Match(buf[start:end])
 }

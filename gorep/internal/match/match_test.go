@@ -199,7 +199,7 @@ func TestQuadraticAlternation(t *testing.T) {
 	set := newLiteralSet([]string{"zzabsent", "mutex"}, false)
 	found := 0
 	for from := 0; ; found++ {
-		at := set.Next(buf, from)
+		at, _ := set.Next(buf, from)
 		if at < 0 {
 			break
 		}

@@ -69,22 +69,22 @@ func (p *pairLiteral) mask(i int) byte {
 
 func isLowerASCII(b byte) bool { return 'a' <= b && b <= 'z' }
 
-// Next: the offset of the literal's next occurrence at or after from, or -1.
-func (p *pairLiteral) Next(buf []byte, from int) int {
+// Next: the bounds of the literal's next occurrence at or after from, or -1, -1.
+func (p *pairLiteral) Next(buf []byte, from int) (int, int) {
 	last := len(buf) - len(p.lit) // the last offset an occurrence can start at
 	for from <= last {
 		at, mask := pairScan(buf[:last+p.i2+1], from, p)
 		for ; mask != 0; mask &= mask - 1 {
 			if s := at + bits.TrailingZeros32(mask); p.at(buf, s) {
-				return s
+				return s, s + len(p.lit)
 			}
 		}
 		if at < 0 {
-			return -1
+			return -1, -1
 		}
 		from = at + 32
 	}
-	return -1
+	return -1, -1
 }
 
 // at: the literal occurs at offset s of buf.

@@ -37,7 +37,10 @@ func asciiOnly(b []byte) bool {
 func occurrences(p Prefilter, buf []byte) []int {
 	var out []int
 	for from := 0; ; {
-		at := p.Next(buf, from)
+		at, end := p.Next(buf, from)
+		if at >= 0 && (end <= at || end > len(buf)) {
+			panic("an occurrence's end outside the buffer")
+		}
 		if at < 0 {
 			return out
 		}
@@ -191,7 +194,7 @@ func TestScansAtBlockEdges(t *testing.T) {
 				copy(buf[at:], "_SUSPEN")
 				for _, p := range []Prefilter{newPairLiteral("_SUSPEN", false), newPairLiteral("_suspen", true),
 					newLiteralSet([]string{"_SUSPEN", "QQQ"}, false), newLiteralSet([]string{"_suspen", "qqq"}, true)} {
-					if got := p.Next(buf, 0); got != at {
+					if got, _ := p.Next(buf, 0); got != at {
 						t.Fatalf("%s, n=%d: Next = %d, want %d", p, n, got, at)
 					}
 				}

@@ -97,11 +97,11 @@ func (s *literalSet) bucketsAt(buf []byte, pos int) byte {
 	return b
 }
 
-// Next: the offset of the next occurrence of any literal that starts at or after
-// from, or -1. Candidates come in the order of their fingerprints, so an occurrence
+// Next: the bounds of the next occurrence of any literal that starts at or after from,
+// or -1, -1. Candidates come in the order of their fingerprints, so an occurrence
 // found later may start earlier, but then it overlaps the one returned: both lie on
 // one line, as literals hold no line break.
-func (s *literalSet) Next(buf []byte, from int) int {
+func (s *literalSet) Next(buf []byte, from int) (int, int) {
 	for pos := from; pos+s.width <= len(buf); {
 		at, mask := teddyScan(buf, pos, s)
 		for ; mask != 0; mask &= mask - 1 {
@@ -109,17 +109,17 @@ func (s *literalSet) Next(buf []byte, from int) int {
 			for b := s.bucketsAt(buf, p); b != 0; b &= b - 1 {
 				for _, j := range s.buckets[bits.TrailingZeros8(b)] {
 					if st := p - s.off[j]; st >= from && s.at(buf, st, j) {
-						return st
+						return st, st + len(s.lits[j])
 					}
 				}
 			}
 		}
 		if at < 0 {
-			return -1
+			return -1, -1
 		}
 		pos = at + 32
 	}
-	return -1
+	return -1, -1
 }
 
 // at: literal j occurs at offset st of buf.
