@@ -171,7 +171,7 @@ func (s *session) run(stdout *os.File) int {
 	contentMatched := false
 	newSearcher := func() *search.Searcher {
 		return &search.Searcher{Matcher: s.m, Files: explicitFiles(roots), Debug: debug,
-			Invert: o.Invert, MaxCount: o.MaxCount}
+			Invert: o.Invert, MaxCount: o.MaxCount, NoNumbers: !numbersShown(format)}
 	}
 	if searchStdin { // before the walk, as ripgrep searches its paths in order
 		f := format
@@ -376,4 +376,11 @@ func explicitFiles(roots []string) int {
 		}
 	}
 	return len(roots)
+}
+
+// numbersShown: some output shows a line number (a line, -o, --vimgrep, a JSON record),
+// so the searcher must count the lines it passes over; -N, -c, -l and
+// --files-without-match show none.
+func numbersShown(f output.Format) bool {
+	return f.Mode == output.Lines && (!f.NoNumber || f.JSON || f.Vimgrep)
 }

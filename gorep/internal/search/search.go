@@ -37,6 +37,9 @@ type Searcher struct {
 	Files    int // files this search reads, for readfile.Choose; < 0: a tree walk
 	Invert   bool
 	MaxCount int // -m: stop after this many lines handed to the sink; 0: no limit
+	// NoNumbers: no line number is shown, so the lines between matches are not
+	// counted (numbers handed to the sink are then meaningless); -A/-B/-C count anyway.
+	NoNumbers bool
 	Debug    func(format string, args ...any)
 
 	// Context, set by the caller for each file or nil, is handed the lines that are not
@@ -203,14 +206,19 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 	}
 	if !s.Invert && s.Context == nil { // the fast path: the other lines are only counted
 		s.Matcher.EachLine(buf, func(start, end int) bool {
-			line += bytes.Count(buf[counted:start], []byte{'\n'})
-			counted = start
+			if !s.NoNumbers {
+				line += bytes.Count(buf[counted:start], []byte{'\n'})
+				counted = start
+			}
 			s.at(buf, start, end)
 			stopped = !fn(line+1, buf[start:end])
 			return !stopped
 		})
 		if stopped {
 			return 0, true
+		}
+		if s.NoNumbers {
+			return 0, false
 		}
 		return line - first + bytes.Count(buf[counted:], []byte{'\n'}), false
 	}
