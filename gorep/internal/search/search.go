@@ -40,7 +40,7 @@ type Searcher struct {
 	// NoNumbers: no line number is shown, so the lines between matches are not
 	// counted (numbers handed to the sink are then meaningless); -A/-B/-C count anyway.
 	NoNumbers bool
-	Debug    func(format string, args ...any)
+	Debug     func(format string, args ...any)
 
 	// Context, set by the caller for each file or nil, is handed the lines that are not
 	// handed to the sink (before the first NUL), for -A, -B and -C; false stops the search.
