@@ -37,6 +37,7 @@ type Matcher struct {
 	whole   bool           // each line pre finds matches: the pattern is its literals
 	word    bool           // -w: the match is the regexps' group 1
 	word1   bool           // -w of one literal: pre's occurrences are judged by wordAt
+	dfa     *lineDFA       // the line regexp as a lazy DFA; nil: the regexp itself
 }
 
 // Error is a pattern that cannot be compiled; it names the pattern and the reason.
@@ -89,6 +90,7 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 	}
 	m := &Matcher{pattern: pattern, line: line, buffer: buffer, word: opts.Word}
 	m.pre, m.whole = prefilterFor(tree)
+	m.dfa = newLineDFA(tree)
 	if strictTree, changed := withoutReplacementChar(tree); changed {
 		if m.strict, err = regexp.Compile(strictTree.String()); err != nil {
 			return nil, &Error{pattern, err.Error()}
@@ -199,9 +201,12 @@ func (m *Matcher) MatchName(name string) bool { return m.Match([]byte(name)) }
 
 // Match reports whether one line (without its terminator) holds a match.
 func (m *Matcher) Match(line []byte) bool {
-	if !m.line.Match(line) {
-		return false
-	}
+	return m.line.Match(line) && m.valid(line)
+}
+
+// valid: a line the line regexp matches holds a match that is valid UTF-8 (where the
+// pattern's classes would take U+FFFD for a byte that is not).
+func (m *Matcher) valid(line []byte) bool {
 	return m.strict == nil || utf8.Valid(line) || len(m.Spans(line)) > 0
 }
 
