@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,10 +20,11 @@ type Reader struct {
 }
 
 // Chunks calls fn with successive buffers of whole lines of src (the last may end
-// without '\n'), in order, until src ends or fn returns false. Mmap needs an *os.File
-// of size bytes; anything else is read. Binary data is the caller's to detect.
+// without '\n'), in order, until src ends or fn returns false. Mmap needs a file (a
+// *File or *os.File) of size bytes; anything else is read. Binary data is the caller's
+// to detect.
 func (r *Reader) Chunks(src io.Reader, size int64, s Strategy, fn func(buf []byte) bool) error {
-	if f, ok := src.(*os.File); ok && s == Mmap {
+	if f, ok := src.(mappable); ok && s == Mmap {
 		data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 		if err == nil {
 			defer unix.Munmap(data)
@@ -36,6 +36,11 @@ func (r *Reader) Chunks(src io.Reader, size int64, s Strategy, fn func(buf []byt
 		}
 	}
 	return r.read(src, fn)
+}
+
+type mappable interface {
+	Fd() uintptr
+	Name() string
 }
 
 func (r *Reader) read(f io.Reader, fn func(buf []byte) bool) error {

@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"os"
 	"strconv"
 
 	"cpulab/gorep/internal/match"
@@ -78,25 +77,25 @@ func (s *Searcher) at(buf []byte, start, end int) {
 // File calls sink(number, line) for each matching line of path (number from 1; line
 // without its terminator, valid only during the call) until sink returns false.
 func (s *Searcher) File(path string, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
+	mode, size, err := f.Stat()
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
-	if !info.Mode().IsRegular() {
+	if !mode.IsRegular() {
 		return s.Stream(f, binary, sink)
 	}
-	strategy := readfile.Choose(info.Size(), s.Files)
+	strategy := readfile.Choose(size, s.Files)
 	if s.Debug != nil {
-		s.Debug("%s: %d bytes, %s (one of %s files)", path, info.Size(), strategy, count(s.Files))
+		s.Debug("%s: %d bytes, %s (one of %s files)", path, size, strategy, count(s.Files))
 	}
 	// The mark is looked for in the first chunk, not by a read of its own: one system
 	// call less per file. A file with one is searched again from the start, decoded.
-	out, enc, err := s.search(f, info.Size(), strategy, binary, sink, true)
+	out, enc, err := s.search(f, size, strategy, binary, sink, true)
 	if enc == raw || err != nil {
 		return out, err
 	}
