@@ -179,7 +179,11 @@ func (s *session) run(stdout *os.File) int {
 		printer.Lead, contentMatched = r.out, r.matched
 		stats.Add(r.stats)
 	}
-	jobs := make(chan job, 4*o.Jobs)
+	// Files go to the workers, and their results come back, in batches: one channel
+	// operation per file cost gorep a futex or nanosleep per file in Go's tree
+	// (strace -c), a third of its system calls, where ripgrep makes none.
+	jobs := make(chan []job, 4*o.Jobs)
+	var batch []job
 	w := &walk.Walker{
 		Opts: walk.Options{Hidden: o.Hidden, NoIgnore: o.NoIgnore, MaxDepth: o.MaxDepth,
 			Follow: o.Follow, Keep: keepFunc(o.FileTypes, o.Types, o.TypesNot, o.Globs),
@@ -206,25 +210,38 @@ func (s *session) run(stdout *os.File) int {
 			}
 		}
 		if o.Grep && e.Kind == walk.File {
-			jobs <- job{index: next, path: e.Path, named: e.Root}
+			batch = append(batch, job{index: next, path: e.Path, named: e.Root})
 			next++
+			if len(batch) == jobBatch {
+				jobs <- batch
+				batch = nil
+			}
 		}
 	}
 	go func() {
 		defer close(printer.Walked)
 		defer close(jobs)
 		w.Walk(roots)
+		if len(batch) > 0 {
+			jobs <- batch
+		}
 	}()
-	fanin.Collect(FanIn, o.Jobs, 16, func(_ int, send func(result)) {
+	fanin.Collect(FanIn, o.Jobs, 16, func(_ int, send func([]result)) {
 		worker := newSearcher()
 		f := format
-		for j := range jobs {
-			send(s.searchOne(worker, &f, j))
+		for js := range jobs {
+			rs := make([]result, len(js))
+			for i, j := range js {
+				rs[i] = s.searchOne(worker, &f, j)
+			}
+			send(rs)
 		}
-	}, func(r result) {
-		contentMatched = contentMatched || r.matched
-		stats.Add(r.stats)
-		printer.Content(r.index, r.out)
+	}, func(rs []result) {
+		for _, r := range rs {
+			contentMatched = contentMatched || r.matched
+			stats.Add(r.stats)
+			printer.Content(r.index, r.out)
+		}
 	})
 	if o.JSON {
 		printer.Tail = output.Summary(nil, stats, time.Since(start))
@@ -384,3 +401,7 @@ func explicitFiles(roots []string) int {
 func numbersShown(f output.Format) bool {
 	return f.Mode == output.Lines && (!f.NoNumber || f.JSON || f.Vimgrep)
 }
+
+// jobBatch: files per batch sent to a worker; small enough that the last batches still
+// spread over the workers.
+const jobBatch = 16
