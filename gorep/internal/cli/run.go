@@ -336,7 +336,7 @@ func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) re
 	if j.stdin {
 		outcome, err = worker.Stream(s.stdin, binary, sink)
 	} else {
-		outcome, err = worker.File(j.path, binary, sink)
+		outcome, err = worker.File(j.path, !j.named, binary, sink)
 	}
 	if err != nil {
 		s.fail(j.path, err)

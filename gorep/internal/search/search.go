@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"strconv"
 
 	"cpulab/gorep/internal/match"
@@ -76,22 +77,28 @@ func (s *Searcher) at(buf []byte, start, end int) {
 
 // File calls sink(number, line) for each matching line of path (number from 1; line
 // without its terminator, valid only during the call) until sink returns false.
-func (s *Searcher) File(path string, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
+//
+// walked: the walk found a regular file (its directory entry says so), which is then
+// read without an fstat: ripgrep makes none either, and a walk always reads.
+func (s *Searcher) File(path string, walked bool, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
 	f, err := readfile.Open(path)
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
 	defer f.Close()
-	mode, size, err := f.Stat()
-	if err != nil {
-		return Outcome{NUL: -1}, err
-	}
-	if !mode.IsRegular() {
-		return s.Stream(f, binary, sink)
+	size := int64(-1)
+	if !walked {
+		var mode fs.FileMode
+		if mode, size, err = f.Stat(); err != nil {
+			return Outcome{NUL: -1}, err
+		}
+		if !mode.IsRegular() {
+			return s.Stream(f, binary, sink)
+		}
 	}
 	strategy := readfile.Choose(size, s.Files)
 	if s.Debug != nil {
-		s.Debug("%s: %d bytes, %s (one of %s files)", path, size, strategy, count(s.Files))
+		s.Debug("%s: %s bytes, %s (one of %s files)", path, sizeText(size), strategy, count(s.Files))
 	}
 	// The mark is looked for in the first chunk, not by a read of its own: one system
 	// call less per file. A file with one is searched again from the start, decoded.
@@ -250,6 +257,13 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 		return 0, true
 	}
 	return line - first, false
+}
+
+func sizeText(size int64) string {
+	if size < 0 {
+		return "unknown (walked)"
+	}
+	return strconv.FormatInt(size, 10)
 }
 
 func count(n int) string {
