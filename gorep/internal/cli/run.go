@@ -145,9 +145,9 @@ func (s *session) run(stdout *os.File) int {
 	if o.Debug && s.m != nil {
 		debug = s.debug
 		if pre := s.m.Prefilter(); pre != nil {
-			debug("prefilter: %s, then Go's regexp on the lines it finds", pre)
+			debug("prefilter: %s, then %s on the lines it finds", pre, s.m.Engine())
 		} else {
-			debug("prefilter: none (no literal is required); Go's regexp scans every buffer")
+			debug("prefilter: none (no literal is required); %s scans every buffer", s.m.Engine())
 		}
 	}
 	start := time.Now()

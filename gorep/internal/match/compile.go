@@ -196,6 +196,20 @@ func (m *Matcher) String() string { return m.pattern }
 // Prefilter is the literal search in front of the regexp, or nil; for --debug.
 func (m *Matcher) Prefilter() Prefilter { return m.pre }
 
+// Engine names what decides the lines the prefilter finds (or scans without one), for
+// --debug.
+func (m *Matcher) Engine() string {
+	switch {
+	case m.whole:
+		return "nothing (the literals are the pattern)"
+	case m.word1:
+		return "the characters around each occurrence (-w)"
+	case m.dfa != nil:
+		return "a lazy DFA"
+	}
+	return "Go's regexp"
+}
+
 // MatchName reports whether a directory or file name contains a match.
 func (m *Matcher) MatchName(name string) bool { return m.Match([]byte(name)) }
 
