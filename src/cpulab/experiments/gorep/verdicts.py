@@ -2,8 +2,11 @@
 its one judge: faster than GNU grep and ag on every pattern, within 1.3x of ripgrep in
 geometric mean and within 2x in every case, and S9's names + contents in one run
 against both pipelines. Every
-ratio is of commands timed interleaved in one run (wall time, clock); the peers are
-not built here, so a set is a corpus, pattern and thread count.
+ratio is of commands timed interleaved in one run; the peers are not built here, so a
+set is a corpus, pattern and thread count. Against GNU grep (one thread) and ag the
+measure is the wall time a user waits (clock); against ripgrep, which spreads its work
+over the same threads, the CPU time of the tool and its threads (getrusage, sw), which
+neighbours on a shared machine disturb far less than the wall time.
 """
 
 from __future__ import annotations
@@ -28,14 +31,14 @@ CLAIMS = (
     # One-sided: gorep/rg at most 1.3x, so rg/gorep at least 1/1.3 (gorep faster than
     # ripgrep is inside it too); the geometric mean over the patterns, paired by round.
     ClaimSpec(
-        "faster", "gorep", than="rg", by=1 / RIPGREP_TARGET, metric="time", over="pattern",
-        seed=SEED,
-        text=f"(c) gorep's geometric mean time is within {RIPGREP_TARGET}x of ripgrep's, per "
-             "corpus and thread count"),
+        "faster", "gorep", than="rg", by=1 / RIPGREP_TARGET, metric="child-cpu",
+        over="pattern", seed=SEED,
+        text=f"(c) gorep's geometric mean CPU time is within {RIPGREP_TARGET}x of "
+             "ripgrep's, per corpus and thread count"),
     # One-sided too, without `over`: every corpus, pattern and thread count on its own.
     ClaimSpec(
-        "faster", "gorep", than="rg", by=1 / RIPGREP_WORST, metric="time", seed=SEED,
-        text=f"(d) gorep is within {RIPGREP_WORST:g}x of ripgrep's time in every case"),
+        "faster", "gorep", than="rg", by=1 / RIPGREP_WORST, metric="child-cpu", seed=SEED,
+        text=f"(d) gorep's CPU time is within {RIPGREP_WORST:g}x of ripgrep's in every case"),
     # Faster than the faster of the two pipelines: faster than both.
     ClaimSpec(
         "faster", "gorep-names", than=("find+grep", "rg-files+rg"), metric="time", seed=SEED,
