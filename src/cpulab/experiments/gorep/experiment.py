@@ -86,8 +86,9 @@ class Gorep(Experiment):
     summary = (
         "S9's gorep found directory names, file names and contents matching one regular "
         "expression in one command. Times gorep's content search against ripgrep, GNU "
-        "grep, git grep, ugrep and ag on the Go source tree and a large text file, warm, "
-        "1 and 2 threads, outputs checked equal first (wall and CPU time per run); then "
+        "grep, git grep, ugrep and ag on ripgrep's benchsuite cases over the Go source "
+        "tree, Linux's C tree and a large file of real text, warm, 1 and all threads, "
+        "outputs checked equal to ripgrep's first (wall and CPU time per run); then "
         "names + contents in one gorep run against find + grep and rg --files | rg + rg."
     )
     compilers = ("gcc", "go")  # gcc: the timing kernel (spawn.c); go: gorep
