@@ -75,9 +75,10 @@ def _in_tmux(command: str, cwd: Path, env: str = "") -> str:
     if not shutil.which("tmux"):
         pytest.fail("tmux is not installed (make setup installs it)")
     session = f"gorep-test-{os.getpid()}-{time.monotonic_ns()}"
-    # a server of its own (-L): on the shared default server, a session started while the
-    # previous test's kill-session was shutting that server down failed now and then
-    tmux = ["tmux", "-L", session]
+    # a server of its own (-S, its socket in the test's folder): on the shared default
+    # server, a session started while the previous test's kill-session was shutting that
+    # server down failed now and then
+    tmux = ["tmux", "-S", str(cwd / "tmux.socket")]
     done = cwd / "done"
     subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "20",
                     f"cd {cwd} && env TERM=xterm-256color {env} {command}; touch {done}; "
