@@ -160,28 +160,45 @@ def test_fanin_sweeps_past_128_producers_in_the_full_profile_only():
     assert len(fanin.NS["default"]) >= 3  # a growth to see, and groups for both verdicts
 
 
+def _gorep_case(variant, t, params):
+    """A command's case: wall time and CPU time (the same figures here)."""
+    case = _case(variant, t, params)
+    case.metrics["child-cpu"] = Metric.of([t * 0.99, t, t * 1.01] * 3, "ms/run", "sw")
+    return case
+
+
 def _gorep_cases(rg=9.0, patterns=("p1", "p2"), names=None):
     cases = []
     for pat in patterns:
         params = {"corpus": "go-tree", "pattern": pat, "threads": 1}
-        cases += [_case("gorep", 10, params), _case("rg", rg, params),
-                  _case("grep", 30, params), _case("ag", 8, params)]
+        cases += [_gorep_case("gorep", 10, params), _gorep_case("rg", rg, params),
+                  _gorep_case("grep", 30, params), _gorep_case("ag", 8, params)]
     if names:
         params = {"corpus": "go-tree", "pattern": "gopher", "threads": 2}
-        cases += [_case(tool, t, params) for tool, t in names.items()]
+        cases += [_gorep_case(tool, t, params) for tool, t in names.items()]
     return cases
 
 
 def test_gorep_verdicts():
-    a, b, c, d = gorep.EXPERIMENT.verdicts(_gorep_cases(), Evidence())
+    a, b, c, d, e = gorep.EXPERIMENT.verdicts(_gorep_cases(), Evidence())
     assert a.verdict == "confirmed" and "reached in 2 of 2" in a.evidence
     assert b.verdict == "refuted"
     assert c.verdict == "confirmed", c.evidence
     assert "geometric mean over pattern" in c.evidence and "corpus=go-tree" in c.evidence
-    assert d.verdict == "unmeasurable" and "no case of" in d.evidence
+    assert d.verdict == "confirmed", d.evidence
+    assert e.verdict == "unmeasurable" and "no case of" in e.evidence
     assert gorep.slow_patterns(_gorep_cases()) == []
     slow = _gorep_cases(rg=5.0)
     assert [p[:2] for p in gorep.slow_patterns(slow)] == [("go-tree", "p1"), ("go-tree", "p2")]
+
+
+def test_gorep_no_case_above_twice_ripgrep():
+    # one pattern 2.5x slower than ripgrep refutes it, whatever the geometric mean
+    cases = _gorep_cases(patterns=("p1",)) + _gorep_cases(rg=4.0, patterns=("p2",))
+    d = gorep.EXPERIMENT.verdicts(cases, Evidence())[3]
+    assert d.verdict == "refuted", d.evidence
+    assert gorep.EXPERIMENT.verdicts(_gorep_cases(rg=6.0), Evidence())[3].verdict == \
+        "confirmed"
 
 
 def test_gorep_against_a_missing_tool_is_unmeasurable_with_the_reason():
@@ -204,20 +221,30 @@ def test_gorep_near_ripgrep_is_one_sided():
 
 def test_gorep_names_against_the_faster_pipeline():
     both = _gorep_cases(names={"gorep-names": 10, "find+grep": 30, "rg-files+rg": 15})
-    d = gorep.EXPERIMENT.verdicts(both, Evidence())[3]
-    assert d.verdict == "confirmed" and "against rg-files+rg" in d.evidence
+    e = gorep.EXPERIMENT.verdicts(both, Evidence())[4]
+    assert e.verdict == "confirmed" and "against rg-files+rg" in e.evidence
     one = _gorep_cases(names={"gorep-names": 10, "find+grep": 30, "rg-files+rg": 8})
-    assert gorep.EXPERIMENT.verdicts(one, Evidence())[3].verdict == "refuted"
+    assert gorep.EXPERIMENT.verdicts(one, Evidence())[4].verdict == "refuted"
 
 
-def test_gorep_searches_the_1_gib_file_with_every_pattern_in_the_full_profile_only():
+def test_gorep_searches_the_1_gib_file_with_every_case_in_the_full_profile_only():
     searches = {name: gorep.SEARCHES[name] for name in PROFILES}
-    assert searches["full"] == gorep.Searches(gorep.PATTERNS, (1, 2), 1 << 30)
+    full = searches["full"]
+    assert full.patterns == gorep.PATTERNS and full.large == 1 << 30
+    assert 1 in full.threads and gorep.ALL_THREADS in full.threads and full.c_tree
     default = searches["default"]
     assert default.large < 1 << 30 and set(default.patterns) < set(gorep.PATTERNS)
+    assert full.c_tree and not default.c_tree and not searches["quick"].c_tree
     assert searches["quick"].large < default.large
     # every verdict stays measurable: a pattern to compare the tools on, in each corpus
     assert default.patterns and default.threads
+    # the suite's cases: a literal, -i, -w, a literal suffix, an alternation and its -i,
+    # a Unicode class, a Unicode word pattern, no literal, a rare word
+    flags = [p[:-1] for p in gorep.PATTERNS]
+    assert ("-i",) in flags and ("-w",) in flags and len(gorep.PATTERNS) == 10
+    assert [p for p in gorep.PATTERNS if p[-1] == gorep.ALTERNATION] == \
+        [(gorep.ALTERNATION,), ("-i", gorep.ALTERNATION)]
+    assert gorep.ALTERNATION.count("|") == 4
 
 
 def test_outputs_compare_as_sorted_relative_lines(tmp_path):
@@ -227,11 +254,17 @@ def test_outputs_compare_as_sorted_relative_lines(tmp_path):
     assert "1 only here" in commands.difference(got + ["c:1:z"], got)
 
 
-def test_large_file_skips_directories_named_like_sources(tmp_path):
-    tree = tmp_path / "src"
-    (tree / "pkg" / "not_a_file.go").mkdir(parents=True)  # as in Go's own tree
-    (tree / "pkg" / "a.go").write_text("package a\nfunc A() {}")
-    out = corpus.large_file(tree, tmp_path / "big.txt", 100)
+def test_large_file_is_the_text_of_the_sources_repeated(tmp_path):
+    import gzip
+
+    docs = tmp_path / "doc"
+    (docs / "pkg" / "not_a_file.txt").mkdir(parents=True)  # a folder named like a file
+    (docs / "pkg" / "a.txt").write_text("first line\nno newline")
+    (docs / "pkg" / "b.1.gz").write_bytes(gzip.compress(b"man page\n"))
+    (docs / "pkg" / "c.bin").write_bytes(b"binary\0data\n")  # not text: skipped
+    sources = corpus.text_sources([docs])
+    out = corpus.large_file(sources, tmp_path / "big.txt", 40)
     text = out.read_text()
-    assert len(text) >= 100 and text.startswith("package a\nfunc A() {}\npackage a")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "src"]  # no tmp left
+    assert len(text) >= 40 and "\0" not in text
+    assert text.startswith("first line\nno newline\nman page\nfirst line\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "doc"]  # no tmp left

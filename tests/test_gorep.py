@@ -75,8 +75,12 @@ def _in_tmux(command: str, cwd: Path, env: str = "") -> str:
     if not shutil.which("tmux"):
         pytest.fail("tmux is not installed (make setup installs it)")
     session = f"gorep-test-{os.getpid()}-{time.monotonic_ns()}"
+    # a server of its own (-S, its socket in the test's folder): on the shared default
+    # server, a session started while the previous test's kill-session was shutting that
+    # server down failed now and then
+    tmux = ["tmux", "-S", str(cwd / "tmux.socket")]
     done = cwd / "done"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "20",
+    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "20",
                     f"cd {cwd} && env TERM=xterm-256color {env} {command}; touch {done}; "
                     "sleep 60"], check=True)
     try:
@@ -85,10 +89,10 @@ def _in_tmux(command: str, cwd: Path, env: str = "") -> str:
                 break
             time.sleep(0.05)
         assert done.exists(), "the command did not finish in tmux"
-        return subprocess.run(["tmux", "capture-pane", "-p", "-e", "-t", session],
+        return subprocess.run([*tmux, "capture-pane", "-p", "-e", "-t", session],
                               capture_output=True, text=True, check=True).stdout
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 def test_colour_on_a_terminal(gorep, tree):

@@ -120,9 +120,9 @@ func byteSetPrefilter(set byteSet) Prefilter {
 		lits[i] = string([]byte{b})
 	}
 	if len(lits) == 1 {
-		return exactLiteral(lits[0])
+		return newPairLiteral(lits[0], false)
 	}
-	return newLiteralSet(lits)
+	return newLiteralSet(lits, false)
 }
 
 // nonASCII finds the next byte >= 0x80.
@@ -130,7 +130,7 @@ type nonASCII struct{}
 
 const highBits = 0x8080808080808080
 
-func (nonASCII) Next(buf []byte, from int) int {
+func (nonASCII) Next(buf []byte, from int) (int, int) {
 	i := from
 	for ; i+32 <= len(buf); i += 32 {
 		w := binary.LittleEndian.Uint64(buf[i:]) | binary.LittleEndian.Uint64(buf[i+8:]) |
@@ -141,10 +141,10 @@ func (nonASCII) Next(buf []byte, from int) int {
 	}
 	for ; i < len(buf); i++ {
 		if buf[i] >= utf8.RuneSelf {
-			return i
+			return i, i + 1
 		}
 	}
-	return -1
+	return -1, -1
 }
 
 func (nonASCII) String() string { return "any non-ASCII byte (every match starts with one)" }

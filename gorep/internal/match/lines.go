@@ -6,24 +6,31 @@ import "bytes"
 // match, in order, until fn returns false. buf holds whole lines: it ends with '\n' or
 // at the end of the input. A line's bounds exclude its '\n'.
 //
-// With a prefilter, only the lines holding a required literal reach the regexp; without
-// one, the multi-line regexp scans the buffer itself (a match never spans lines).
+// With a prefilter, only the lines holding a required literal reach the regexp (none
+// does where the pattern is the literals themselves); without
+// one, the multi-line regexp scans the buffer itself (a match never spans lines). The
+// lazy DFA (dfa.go), where the pattern allows one, takes the regexp's place in both.
 func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
+	var c *dfaCache
+	if m.dfa != nil {
+		c = m.dfa.get()
+		defer m.dfa.put(c)
+	}
+	if m.pre == nil && c != nil {
+		m.scanDFA(c, buf, fn)
+		return
+	}
 	if m.pre == nil {
 		m.scan(buf, fn)
 		return
 	}
-	pre := m.pre
-	if pb, ok := pre.(perBuffer); ok {
-		pre = pb.forBuffer(buf)
-	}
 	for from := 0; from < len(buf); {
-		at := pre.Next(buf, from)
+		at, _ := m.pre.Next(buf, from)
 		if at < 0 {
 			return
 		}
 		start, end := lineAround(buf, at)
-		if m.Match(buf[start:end]) && !fn(start, end) {
+		if m.lineMatches(c, buf, start, end, at) && !fn(start, end) {
 			return
 		}
 		from = end + 1
@@ -50,6 +57,20 @@ func (m *Matcher) scan(buf []byte, fn func(start, end int) bool) {
 	}
 }
 
+// scanDFA is scan with the DFA: it finds whole lines itself, never the phantom one.
+func (m *Matcher) scanDFA(c *dfaCache, buf []byte, fn func(start, end int) bool) {
+	for from := 0; from < len(buf); {
+		start, end := c.nextLine(buf, from)
+		if start < 0 {
+			return
+		}
+		if m.valid(buf[start:end]) && !fn(start, end) {
+			return
+		}
+		from = end + 1
+	}
+}
+
 // lineAround: the bounds of the line holding offset at.
 func lineAround(buf []byte, at int) (int, int) {
 	start := bytes.LastIndexByte(buf[:at], '\n') + 1
@@ -58,4 +79,32 @@ func lineAround(buf []byte, at int) (int, int) {
 		return start, len(buf)
 	}
 	return start, at + end
+}
+
+// lineMatches: buf[start:end], holding an occurrence of the prefilter's literal at at,
+// holds a match.
+func (m *Matcher) lineMatches(c *dfaCache, buf []byte, start, end, at int) bool {
+	switch {
+	case m.whole:
+		return true
+	case m.word1: // one literal: Next gives its occurrences in order
+		for at >= 0 && at < end {
+			oEnd := at + len(m.pre.(*pairLiteral).lit)
+			word, decided := wordAt(buf[start:end], at-start, oEnd-start)
+			if !decided {
+				break
+			}
+			if word {
+				return true
+			}
+			at, _ = m.pre.Next(buf[:end], at+1)
+		}
+		if at < 0 || at >= end {
+			return false
+		}
+	}
+	if c != nil {
+		return c.matchLine(buf[start:end]) && m.valid(buf[start:end])
+	}
+	return m.Match(buf[start:end])
 }

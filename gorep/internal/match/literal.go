@@ -11,11 +11,10 @@ import (
 // one of each branch's, a repetition of at least one its operand's. Anything else (a
 // class, an optional part) requires nothing.
 
-const maxAlternatives = 8 // more literals than this: one pass each costs more than the regexp
-
 type required struct {
-	lits []string // every match contains one of these
-	fold bool     // compared under case folding
+	lits  []string // every match contains one of these
+	fold  bool     // compared under case folding
+	whole bool     // and every occurrence of one is a match: the pattern is the literals
 }
 
 func (r required) ok() bool { return len(r.lits) > 0 }
@@ -44,16 +43,22 @@ func requiredOf(re *syntax.Regexp) required {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
-			return foldable(string(re.Rune))
+			r := foldable(string(re.Rune))
+			r.whole = r.ok() && r.lits[0] == string(re.Rune)
+			return r
 		}
-		return required{lits: []string{string(re.Rune)}}
+		return required{lits: []string{string(re.Rune)}, whole: len(re.Rune) > 0}
 	case syntax.OpCapture:
 		return requiredOf(re.Sub[0])
 	case syntax.OpPlus:
-		return requiredOf(re.Sub[0])
+		r := requiredOf(re.Sub[0])
+		r.whole = false
+		return r
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredOf(re.Sub[0])
+			r := requiredOf(re.Sub[0])
+			r.whole = r.whole && re.Min == 1 && re.Max == 1
+			return r
 		}
 	case syntax.OpConcat:
 		var best required
@@ -62,17 +67,18 @@ func requiredOf(re *syntax.Regexp) required {
 				best = r
 			}
 		}
+		best.whole = false
 		return best
 	case syntax.OpAlternate:
-		var all required
+		all := required{whole: true}
 		for i, sub := range re.Sub {
 			r := requiredOf(sub)
 			if !r.ok() || (i > 0 && r.fold != all.fold) {
 				return required{}
 			}
-			all.fold = r.fold
+			all.fold, all.whole = r.fold, all.whole && r.whole
 			all.lits = append(all.lits, r.lits...)
-			if len(all.lits) > maxAlternatives {
+			if len(all.lits) > maxSetLiterals {
 				return required{}
 			}
 		}
@@ -110,20 +116,19 @@ func asciiFoldSafe(b byte) bool {
 	return l != 'k' && l != 's'
 }
 
-// prefilterFor is the fastest literal search that finds every line the tree can match.
-func prefilterFor(tree *syntax.Regexp) Prefilter {
+// prefilterFor is the fastest literal search that finds every line the tree can match;
+// whole: every occurrence it finds is a match.
+func prefilterFor(tree *syntax.Regexp) (pre Prefilter, whole bool) {
 	r := requiredOf(tree)
 	switch {
 	case !r.ok():
 		if set, ok := firstBytes(tree); ok {
-			return byteSetPrefilter(set)
+			return byteSetPrefilter(set), false
 		}
-		return nil
-	case r.fold:
-		return newFoldLiteral(r.lits[0])
+		return nil, false
 	case len(r.lits) == 1:
-		return exactLiteral(r.lits[0])
+		return newPairLiteral(r.lits[0], r.fold), r.whole
 	default:
-		return newLiteralSet(r.lits)
+		return newLiteralSet(r.lits, r.fold), r.whole
 	}
 }

@@ -93,6 +93,7 @@ func TestPrefilterChoice(t *testing.T) {
 		"(?i)error":             `case-insensitive literal "error"`,
 		"(?i)mask":              `case-insensitive literal "ma"`,
 		"Mutex|WaitGroup":       `any of the literals "Mutex", "WaitGroup"`,
+		"(?i)Mutex|WaitGroup":   `any of the case-insensitive literals "mutex", "waitgroup"`,
 		"[a-z]+":                "<nil>",
 		`\p{Greek}+`:            "any non-ASCII byte (every match starts with one)",
 		`[α-ω]{2}x?`:            "any non-ASCII byte (every match starts with one)",
@@ -102,7 +103,7 @@ func TestPrefilterChoice(t *testing.T) {
 		"x?y?":                  "<nil>",
 		"(abc)+d":               `literal "abc"`,
 		"(?:ab|cd)|[0-9]":       "<nil>",
-		"a|b|c|d|e|f|g|h|i|j|k": "<nil>",
+		"a|b|c|d|e|f|g|h|i|j|k": "<nil>", // one class
 	}
 	for pattern, want := range cases {
 		m, err := Compile(pattern, Options{})
@@ -135,11 +136,11 @@ func TestClassesNeverMatchTheTerminator(t *testing.T) {
 	}
 }
 
-func TestFoldLiteralAcrossWindows(t *testing.T) {
+func TestFoldLiteralAcrossBlocks(t *testing.T) {
 	m, _ := Compile("NeEdLe", Options{IgnoreCase: true})
-	text := strings.Repeat("x", foldWindow-3) + "needle\n" + strings.Repeat("y", 3*foldWindow) + "NEEDLE"
+	text := strings.Repeat("x", 29) + "needle\n" + strings.Repeat("y", 3*64) + "NEEDLE"
 	if got := lines(t, m, text); len(got) != 2 {
-		t.Fatalf("found %d lines, want 2 (one straddles a window boundary)", len(got))
+		t.Fatalf("found %d lines, want 2 (one straddles a 32-byte block)", len(got))
 	}
 }
 
@@ -191,27 +192,39 @@ func TestPhantomEmptyLines(t *testing.T) {
 	}
 }
 
+// The alternation search once rescanned the rest of the buffer for every literal at
+// every candidate; the set search is one pass. Its answers are pinned here.
 func TestQuadraticAlternation(t *testing.T) {
 	buf := []byte(strings.Repeat("a mutex here\n", 1000))
-	set := newLiteralSet([]string{"zzabsent", "mutex"})
-	c := set.forBuffer(buf).(*literalCursor)
+	set := newLiteralSet([]string{"zzabsent", "mutex"}, false)
 	found := 0
 	for from := 0; ; found++ {
-		at := c.Next(buf, from)
+		at, _ := set.Next(buf, from)
 		if at < 0 {
 			break
+		}
+		if string(buf[at:at+5]) != "mutex" {
+			t.Fatalf("Next = %d, not an occurrence", at)
 		}
 		from = at + 1
 	}
 	if found != 1000 {
 		t.Fatalf("found %d occurrences, want 1000", found)
 	}
-	if c.searches > 1000+2 { // one per "mutex" found, one for the end, one for "zzabsent"
-		t.Fatalf("%d searches for 1000 candidates: the absent literal is searched again", c.searches)
-	}
 	m, _ := Compile("zzabsent|mutex", Options{})
 	if got := lines(t, m, "x\nmutex\nzzabsent y\n"); strings.Join(got, ",") != "mutex,zzabsent y" {
 		t.Fatalf("lines %q", got)
+	}
+}
+
+// Under -i an alternation searched for its first literal alone: `-i 'err_sys|holmes'`
+// missed every line holding only Holmes.
+func TestFoldedAlternationFindsEveryLiteral(t *testing.T) {
+	text := "Mr Holmes\nERR_SYSTEM\nnone\nhOLMEs and err_sys\n"
+	m, _ := Compile("ERR_SYS|Holmes", Options{IgnoreCase: true})
+	got, want := lines(t, m, text), ripgrepLines(t, "ERR_SYS|Holmes", text, "-i")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 3 {
+		t.Fatalf("got %q, ripgrep %q", got, want)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,14 +20,15 @@ type Reader struct {
 }
 
 // Chunks calls fn with successive buffers of whole lines of src (the last may end
-// without '\n'), in order, until src ends or fn returns false. Mmap needs an *os.File
-// of size bytes; anything else is read. Binary data is the caller's to detect.
+// without '\n'), in order, until src ends or fn returns false. Mmap needs a file (a
+// *File or *os.File) of size bytes; anything else is read. Binary data is the caller's
+// to detect.
 func (r *Reader) Chunks(src io.Reader, size int64, s Strategy, fn func(buf []byte) bool) error {
-	if f, ok := src.(*os.File); ok && s == Mmap {
+	if f, ok := src.(mappable); ok && s == Mmap {
 		data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 		if err == nil {
 			defer unix.Munmap(data)
-			fn(data)
+			mapped(data, fn)
 			return nil
 		}
 		if r.Debug != nil {
@@ -36,6 +36,35 @@ func (r *Reader) Chunks(src io.Reader, size int64, s Strategy, fn func(buf []byt
 		}
 	}
 	return r.read(src, fn)
+}
+
+// MapWindow: a mapped file is handed on in windows of whole lines of about this size,
+// so that the searcher's passes over a window (its NUL check, then the literal search)
+// find it in the cache: handed on whole, a 128 MiB file was read from memory twice,
+// and gorep took 1.5x ripgrep's CPU time for a word found nowhere in it.
+const MapWindow = 1 << 20
+
+// mapped calls fn with successive windows of whole lines of data until fn returns false.
+func mapped(data []byte, fn func(buf []byte) bool) {
+	for len(data) > 0 {
+		end := len(data)
+		if end > MapWindow {
+			if cut := bytes.LastIndexByte(data[:MapWindow], '\n'); cut >= 0 {
+				end = cut + 1
+			} else if next := bytes.IndexByte(data[MapWindow:], '\n'); next >= 0 {
+				end = MapWindow + next + 1 // one line longer than a window
+			}
+		}
+		if !fn(data[:end]) {
+			return
+		}
+		data = data[end:]
+	}
+}
+
+type mappable interface {
+	Fd() uintptr
+	Name() string
 }
 
 func (r *Reader) read(f io.Reader, fn func(buf []byte) bool) error {

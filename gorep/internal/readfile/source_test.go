@@ -97,3 +97,26 @@ func TestChoose(t *testing.T) {
 		}
 	}
 }
+
+// A map is handed on as windows of whole lines that cover it exactly, a line longer
+// than a window included.
+func TestMappedWindowsAreWholeLines(t *testing.T) {
+	long := strings.Repeat("x", 3*MapWindow/2)
+	data := []byte(strings.Repeat("a line\n", MapWindow/5) + long + "\n" + "tail without newline")
+	var got []byte
+	mapped(data, func(buf []byte) bool {
+		if len(got)+len(buf) < len(data) && buf[len(buf)-1] != '\n' {
+			t.Fatalf("a window ends inside a line at %d", len(got)+len(buf))
+		}
+		got = append(got, buf...)
+		return true
+	})
+	if string(got) != string(data) {
+		t.Fatalf("the windows cover %d of %d bytes", len(got), len(data))
+	}
+	calls := 0
+	mapped(data, func([]byte) bool { calls++; return false })
+	if calls != 1 {
+		t.Fatalf("%d calls after fn returned false", calls)
+	}
+}

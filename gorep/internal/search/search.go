@@ -7,7 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"os"
+	"io/fs"
 	"strconv"
 
 	"cpulab/gorep/internal/match"
@@ -37,7 +37,10 @@ type Searcher struct {
 	Files    int // files this search reads, for readfile.Choose; < 0: a tree walk
 	Invert   bool
 	MaxCount int // -m: stop after this many lines handed to the sink; 0: no limit
-	Debug    func(format string, args ...any)
+	// NoNumbers: no line number is shown, so the lines between matches are not
+	// counted (numbers handed to the sink are then meaningless); -A/-B/-C count anyway.
+	NoNumbers bool
+	Debug     func(format string, args ...any)
 
 	// Context, set by the caller for each file or nil, is handed the lines that are not
 	// handed to the sink (before the first NUL), for -A, -B and -C; false stops the search.
@@ -74,26 +77,32 @@ func (s *Searcher) at(buf []byte, start, end int) {
 
 // File calls sink(number, line) for each matching line of path (number from 1; line
 // without its terminator, valid only during the call) until sink returns false.
-func (s *Searcher) File(path string, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
-	f, err := os.Open(path)
+//
+// walked: the walk found a regular file (its directory entry says so), which is then
+// read without an fstat: ripgrep makes none either, and a walk always reads.
+func (s *Searcher) File(path string, walked bool, binary Binary, sink func(num int, line []byte) bool) (Outcome, error) {
+	f, err := readfile.Open(path)
 	if err != nil {
 		return Outcome{NUL: -1}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return Outcome{NUL: -1}, err
+	size := int64(-1)
+	if !walked {
+		var mode fs.FileMode
+		if mode, size, err = f.Stat(); err != nil {
+			return Outcome{NUL: -1}, err
+		}
+		if !mode.IsRegular() {
+			return s.Stream(f, binary, sink)
+		}
 	}
-	if !info.Mode().IsRegular() {
-		return s.Stream(f, binary, sink)
-	}
-	strategy := readfile.Choose(info.Size(), s.Files)
+	strategy := readfile.Choose(size, s.Files)
 	if s.Debug != nil {
-		s.Debug("%s: %d bytes, %s (one of %s files)", path, info.Size(), strategy, count(s.Files))
+		s.Debug("%s: %s bytes, %s (one of %s files)", path, sizeText(size), strategy, count(s.Files))
 	}
 	// The mark is looked for in the first chunk, not by a read of its own: one system
 	// call less per file. A file with one is searched again from the start, decoded.
-	out, enc, err := s.search(f, info.Size(), strategy, binary, sink, true)
+	out, enc, err := s.search(f, size, strategy, binary, sink, true)
 	if enc == raw || err != nil {
 		return out, err
 	}
@@ -203,14 +212,19 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 	}
 	if !s.Invert && s.Context == nil { // the fast path: the other lines are only counted
 		s.Matcher.EachLine(buf, func(start, end int) bool {
-			line += bytes.Count(buf[counted:start], []byte{'\n'})
-			counted = start
+			if !s.NoNumbers {
+				line += bytes.Count(buf[counted:start], []byte{'\n'})
+				counted = start
+			}
 			s.at(buf, start, end)
 			stopped = !fn(line+1, buf[start:end])
 			return !stopped
 		})
 		if stopped {
 			return 0, true
+		}
+		if s.NoNumbers {
+			return 0, false
 		}
 		return line - first + bytes.Count(buf[counted:], []byte{'\n'}), false
 	}
@@ -243,6 +257,13 @@ func (s *Searcher) lines(buf []byte, first int, fn func(num int, line []byte) bo
 		return 0, true
 	}
 	return line - first, false
+}
+
+func sizeText(size int64) string {
+	if size < 0 {
+		return "unknown (walked)"
+	}
+	return strconv.FormatInt(size, 10)
 }
 
 func count(n int) string {

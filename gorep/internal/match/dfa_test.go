@@ -1,0 +1,61 @@
+package match
+
+import (
+	"strings"
+	"testing"
+)
+
+var dfaPatterns = []string{
+	`[A-Z]{2}[0-9]{3}`, `\w+ing\s`, `^$`, `^`, `$`, `x*`, `.*`, `^\s*$`, `^for`, `for$`,
+	`(?i)holmes|err_sys`, `(?i)kelvin`, `\p{Greek}+`, `[^\x00-\x7F]`, `x.y`, `\x{FFFD}`,
+	`^(?:for|int)\b`, `a|^b|c$`, `(?:^|[^a-z])for(?:[^a-z]|$)`, `[α-ω]{2}`, `.`, `é+`,
+	`(a|ab)(c|bcd)(d*)`, `^[^ ]*$`, `\d+`, `(?i)ſherlock`, `^.{3}$`,
+}
+
+// The DFA answers what the line regexp answers, line by line and over a buffer.
+func TestDFAAgreesWithRegexp(t *testing.T) {
+	for seed := range uint64(3) {
+		text := generatedText(seed+10, 2000) + "no newline at the end"
+		for _, p := range dfaPatterns {
+			m, err := Compile(p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(p, `\b`) {
+				if m.dfa != nil {
+					t.Fatalf("%q: a DFA for a word boundary", p)
+				}
+				continue
+			}
+			if m.dfa == nil {
+				t.Fatalf("%q: no DFA", p)
+			}
+			c := m.dfa.get()
+			for _, l := range strings.Split(text, "\n") {
+				if got, want := c.matchLine([]byte(l)), m.line.Match([]byte(l)); got != want {
+					t.Fatalf("%q on %q: DFA %v, regexp %v", p, l, got, want)
+				}
+			}
+			var got, want []string
+			buf := []byte(text)
+			m.scanDFA(c, buf, func(s, e int) bool { got = append(got, text[s:e]); return true })
+			m.scan(buf, func(s, e int) bool { want = append(want, text[s:e]); return true })
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+				t.Fatalf("%q: DFA scan %d lines, regexp %d", p, len(got), len(want))
+			}
+			m.dfa.put(c)
+		}
+	}
+}
+
+// A cache that outgrows maxDFAStates is emptied and keeps answering.
+func TestDFAStateLimit(t *testing.T) {
+	m, _ := Compile(`[a-q][^u-z]{13}x`, Options{}) // a classic exponential DFA
+	text := generatedText(99, 3000)
+	c := m.dfa.get()
+	for _, l := range strings.Split(text, "\n") {
+		if got, want := c.matchLine([]byte(l)), m.line.Match([]byte(l)); got != want {
+			t.Fatalf("on %q: DFA %v, regexp %v", l, got, want)
+		}
+	}
+}
