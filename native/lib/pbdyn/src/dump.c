@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "internal/encode.h"
-#include "internal/strbuf.h"
+#include "internal/print.h"
 
 
 static void hex(pbdyn__strbuf *o, const char *p, size_t n) {
@@ -103,48 +103,17 @@ static void line(pbdyn__strbuf *o, const pbdyn_fielddef *f, const void *p, int d
   pbdyn__strbuf_puts(o, "\n");
 }
 
-static void dump_map(pbdyn__strbuf *o, const pbdyn_fielddef *f, const pbdyn__array *arr,
-                     int depth) {
-  uint32_t n;
-  const pbdyn_msg **ents = pbdyn__map_sorted_entries(arr, f->msg, &n);
-  if (!ents) {
-    o->oom = true;
-    return;
-  }
+static void number_name(pbdyn__strbuf *o, const pbdyn_fielddef *f) {
   char tmp[32];
-  for (uint32_t i = 0; i < n; i++) {
-    pbdyn__strbuf_indent(o, depth);
-    snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
-    pbdyn__strbuf_puts(o, tmp);
-    pbdyn__strbuf_puts(o, f->name);
-    pbdyn__strbuf_puts(o, " {\n");
-    for (int k = 0; k < 2; k++) {
-      const pbdyn_fielddef *kv = &f->msg->fields[k];
-      line(o, kv, PBDYN_CPTR_AT(ents[i], kv->offset, char), depth + 1);
-    }
-    pbdyn__strbuf_indent(o, depth);
-    pbdyn__strbuf_puts(o, "}\n");
-  }
-  free(ents);
+  snprintf(tmp, sizeof tmp, "%" PRIu32 ":", f->number);
+  pbdyn__strbuf_puts(o, tmp);
+  pbdyn__strbuf_puts(o, f->name);
 }
 
+static const pbdyn__printer DUMP = {line, number_name};
+
 static void dump_msg(pbdyn__strbuf *o, const pbdyn_msg *msg, const pbdyn_msgdef *m, int depth) {
-  for (uint32_t i = 0; i < m->field_count; i++) {
-    const pbdyn_fielddef *f = &m->fields[i];
-    const char *p = PBDYN_CPTR_AT(msg, f->offset, char);
-    if (f->mode == PBDYN_MODE_SINGULAR) {
-      if (pbdyn__field_present(msg, f)) line(o, f, p, depth);
-      continue;
-    }
-    const pbdyn__array *arr = (const pbdyn__array *)p;
-    if (f->mode == PBDYN_MODE_MAP) {
-      dump_map(o, f, arr, depth);
-      continue;
-    }
-    uint32_t elem = pbdyn__rep_size(f->rep);
-    for (uint32_t j = 0; j < arr->size; j++)
-      line(o, f, (const char *)arr->data + (size_t)j * elem, depth);
-  }
+  pbdyn__print_fields(o, &DUMP, msg, m, depth);
   const pbdyn__unknown *u = pbdyn__msg_unknown_ptr(msg);
   if (u && u->size) {
     pbdyn__strbuf_indent(o, depth);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal/encode.h"
+#include "internal/print.h"
 #include "internal/text.h"
 
 void pbdyn__text_escape(pbdyn__strbuf *o, const char *p, size_t n) {
@@ -175,46 +176,12 @@ static void print_value(pbdyn__strbuf *o, const pbdyn_fielddef *f, const void *p
   pbdyn__strbuf_puts(o, "}\n");
 }
 
-/* Map entries by key (protobuf C++ sorts them for the text format). */
-static void print_map(pbdyn__strbuf *o, const pbdyn_fielddef *f, const pbdyn__array *arr,
-                      int depth) {
-  uint32_t n;
-  const pbdyn_msg **ents = pbdyn__map_sorted_entries(arr, f->msg, &n);
-  if (!ents) {
-    o->oom = true;
-    return;
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    pbdyn__strbuf_indent(o, depth);
-    pbdyn__strbuf_puts(o, f->name);
-    pbdyn__strbuf_puts(o, " {\n");
-    for (int k = 0; k < 2; k++) {
-      const pbdyn_fielddef *kv = &f->msg->fields[k];
-      print_value(o, kv, PBDYN_CPTR_AT(ents[i], kv->offset, char), depth + 1);
-    }
-    pbdyn__strbuf_indent(o, depth);
-    pbdyn__strbuf_puts(o, "}\n");
-  }
-  free(ents);
-}
+static void name(pbdyn__strbuf *o, const pbdyn_fielddef *f) { pbdyn__strbuf_puts(o, f->name); }
+
+static const pbdyn__printer TEXT = {print_value, name};
 
 static void print_msg(pbdyn__strbuf *o, const pbdyn_msg *msg, const pbdyn_msgdef *m, int depth) {
-  for (uint32_t i = 0; i < m->field_count; i++) {
-    const pbdyn_fielddef *f = &m->fields[i];
-    const char *p = PBDYN_CPTR_AT(msg, f->offset, char);
-    if (f->mode == PBDYN_MODE_SINGULAR) {
-      if (pbdyn__field_present(msg, f)) print_value(o, f, p, depth);
-      continue;
-    }
-    const pbdyn__array *arr = (const pbdyn__array *)p;
-    if (f->mode == PBDYN_MODE_MAP) {
-      print_map(o, f, arr, depth);
-      continue;
-    }
-    uint32_t elem = pbdyn__rep_size(f->rep);
-    for (uint32_t j = 0; j < arr->size; j++)
-      print_value(o, f, (const char *)arr->data + (size_t)j * elem, depth);
-  }
+  pbdyn__print_fields(o, &TEXT, msg, m, depth);
   const pbdyn__unknown *u = pbdyn__msg_unknown_ptr(msg);
   if (u && u->size) pbdyn__text_unknown(o, u->data, u->size, depth);
 }
