@@ -202,6 +202,19 @@ func (c *dfaCache) begin() *dstate {
 	return c.start
 }
 
+// advance: the state after the rune at buf[i], and where the next rune starts; the
+// loops below take an ASCII byte whose transition is built themselves, the rest here.
+func (c *dfaCache) advance(s *dstate, buf []byte, i int) (*dstate, int) {
+	if b := buf[i]; b < utf8.RuneSelf {
+		return c.step(s, rune(b)), i + 1
+	}
+	r, size := utf8.DecodeRune(buf[i:])
+	if t, ok := s.other[r]; ok {
+		return t, i + size
+	}
+	return c.step(s, r), i + size
+}
+
 // matchLine: line (without its terminator) holds a match.
 func (c *dfaCache) matchLine(line []byte) bool {
 	s := c.begin()
@@ -209,23 +222,11 @@ func (c *dfaCache) matchLine(line []byte) bool {
 		if s.match {
 			return true
 		}
-		b := line[i]
-		if b < utf8.RuneSelf {
-			t := s.ascii[b]
-			if t == nil {
-				t = c.step(s, rune(b))
-			}
-			s = t
-			i++
+		if b := line[i]; b < utf8.RuneSelf && s.ascii[b] != nil {
+			s, i = s.ascii[b], i+1
 			continue
 		}
-		r, size := utf8.DecodeRune(line[i:])
-		t, ok := s.other[r]
-		if !ok {
-			t = c.step(s, r)
-		}
-		s = t
-		i += size
+		s, i = c.advance(s, line, i)
 	}
 	return s.endMatch
 }
@@ -247,22 +248,11 @@ func (c *dfaCache) nextLine(buf []byte, from int) (int, int) {
 		if s.match {
 			return lineStart, lineEnd(buf, i)
 		}
-		if b < utf8.RuneSelf {
-			t := s.ascii[b]
-			if t == nil {
-				t = c.step(s, rune(b))
-			}
-			s = t
-			i++
+		if b < utf8.RuneSelf && s.ascii[b] != nil {
+			s, i = s.ascii[b], i+1
 			continue
 		}
-		r, size := utf8.DecodeRune(buf[i:])
-		t, ok := s.other[r]
-		if !ok {
-			t = c.step(s, r)
-		}
-		s = t
-		i += size
+		s, i = c.advance(s, buf, i)
 	}
 	if lineStart < len(buf) && s.endMatch { // the last line, without a '\n'
 		return lineStart, len(buf)
