@@ -82,8 +82,10 @@ gzwrap_status gzw_in_need(gzw_conv *c, size_t n);
 gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len);
 gzwrap_status gzw_out_pread(gzw_conv *c, void *buf, size_t len, uint64_t offset);
 gzwrap_status gzw_out_pwrite(gzw_conv *c, const void *buf, size_t len, uint64_t offset);
-/* Tell the writer that the output written so far is final (gzwrap_writer.settle). */
+/* Tell the writer that the output written so far (or before `upto`) is final
+ * (gzwrap_writer.settle), once per new offset. */
 gzwrap_status gzw_out_settle(gzw_conv *c);
+gzwrap_status gzw_out_settle_to(gzw_conv *c, uint64_t upto);
 
 /* Record an error in the report (status, input offset, message) and return the status. */
 gzwrap_status gzw_fail(gzw_conv *c, gzwrap_status st, uint64_t offset, const char *fmt, ...)

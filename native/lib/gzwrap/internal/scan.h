@@ -19,13 +19,6 @@ typedef struct gzw_scan_block_result {
     const char *why;     /* otherwise: what was wrong or missing */
 } gzw_scan_block_result;
 
-typedef struct gzw_scan_result {
-    uint64_t final_start; /* bit offset of the final block's header (its BFINAL bit) */
-    uint64_t end;         /* bit offset just past the final block's end-of-block code */
-    uint64_t blocks;      /* how many blocks */
-    uint64_t error_at;    /* on failure: the byte where the stream stopped making sense */
-} gzw_scan_result;
-
 /* Room for the tables the walk builds (primary tables and subtables, at most 2^15 entries
  * for each code). */
 #define GZW_SCAN_TABLES (2u * (2048u + 32768u))
@@ -37,10 +30,5 @@ typedef struct gzw_scan_result {
  * entries of the caller's. */
 gzw_scan_status gzw_scan_block(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
                                gzw_scan_block_result *res);
-
-/* Every block from bit `at` (a block header) to the final one. Returns 0, or -1 with *why
- * and res->error_at when a block is invalid or p ends before the final block does. */
-int gzw_scan_blocks(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
-                    gzw_scan_result *res, const char **why);
 
 #endif

@@ -26,13 +26,6 @@
 
 #define READ_BACK (1u << 20) /* bytes read back at a time */
 
-gzwrap_status gzw_scan_tables(gzw_conv *c, uint64_t input_offset) {
-    if (!c->scan_tables)
-        c->scan_tables = malloc(GZW_SCAN_TABLES * sizeof *c->scan_tables);
-    return c->scan_tables ? GZWRAP_OK
-                          : gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset, "no memory to join members");
-}
-
 /* The member's final block header and its end, member-relative bits, by reading its
  * bytes back from bit `at` (a block boundary) and walking them block by block. */
 static gzwrap_status walk_back(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,

@@ -357,24 +357,3 @@ gzw_scan_status gzw_scan_block(const uint8_t *p, size_t n, uint64_t at, uint32_t
     res->why = st.why;
     return r;
 }
-
-int gzw_scan_blocks(const uint8_t *p, size_t n, uint64_t at, uint32_t *tables,
-                    gzw_scan_result *res, const char **why) {
-    memset(res, 0, sizeof *res);
-    for (;;) {
-        gzw_scan_block_result b;
-        gzw_scan_status r = gzw_scan_block(p, n, at, tables, &b);
-        if (r != GZW_SCAN_OK) {
-            res->error_at = b.stopped_at;
-            *why = b.why;
-            return -1;
-        }
-        res->blocks++;
-        if (b.final) {
-            res->final_start = at;
-            res->end = b.next;
-            return 0;
-        }
-        at = b.next;
-    }
-}

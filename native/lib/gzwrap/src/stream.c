@@ -54,12 +54,15 @@ gzwrap_status gzw_out_write(gzw_conv *c, const void *buf, size_t len) {
     return c->out.settle_each ? gzw_out_settle(c) : GZWRAP_OK;
 }
 
-gzwrap_status gzw_out_settle(gzw_conv *c) {
-    c->out.settled = c->out.off;
-    if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, c->out.off) != 0)
+gzwrap_status gzw_out_settle(gzw_conv *c) { return gzw_out_settle_to(c, c->out.off); }
+
+gzwrap_status gzw_out_settle_to(gzw_conv *c, uint64_t upto) {
+    if (upto <= c->out.settled)
+        return GZWRAP_OK;
+    c->out.settled = upto;
+    if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, upto) != 0)
         return gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(&c->in),
-                        "passing on output bytes before %llu failed",
-                        (unsigned long long)c->out.off);
+                        "passing on output bytes before %llu failed", (unsigned long long)upto);
     return GZWRAP_OK;
 }
 

@@ -8,9 +8,18 @@
  * boundary it reached.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "internal/conv.h"
 #include "internal/scan.h"
+
+gzwrap_status gzw_scan_tables(gzw_conv *c, uint64_t input_offset) {
+    if (!c->scan_tables)
+        c->scan_tables = malloc(GZW_SCAN_TABLES * sizeof *c->scan_tables);
+    return c->scan_tables ? GZWRAP_OK
+                          : gzw_fail(c, GZWRAP_ERR_NOMEM, input_offset,
+                                     "no memory for the block walk's tables");
+}
 
 gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what) {
     gzw_walk *w = &c->walk;
@@ -43,16 +52,7 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
         return GZWRAP_OK;
     /* the bytes before the next block header (before the final one's, once walked) */
     uint64_t upto = w->out0 + (w->done ? w->final : w->at) / 8 - w->in0;
-    if (upto > c->out.off)
-        upto = c->out.off;
-    if (upto > c->out.settled) {
-        c->out.settled = upto;
-        if (c->out.wr->settle && c->out.wr->settle(c->out.wr->ctx, upto) != 0)
-            return gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(in),
-                            "passing on output bytes before %llu failed",
-                            (unsigned long long)upto);
-    }
-    return GZWRAP_OK;
+    return gzw_out_settle_to(c, upto < c->out.off ? upto : c->out.off);
 }
 
 size_t gzw_walk_keep(gzw_conv *c, size_t keep) {
