@@ -38,8 +38,8 @@ func TestDFAAgreesWithRegexp(t *testing.T) {
 			}
 			var got, want []string
 			buf := []byte(text)
-			m.scanDFA(c, buf, func(s, e int) bool { got = append(got, text[s:e]); return true })
-			m.scan(buf, func(s, e int) bool { want = append(want, text[s:e]); return true })
+			m.scanDFA(c, buf, 0, func(s, e int) bool { got = append(got, text[s:e]); return true })
+			m.scanRegexp(buf, 0, func(s, e int) bool { want = append(want, text[s:e]); return true })
 			if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
 				t.Fatalf("%q: DFA scan %d lines, regexp %d", p, len(got), len(want))
 			}
@@ -56,6 +56,31 @@ func TestDFAStateLimit(t *testing.T) {
 	for _, l := range strings.Split(text, "\n") {
 		if got, want := c.matchLine([]byte(l)), m.line.Match([]byte(l)); got != want {
 			t.Fatalf("on %q: DFA %v, regexp %v", l, got, want)
+		}
+	}
+}
+
+// A class window that proves as common as lines is given up for the DFA, or for the
+// regexp where a \b leaves no DFA, from the line where it was judged: the lines found
+// are those the scan without a prefilter finds.
+func TestClassWindowGivenUp(t *testing.T) {
+	text := generatedText(11, 3000)
+	for _, p := range []string{`[a-z]{2}[a-z ]`, `[a-z]{2}[a-z ]\b`, `[A-Z][A-Z_][A-Z]`} {
+		m, err := Compile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.pre.(*classWindow); !ok {
+			t.Fatalf("%q: prefilter %v, want a class window", p, m.pre)
+		}
+		var c *dfaCache
+		if m.dfa != nil {
+			c = m.dfa.get()
+		}
+		var want []string
+		m.scan(c, []byte(text), 0, func(s, e int) bool { want = append(want, text[s:e]); return true })
+		if got := lines(t, m, text); strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+			t.Errorf("%q: %d lines, without the window %d", p, len(got), len(want))
 		}
 	}
 }

@@ -16,20 +16,24 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 		c = m.dfa.get()
 		defer m.dfa.put(c)
 	}
-	if m.pre == nil && c != nil {
-		m.scanDFA(c, buf, fn)
-		return
-	}
 	if m.pre == nil {
-		m.scan(buf, fn)
+		m.scan(c, buf, 0, fn)
 		return
 	}
-	for from := 0; from < len(buf); {
+	_, window := m.pre.(*classWindow)
+	for from, found, mark := 0, 0, 0; from < len(buf); {
 		at, _ := m.pre.Next(buf, from)
 		if at < 0 {
 			return
 		}
 		start, end := lineAround(buf, at)
+		if found++; window && found%windowTrial == 0 {
+			if at-mark < windowTrial*minWindowGap { // as common as lines: not worth it
+				m.scan(c, buf, start, fn)
+				return
+			}
+			mark = at
+		}
 		if m.lineMatches(c, buf, start, end, at) && !fn(start, end) {
 			return
 		}
@@ -37,10 +41,27 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 	}
 }
 
-// scan: the empty text after the buffer's last '\n' is no line (ripgrep reports none
-// there), though a multi-line ^$ matches it; nor is an empty buffer.
-func (m *Matcher) scan(buf []byte, fn func(start, end int) bool) {
-	for from := 0; from < len(buf); {
+// A class window (window.go) is judged every windowTrial lines it finds: found less
+// than minWindowGap bytes apart on average, it costs more than the DFA it saves.
+const (
+	windowTrial  = 32
+	minWindowGap = 256
+)
+
+// scan finds the matching lines of buf from offset from (a line's start) without a
+// prefilter: with the DFA where there is one (c), else the multi-line regexp.
+func (m *Matcher) scan(c *dfaCache, buf []byte, from int, fn func(start, end int) bool) {
+	if c != nil {
+		m.scanDFA(c, buf, from, fn)
+		return
+	}
+	m.scanRegexp(buf, from, fn)
+}
+
+// scanRegexp: the empty text after the buffer's last '\n' is no line (ripgrep reports
+// none there), though a multi-line ^$ matches it; nor is an empty buffer.
+func (m *Matcher) scanRegexp(buf []byte, from int, fn func(start, end int) bool) {
+	for from < len(buf) {
 		loc := m.buffer.FindIndex(buf[from:])
 		if loc == nil || (from+loc[0] == len(buf) && buf[len(buf)-1] == '\n') {
 			return
@@ -58,8 +79,8 @@ func (m *Matcher) scan(buf []byte, fn func(start, end int) bool) {
 }
 
 // scanDFA is scan with the DFA: it finds whole lines itself, never the phantom one.
-func (m *Matcher) scanDFA(c *dfaCache, buf []byte, fn func(start, end int) bool) {
-	for from := 0; from < len(buf); {
+func (m *Matcher) scanDFA(c *dfaCache, buf []byte, from int, fn func(start, end int) bool) {
+	for from < len(buf) {
 		start, end := c.nextLine(buf, from)
 		if start < 0 {
 			return

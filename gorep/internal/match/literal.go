@@ -123,9 +123,11 @@ func prefilterFor(tree *syntax.Regexp) (pre Prefilter, whole bool) {
 	switch {
 	case !r.ok():
 		if set, ok := firstBytes(tree); ok {
-			return byteSetPrefilter(set), false
+			if pre := byteSetPrefilter(set); pre != nil {
+				return pre, false
+			}
 		}
-		return nil, false
+		return windowPrefilter(tree), false
 	case len(r.lits) == 1:
 		return newPairLiteral(r.lits[0], r.fold), r.whole
 	default:

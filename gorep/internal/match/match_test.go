@@ -104,6 +104,11 @@ func TestPrefilterChoice(t *testing.T) {
 		"(abc)+d":               `literal "abc"`,
 		"(?:ab|cd)|[0-9]":       "<nil>",
 		"a|b|c|d|e|f|g|h|i|j|k": "<nil>", // one class
+		"[A-Z]{2}[0-9]{3}":      "a window of classes [A-Z] [A-Z] [0-9] (where a match can start)",
+		`^[0-9]{2}\.?`:          "a window of classes [0-9] [0-9] (where a match can start)",
+		"(?i)[a-c][x-z]+":       "a window of classes [A-Ca-c] [X-Zx-z] (where a match can start)",
+		"(?i)k[0-9]":            "<nil>", // k folds to the Kelvin sign
+		"[a-z][α-ω]":            "<nil>",
 	}
 	for pattern, want := range cases {
 		m, err := Compile(pattern, Options{})

@@ -49,6 +49,8 @@ func TestSearchPathsEqualRipgrep(t *testing.T) {
 		{"[A-Z]+_SUSPEND", Options{}, nil},
 		{`\w+ing\s`, Options{}, nil},
 		{`\p{Greek}+`, Options{}, nil},
+		{`[A-Z][A-Z_][A-Z]`, Options{}, nil}, // a class window
+		{`[a-z]{2}[a-z ]`, Options{}, nil},   // a window as common as lines: given up for the DFA
 	}
 	for seed := range uint64(4) {
 		text := generatedText(seed, 3000)

@@ -2,7 +2,10 @@ package match
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
@@ -197,6 +200,53 @@ func TestScansAtBlockEdges(t *testing.T) {
 					if got, _ := p.Next(buf, 0); got != at {
 						t.Fatalf("%s, n=%d: Next = %d, want %d", p, n, got, at)
 					}
+				}
+			}
+		}
+	})
+}
+
+// A class window finds every offset where its classes match, in order, with the SIMD
+// scan and without; random classes over random text and at every block edge.
+func TestClassWindowAgreesWithNaiveSearch(t *testing.T) {
+	eachScan(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for range 3000 {
+			var b strings.Builder
+			for range 2 + r.IntN(2) {
+				lo := 'A' + rune(r.IntN(50))
+				fmt.Fprintf(&b, `[%s-%s]`, regexp.QuoteMeta(string(lo)), regexp.QuoteMeta(string(lo+rune(r.IntN(8)))))
+			}
+			tree, err := syntax.Parse(b.String(), syntax.Perl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, ok := windowPrefilter(tree.Simplify()).(*classWindow)
+			if !ok {
+				t.Fatalf("%s: no window", b.String())
+			}
+			buf := randomText(r, r.IntN(300))
+			var want []int
+			for p := 0; p+len(w.sets) <= len(buf); p++ {
+				if m, _ := regexp.Match(`^`+b.String(), buf[p:]); m {
+					want = append(want, p)
+				}
+			}
+			if got := occurrences(w, buf); !equalInts(got, want) {
+				t.Fatalf("%s in %q: %v, want %v", w, buf, got, want)
+			}
+		}
+		tree, _ := syntax.Parse(`[A-Z]{2}[0-9]`, syntax.Perl)
+		w := windowPrefilter(tree.Simplify())
+		for n := 60; n < 200; n++ {
+			for _, at := range []int{0, 1, 31, 32, 33, 63, 64, 65, n - 4, n - 3} {
+				if at+3 > n {
+					continue
+				}
+				buf := bytes.Repeat([]byte{'a'}, n)
+				copy(buf[at:], "QZ7")
+				if got, _ := w.Next(buf, 0); got != at {
+					t.Fatalf("n=%d: Next = %d, want %d", n, got, at)
 				}
 			}
 		}

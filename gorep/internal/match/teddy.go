@@ -40,13 +40,7 @@ func newLiteralSet(lits []string, fold bool) *literalSet {
 		s.lits = append(s.lits, b)
 		s.width = min(s.width, len(b))
 	}
-	for k := range s.masks {
-		if k/2 >= s.width {
-			for i := range s.masks[k] {
-				s.masks[k][i] = 0xff
-			}
-		}
-	}
+	s.openPositions()
 	for j, lit := range s.lits {
 		bestAt, bestRank := 0, -1
 		for w := 0; w+s.width <= len(lit); w++ {
@@ -77,6 +71,17 @@ func (s *literalSet) rank(b byte) int {
 		return int(byteRank[b]) + int(byteRank[b-('a'-'A')])
 	}
 	return 2 * int(byteRank[b])
+}
+
+// openPositions lets any byte through at the fingerprint positions past width.
+func (s *literalSet) openPositions() {
+	for k := range s.masks {
+		if k/2 >= s.width {
+			for i := range s.masks[k] {
+				s.masks[k][i] = 0xff
+			}
+		}
+	}
 }
 
 func (s *literalSet) addByte(k, bucket int, c byte) {
