@@ -1,8 +1,9 @@
 package main
 
 // Golden tests against tools nobody here wrote, on trees nobody here wrote: the Go
-// toolchain's own source, $(go env GOROOT)/src, and the system's C headers
-// (/usr/include, contents only, where present). Contents must equal ripgrep's
+// toolchain's own source, $(go env GOROOT)/src, the `gorep` experiment's C tree (Linux's
+// sources, where GOREP_C_TREE names it) and the system's C headers (/usr/include,
+// where present); the C trees for contents only. Contents must equal ripgrep's
 // (`rg -n --no-heading --sort path`, the same ignore handling: hidden entries skipped,
 // .ignore read, .gitignore not, since the tree is no git repository); names must equal
 // what `find -regex` finds. Missing peers skip the tests, unless GOREP_REQUIRE_PEERS=1
@@ -126,6 +127,12 @@ var contentCases = [][]string{
 func TestContentsEqualRipgrep(t *testing.T) {
 	rg := peer(t, "rg")
 	trees := []string{goSrc(t)}
+	if c := os.Getenv("GOREP_C_TREE"); c != "" { // the experiment's C tree (Linux's sources)
+		if _, err := os.Stat(filepath.Join(c, "Makefile")); err != nil {
+			t.Fatalf("GOREP_C_TREE: %v", err)
+		}
+		trees = append(trees, c)
+	}
 	if _, err := os.Stat("/usr/include/stdio.h"); err == nil {
 		trees = append(trees, "/usr/include")
 	}

@@ -1,6 +1,6 @@
 """gorep, the Go module in gorep/: its own tests (its packages' by default; with
-CPULAB_FULL=1 `go test ./...`, with the golden tests against ripgrep and find, peers
-required), that `go install` installs it, and that it
+CPULAB_FULL=1 `go test ./...`, with the golden tests against ripgrep and find on Go's
+tree, Linux's and /usr/include, peers required), that `go install` installs it, and that it
 colours its output in a real terminal (tmux) and never through a pipe.
 """
 
@@ -38,7 +38,9 @@ def test_go_unit_tests_pass():
 @needs_go
 @pytest.mark.full
 def test_go_test_passes_with_the_peers_required():
-    p = _go("test", "./...", env={"GOREP_REQUIRE_PEERS": "1"})
+    """With the experiment's C tree (Linux's sources, fetched once, ~1 min) beside Go's."""
+    from cpulab.experiments.gorep.corpus import c_tree
+    p = _go("test", "./...", env={"GOREP_REQUIRE_PEERS": "1", "GOREP_C_TREE": str(c_tree())})
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
     assert "ok  \tcpulab/gorep\t" in p.stdout  # the golden tests ran, not skipped as a package
 
