@@ -38,6 +38,7 @@ type Matcher struct {
 	word    bool           // -w: the match is the regexps' group 1
 	word1   bool           // -w of one literal: pre's occurrences are judged by wordAt
 	dfa     *lineDFA       // the line regexp as a lazy DFA; nil: the regexp itself
+	starts  *lineDFA       // anchored, tried where a class window is found; or nil
 }
 
 // Error is a pattern that cannot be compiled; it names the pattern and the reason.
@@ -90,7 +91,10 @@ func Compile(pattern string, opts Options) (*Matcher, error) {
 	}
 	m := &Matcher{pattern: pattern, line: line, buffer: buffer, word: opts.Word}
 	m.pre, m.whole = prefilterFor(tree)
-	m.dfa = newLineDFA(tree)
+	m.dfa = newLineDFA(tree, false)
+	if _, window := m.pre.(*classWindow); window && m.dfa != nil {
+		m.starts = newLineDFA(tree, true)
+	}
 	if strictTree, changed := withoutReplacementChar(tree); changed {
 		if m.strict, err = regexp.Compile(strictTree.String()); err != nil {
 			return nil, &Error{pattern, err.Error()}

@@ -18,12 +18,14 @@ import (
 // small map per state. Programs with \b or \B are left to the regexp (a boundary needs
 // the next rune), and so is a search whose states outgrow maxDFAStates.
 //
-// The DFA is unanchored (a match may start anywhere) and stops at the first match; a
-// line's end is where ^-anchored and $-anchored assertions are decided: ^ holds only in
-// the state for a line's start, $ is kept pending in a state and tried at the end.
+// The DFA is unanchored (a match may start anywhere), or anchored (a match starts where
+// it is begun: where a class window was found, window.go), and stops at the first
+// match; a line's end is where ^-anchored and $-anchored assertions are decided: ^ holds
+// only in the state for a line's start, $ is kept pending in a state and tried at the end.
 type lineDFA struct {
-	prog *syntax.Prog
-	pool sync.Pool // *dfaCache: states are built per worker, without locks
+	prog     *syntax.Prog
+	anchored bool
+	pool     sync.Pool // *dfaCache: states are built per worker, without locks
 }
 
 const maxDFAStates = 4096 // then the cache is emptied and built again
@@ -32,7 +34,8 @@ type dfaCache struct {
 	d      *lineDFA
 	states map[string]*dstate
 	start  *dstate // at a line's start
-	stale  bool    // the states were dropped: start is rebuilt at the next line
+	mid    *dstate // inside a line (anchored only)
+	stale  bool    // the states were dropped: start and mid are rebuilt at the next line
 	stack  []uint32
 	seen   []bool
 }
@@ -41,12 +44,13 @@ type dstate struct {
 	pcs      []uint32 // rune-consuming and pending-$ instructions, sorted
 	match    bool     // a match has been seen
 	endMatch bool     // at the line's end, a pending $ completes a match
+	dead     bool     // anchored, no match can follow
 	ascii    [128]*dstate
 	other    map[rune]*dstate
 }
 
 // newLineDFA: nil where the program needs what the DFA does not handle.
-func newLineDFA(re *syntax.Regexp) *lineDFA {
+func newLineDFA(re *syntax.Regexp, anchored bool) *lineDFA {
 	prog, err := syntax.Compile(re)
 	if err != nil {
 		return nil
@@ -57,27 +61,41 @@ func newLineDFA(re *syntax.Regexp) *lineDFA {
 			return nil
 		}
 	}
-	d := &lineDFA{prog: prog}
+	d := &lineDFA{prog: prog, anchored: anchored}
 	d.pool.New = func() any { return d.newCache() }
 	return d
 }
 
 func (d *lineDFA) newCache() *dfaCache {
 	c := &dfaCache{d: d, states: map[string]*dstate{}, seen: make([]bool, len(d.prog.Inst))}
-	c.start = c.closure(nil, true)
+	c.starts()
 	return c
+}
+
+// starts builds the states a search begins in: the program's start, which the closure
+// adds itself when unanchored.
+func (c *dfaCache) starts() {
+	var pcs []uint32
+	if c.d.anchored {
+		pcs = []uint32{uint32(c.d.prog.Start)}
+		c.mid = c.closure(pcs, false)
+	}
+	c.start = c.closure(pcs, true)
 }
 
 func (d *lineDFA) get() *dfaCache  { return d.pool.Get().(*dfaCache) }
 func (d *lineDFA) put(c *dfaCache) { d.pool.Put(c) }
 
 // closure: the state of the positions reachable from pcs without consuming a rune,
-// plus the program's start (the search is unanchored); bol: at the line's start.
+// plus the program's start where the search is unanchored; bol: at the line's start.
 func (c *dfaCache) closure(pcs []uint32, bol bool) *dstate {
 	var set []uint32
 	match := false
 	clear(c.seen)
-	c.stack = append(c.stack[:0], uint32(c.d.prog.Start))
+	c.stack = c.stack[:0]
+	if !c.d.anchored {
+		c.stack = append(c.stack, uint32(c.d.prog.Start))
+	}
 	c.stack = append(c.stack, pcs...)
 	for len(c.stack) > 0 {
 		pc := c.stack[len(c.stack)-1]
@@ -132,7 +150,7 @@ func (c *dfaCache) intern(set []uint32, match, bol bool) *dstate {
 		clear(c.states) // the states in use stay valid; the next line starts afresh
 		c.stale = true
 	}
-	s := &dstate{pcs: set, match: match}
+	s := &dstate{pcs: set, match: match, dead: c.d.anchored && len(set) == 0 && !match}
 	s.endMatch = match || c.matchesAtEnd(set, bol)
 	c.states[key.String()] = s
 	return s
@@ -197,9 +215,32 @@ func (c *dfaCache) step(s *dstate, r rune) *dstate {
 func (c *dfaCache) begin() *dstate {
 	if c.stale {
 		c.stale = false
-		c.start = c.closure(nil, true)
+		c.starts()
 	}
 	return c.start
+}
+
+// matchFrom: with the anchored DFA, a match starts at buf[at] (and ends on its line).
+func (c *dfaCache) matchFrom(buf []byte, at int) bool {
+	s := c.begin()
+	if at > 0 && buf[at-1] != '\n' {
+		s = c.mid
+	}
+	for i := at; i < len(buf); {
+		if s.match || s.dead {
+			return s.match
+		}
+		b := buf[i]
+		if b == '\n' {
+			return s.endMatch
+		}
+		if b < utf8.RuneSelf && s.ascii[b] != nil {
+			s, i = s.ascii[b], i+1
+			continue
+		}
+		s, i = c.advance(s, buf, i)
+	}
+	return s.endMatch
 }
 
 // advance: the state after the rune at buf[i], and where the next rune starts; the

@@ -1,6 +1,8 @@
 package match
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
@@ -65,7 +67,8 @@ func TestDFAStateLimit(t *testing.T) {
 // are those the scan without a prefilter finds.
 func TestClassWindowGivenUp(t *testing.T) {
 	text := generatedText(11, 3000)
-	for _, p := range []string{`[a-z]{2}[a-z ]`, `[a-z]{2}[a-z ]\b`, `[A-Z][A-Z_][A-Z]`} {
+	// every offset inside a word holds the first two's window
+	for _, p := range []string{`[a-z]{4}[a-z]?[A-Z]`, `[a-z]{4}[a-z]?[A-Z]\b`, `[A-Z][A-Z_][A-Z]`} {
 		m, err := Compile(p, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -82,5 +85,39 @@ func TestClassWindowGivenUp(t *testing.T) {
 		if got := lines(t, m, text); strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
 			t.Errorf("%q: %d lines, without the window %d", p, len(got), len(want))
 		}
+	}
+}
+
+// The anchored DFA finds a match starting at an offset exactly where the regexp,
+// anchored there, does: every offset of every line (the first only where the pattern
+// holds ^, which a regexp on the rest of a line would take for its start).
+func TestAnchoredDFAAgreesWithRegexp(t *testing.T) {
+	text := generatedText(21, 1500) + "no newline at the end"
+	for _, p := range dfaPatterns {
+		m, err := Compile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.dfa == nil {
+			continue // \b: no DFA
+		}
+		tree, err := syntax.Parse(m.line.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newLineDFA(tree.Simplify(), true)
+		c := d.get()
+		ref := regexp.MustCompile(`\A(?:` + m.line.String() + `)`)
+		for _, l := range strings.Split(text, "\n") {
+			for i := 0; i <= len(l); i++ {
+				if i > 0 && strings.Contains(p, "^") {
+					break
+				}
+				if got, want := c.matchFrom([]byte(l), i), ref.MatchString(l[i:]); got != want {
+					t.Fatalf("%q on %q at %d: anchored DFA %v, regexp %v", p, l, i, got, want)
+				}
+			}
+		}
+		d.put(c)
 	}
 }

@@ -20,6 +20,10 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 		m.scan(c, buf, 0, fn)
 		return
 	}
+	if m.starts != nil {
+		m.eachStart(c, buf, fn)
+		return
+	}
 	_, window := m.pre.(*classWindow)
 	for from, found, mark := 0, 0, 0; from < len(buf); {
 		at, _ := m.pre.Next(buf, from)
@@ -41,11 +45,44 @@ func (m *Matcher) EachLine(buf []byte, fn func(start, end int) bool) {
 	}
 }
 
-// A class window (window.go) is judged every windowTrial lines it finds: found less
-// than minWindowGap bytes apart on average, it costs more than the DFA it saves.
+// eachStart: where the class window is found, the anchored DFA tries a match starting
+// there; on a match the line is reported and the search goes on at the next line, else
+// at the next byte.
+func (m *Matcher) eachStart(c *dfaCache, buf []byte, fn func(start, end int) bool) {
+	w := m.pre.(*classWindow)
+	a := m.starts.get()
+	defer m.starts.put(a)
+	for from, found, mark := 0, 0, 0; from < len(buf); {
+		at, _ := w.Next(buf, from)
+		if at < 0 {
+			return
+		}
+		if found++; found%windowTrial == 0 {
+			if at-mark < windowTrial*minStartGap {
+				m.scan(c, buf, bytes.LastIndexByte(buf[:at], '\n')+1, fn)
+				return
+			}
+			mark = at
+		}
+		if st := at - w.off; st < 0 || !a.matchFrom(buf, st) {
+			from = at + 1
+			continue
+		}
+		start, end := lineAround(buf, at)
+		if m.valid(buf[start:end]) && !fn(start, end) {
+			return
+		}
+		from = end + 1
+	}
+}
+
+// A class window (window.go) is judged every windowTrial places it finds: found less
+// than minStartGap bytes apart on average where the anchored DFA tries each, or than
+// minWindowGap where each line is judged whole, it costs more than the scan it saves.
 const (
 	windowTrial  = 32
-	minWindowGap = 256
+	minStartGap  = 8
+	minWindowGap = 64
 )
 
 // scan finds the matching lines of buf from offset from (a line's start) without a

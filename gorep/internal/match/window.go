@@ -14,12 +14,15 @@ import (
 // a window that English text holds once in ~16 KB though each class alone is common.
 // Teddy's nibble tables (teddy.go) test the three classes at 32 positions at once, as
 // a superset (a class becomes the bytes whose low and high nibbles occur in it), and
-// each position found is checked against the classes exactly. On that pattern the lazy
-// DFA alone, one table look-up per byte, was slower than GNU grep's DFA (0.33 s against
-// 0.23 s on 256 MiB of text). A window that proves common in the buffer at hand is given
-// up for the DFA (EachLine).
+// each position found is checked against the classes exactly, then tried as a match's
+// start by an anchored DFA, which gives up within a few bytes where none starts (not
+// the line from its start: Linux's C holds such a window every 320 bytes). On that
+// pattern the lazy DFA alone, one table look-up per byte, was slower than GNU grep's DFA
+// (0.33 s against 0.23 s on 256 MiB of text). A window that proves common in the buffer
+// at hand is given up for the DFA (EachLine).
 type classWindow struct {
 	sets []byteSet // the classes of 2 or 3 consecutive bytes of every match
+	off  int       // where they lie in a match: every match starts off bytes before
 	scan literalSet
 }
 
@@ -44,16 +47,93 @@ func windowPrefilter(tree *syntax.Regexp) Prefilter {
 		}
 	}
 	sets := fixed[best : best+width]
-	w := &classWindow{sets: sets, scan: literalSet{width: width}}
+	w := &classWindow{sets: sets, off: best, scan: literalSet{width: width}}
 	w.scan.openPositions()
-	for k, set := range sets {
-		for b := range utf8.RuneSelf {
-			if set[b] {
-				w.scan.addByte(k, 0, byte(b))
+	w.buckets()
+	return w
+}
+
+// rect is the bytes whose high nibble is in hi and low nibble in lo (bit n: nibble n):
+// what one bucket of Teddy's tables holds at one position.
+type rect struct{ hi, lo uint16 }
+
+// buckets fills the tables so that some bucket holds exactly a window's bytes: each
+// class is split into rectangles (its high nibbles grouped by the low nibbles they come
+// with: [A-Z] is 0x41-0x4F and 0x50-0x5A), and each combination of one rectangle per
+// position is one of the 8 buckets; where there are more combinations, the class with
+// the most rectangles is merged into one until they fit (a superset, which w.at sorts out).
+func (w *classWindow) buckets() {
+	rects := make([][]rect, len(w.sets))
+	for k, set := range w.sets {
+		rects[k] = rectsOf(set)
+	}
+	for {
+		n, most := 1, 0
+		for k := range rects {
+			n *= len(rects[k])
+			if len(rects[k]) > len(rects[most]) {
+				most = k
 			}
 		}
+		if n <= len(w.scan.buckets) {
+			break
+		}
+		var all rect
+		for _, r := range rects[most] {
+			all.hi, all.lo = all.hi|r.hi, all.lo|r.lo
+		}
+		rects[most] = []rect{all}
 	}
-	return w
+	combo := make([]int, len(rects)) // one rectangle per position, counted like digits
+	for bucket := 0; ; bucket++ {
+		for k, i := range combo {
+			for x := range 16 {
+				if rects[k][i].lo&(1<<x) != 0 {
+					w.scan.masks[2*k][x] |= 1 << bucket
+					w.scan.masks[2*k][16+x] |= 1 << bucket
+				}
+				if rects[k][i].hi&(1<<x) != 0 {
+					w.scan.masks[2*k+1][x] |= 1 << bucket
+					w.scan.masks[2*k+1][16+x] |= 1 << bucket
+				}
+			}
+		}
+		k := 0
+		for ; k < len(combo); k++ {
+			if combo[k]++; combo[k] < len(rects[k]) {
+				break
+			}
+			combo[k] = 0
+		}
+		if k == len(combo) {
+			return
+		}
+	}
+}
+
+// rectsOf: set (ASCII) as rectangles, one per distinct set of low nibbles.
+func rectsOf(set byteSet) []rect {
+	var out []rect
+	for hi := range 8 {
+		var lo uint16
+		for x := range 16 {
+			if set[hi<<4|x] {
+				lo |= 1 << x
+			}
+		}
+		if lo == 0 {
+			continue
+		}
+		i := 0
+		for i < len(out) && out[i].lo != lo {
+			i++
+		}
+		if i == len(out) {
+			out = append(out, rect{lo: lo})
+		}
+		out[i].hi |= 1 << hi
+	}
+	return out
 }
 
 // commonness of a window: log2 of the share of offsets where it would match. byteRank
