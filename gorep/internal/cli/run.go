@@ -186,6 +186,9 @@ func (s *session) run(stdout *os.File) int {
 		printer.Lead, contentMatched = r.out, r.matched
 		stats.Add(r.stats)
 	}
+	if !names && !o.ListFiles {
+		printer.WithoutNames()
+	}
 	// Files go to the workers, and their results come back, in batches: one channel
 	// operation per file cost gorep a futex or nanosleep per file in Go's tree
 	// (strace -c), a third of its system calls, where ripgrep makes none.
@@ -303,7 +306,7 @@ func readable(f *os.File) bool {
 
 // searchOne searches one file and formats what it found.
 func (s *session) searchOne(worker *search.Searcher, f *output.Format, j job) result {
-	r := result{index: j.index}
+	r := result{index: j.index, out: output.Buffer()}
 	binary := search.Quit
 	switch {
 	case s.o.Text:

@@ -53,6 +53,7 @@ func (p *Printer) Content(i int, out []byte) {
 		return
 	}
 	if len(out) == 0 {
+		recycle(out)
 		return
 	}
 	if p.namesOut {
@@ -77,11 +78,21 @@ func (p *Printer) Finish() error {
 	return p.WriteErr
 }
 
+// WithoutNames: no names will be printed, so content is written as it comes (after
+// Lead) instead of held until the walk ends; held, all of `-w for`'s output over Linux's
+// sources sat in memory until the last files were searched.
+func (p *Printer) WithoutNames() {
+	if !p.namesOut {
+		p.names()
+	}
+}
+
 func (p *Printer) names() {
 	p.namesOut = true
 	p.write(p.Dirs)
 	p.write(p.Files)
 	p.content(p.Lead)
+	p.Lead = nil // recycled
 	for _, out := range p.held {
 		p.content(out)
 	}
@@ -102,6 +113,7 @@ func (p *Printer) flushSorted() {
 
 // content writes one file's content, after a Separator if another's came before.
 func (p *Printer) content(out []byte) {
+	defer recycle(out)
 	if len(out) == 0 {
 		return
 	}
@@ -110,6 +122,34 @@ func (p *Printer) content(out []byte) {
 	}
 	p.wrote = true
 	p.write(out)
+}
+
+// Buffer is an empty buffer for a file's content, one the printer has written before
+// where there is one. Each file's output grown from nothing was 150 MB of allocation
+// for `-w for` over Linux's sources (48 MB of output), 40,000 page faults, 0.1 s of
+// system time that GNU grep did not spend.
+func Buffer() []byte {
+	select {
+	case b := <-free:
+		return b[:0]
+	default:
+		return nil
+	}
+}
+
+// free holds written buffers for Buffer; past maxFree bytes one is left to the GC.
+var free = make(chan []byte, 64)
+
+const maxFree = 1 << 20
+
+func recycle(b []byte) {
+	if cap(b) == 0 || cap(b) > maxFree {
+		return
+	}
+	select {
+	case free <- b:
+	default:
+	}
 }
 
 func (p *Printer) write(b []byte) {
