@@ -80,6 +80,9 @@ typedef enum pbdyn_status {
   PBDYN_ERR_JSON,         /* a value the JSON mapping has no form for: a Timestamp
                              or Duration out of range, a FieldMask path not in
                              snake_case, a Value number NaN or infinite */
+  PBDYN_ERR_SYNTAX,       /* text that does not parse (pbdyn_text_decode): a
+                             malformed token, an unexpected one, a number out
+                             of its field's range, a singular field given twice */
 } pbdyn_status;
 
 /* A short constant English name of a status: "truncated input", ... */
@@ -468,6 +471,42 @@ pbdyn_status pbdyn_dump(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena
  * the arena. */
 pbdyn_status pbdyn_text_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a,
                                char **out, size_t *size);
+
+/* Where a parse of text failed (pbdyn_text_decode): the byte offset of the
+ * token at fault, and its line and column, both counted from 1 (columns in
+ * bytes). */
+typedef struct pbdyn_parse_error {
+  size_t offset;
+  uint32_t line, column;
+} pbdyn_parse_error;
+
+typedef struct pbdyn_parse_opts {
+  int max_depth;            /* messages nested below the top one: 0 means 100;
+                             * 1..PBDYN_MAX_DEPTH as given; else PBDYN_ERR_ARG */
+  pbdyn_parse_error *error; /* NULL, or where a failed parse says where */
+} pbdyn_parse_opts;
+
+/* Merge the text format in text[0..size) into msg (of type m), as protobuf
+ * C++ 3.21's TextFormat::Parse reads it (`protoc --encode=TYPE`): everything
+ * pbdyn_text_encode prints reads back as the same message. Fields are named
+ * by name (a group by its type's name, as printed), messages are "{...}" or
+ * "<...>" blocks, repeated fields may also be lists ("f: [1, 2]"), strings
+ * may be adjacent quoted pieces with C escapes (octal, hex, 4 and 8 digit
+ * Unicode),
+ * integers decimal, hex or octal, '#' starts a comment. A field number in
+ * place of a name that no field has is an unknown field in the printed
+ * forms ("5: 150" a varint, "5: 0x0000000a" a fixed32 (16 digits: fixed64),
+ * a quoted string and "5 { ... }" length-delimited, "5 {}" an empty group).
+ * Extensions and Any's expanded form are not read. Errors: PBDYN_ERR_SYNTAX,
+ * PBDYN_ERR_NOT_FOUND (no such field or enum value; a closed enum's
+ * undefined number), PBDYN_ERR_UTF8 (a proto3 string), PBDYN_ERR_FIELD_NUMBER
+ * (an unknown field's number out of range), PBDYN_ERR_DEPTH; with
+ * opts->error, a failed parse also writes where. On error msg may be
+ * partially filled; it stays safe to read and encode. Strings are copied
+ * into the arena: text may be freed afterwards. opts may be NULL. */
+pbdyn_status pbdyn_text_decode(const char *text, size_t size, pbdyn_msg *msg,
+                               const pbdyn_msgdef *m, pbdyn_arena *a,
+                               const pbdyn_parse_opts *opts);
 
 /* ---- JSON ----------------------------------------------------------------- */
 
