@@ -1,10 +1,17 @@
-"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c), under ASan and UBSan.
+"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c) and the
+text-format parser (fuzz_text.c), under ASan and UBSan.
 
-The target decodes each input with the fast, switch and generic decoders and aborts if
-their statuses or dumps differ, or if re-encoding does not decode to the same message.
-A seed corpus (valid messages of every test schema, the malformed cases, descriptor sets
-for the schema-loading mode) is replayed in full, then the fuzzer runs for 8 s over
-the two builds by default (60 s with CPULAB_FULL=1)."""
+The decoder target decodes each input with the fast, switch and generic decoders and
+aborts if their statuses or dumps differ, or if re-encoding does not decode to the same
+message. A seed corpus (valid messages of every test schema, the malformed cases,
+descriptor sets for the schema-loading mode) is replayed in full, then the fuzzer runs
+for 8 s over the two builds by default (60 s with CPULAB_FULL=1).
+
+The text target parses each input and aborts if a refusal's status or position is not
+one the parser may give, or if a parsed message does not print as text that parses and
+prints the same, or does not encode to a message that decodes and prints the same. Its
+seeds are the text of random messages of every type, unknown fields included, and the
+malformed text cases; it runs for 8 s (60 s)."""
 
 from __future__ import annotations
 
@@ -24,8 +31,11 @@ from pbdyn_support import (
     descriptor_proto_set,
     fill_random,
     google_classes,
+    lib,
 )
 from test_lib_pbdyn_malformed import CASES
+from test_lib_pbdyn_text_parse import MALFORMED as MALFORMED_TEXT
+from test_lib_pbdyn_text_parse import fault_offset
 
 FUZZ_SECONDS = 60 if os.environ.get("CPULAB_FULL") else 8
 TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
@@ -33,12 +43,13 @@ TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
 SAN = ("-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all")
 
 
-def fuzz_target(defines: tuple[str, ...] = ()):
+def fuzz_target(defines: tuple[str, ...] = (), harness: str = "decode"):
     tc = find_toolchain("clang")
     if tc is None:
         pytest.skip("clang not found")
-    t = PBDYN.target("pbdyn_fuzz" + "".join("_" + d.replace("=", "") for d in defines),
-                  (PBDYN_DIR / "tests" / "fuzz_decode.c",), defines=defines, cflags=SAN,
+    name = "pbdyn_fuzz" + ("" if harness == "decode" else "_" + harness)
+    t = PBDYN.target(name + "".join("_" + d.replace("=", "") for d in defines),
+                  (PBDYN_DIR / "tests" / f"fuzz_{harness}.c",), defines=defines, cflags=SAN,
                   ldflags=SAN)
     return build_one(t, BuildConfig(tc, "O1"))
 
@@ -80,6 +91,32 @@ def seed_corpus(path) -> int:
     return n
 
 
+def text_seed_corpus(path) -> int:
+    """The text of random messages of every type (unknown fields included), and the
+    malformed text cases."""
+    path.mkdir(parents=True, exist_ok=True)
+    _, fds = schema_file()
+    classes = google_classes(fds)
+    schema = lib().load_schema(fds)
+    n = 0
+
+    def put(sel: int, text: bytes):
+        nonlocal n
+        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
+        n += 1
+
+    for i in range(60):
+        t = i % len(TYPES)
+        m = classes[TYPES[t]]()
+        fill_random(m, random.Random(100 + i), max_depth=3, density=0.5, unknown=0.3)
+        st, text = schema.decode_text(TYPES[t], m.SerializePartialToString())
+        assert st == 0
+        put(t, text)
+    for type_name, text, _st, token in MALFORMED_TEXT:
+        put(TYPES.index(type_name), fault_offset(text, token)[0])
+    return n
+
+
 def run_fuzzer(exe, corpus, seconds: int, extra=()):
     sp, _ = schema_file()
     env = dict(os.environ, PBDYN_FUZZ_SCHEMA=str(sp), PBDYN_FUZZ_TYPES=",".join(TYPES))
@@ -105,6 +142,26 @@ def test_fuzz(tmp_path, defines, seconds):
     assert r.returncode == 0, r.stderr[-4000:]
     assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
     assert executed(r.stderr) > seeds  # the corpus replayed, then fuzzing went on
+
+
+def test_fuzz_text(tmp_path):
+    exe = fuzz_target(harness="text")
+    corpus = tmp_path / "corpus"
+    seeds = text_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, FUZZ_SECONDS)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
+    assert executed(r.stderr) > seeds
+
+
+def test_fuzz_text_target_catches_a_wrong_printer(tmp_path):
+    """The text target's check works: a build that changes a digit of the printed text
+    before parsing it again must be caught on the seed corpus alone."""
+    exe = fuzz_target(("PBDYN_FUZZ_SABOTAGE=1",), harness="text")
+    corpus = tmp_path / "corpus"
+    text_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, 10, ("-runs=0",))
+    assert r.returncode != 0 and "printed text differs" in r.stderr
 
 
 def test_fuzz_target_catches_a_wrong_decoder(tmp_path):
