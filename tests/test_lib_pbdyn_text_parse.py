@@ -118,6 +118,48 @@ def test_unknown_fields_read_back(corpus):
         assert (st, again) == (OK, text), f"#{i} {name}"
 
 
+ANY_TEXT = b"""name: "t"
+options {
+  name: "a"
+  value {
+    [type.googleapis.com/google.protobuf.Option] <
+      name: "inner"
+      value { [type.googleprod.com/google.protobuf.Int32Value] { value: -5 } }
+    >
+  }
+}
+options { value: { type_url: "raw", value: "\\001" } }
+"""
+
+
+def test_any_expanded(tmp_path):
+    """An Any written as "[prefix/type] { fields }" packs the message as protoc does."""
+    fds = debian_set()
+    schema = lib().load_schema(fds)
+    st, ours, where = schema.text_to_binary("google.protobuf.Type", ANY_TEXT)
+    assert st == OK, where
+    (tmp_path / "set.pb").write_bytes(fds)
+    r = subprocess.run(["protoc", f"--descriptor_set_in={tmp_path / 'set.pb'}",
+                        "--encode=google.protobuf.Type", "google/protobuf/type.proto"],
+                       input=ANY_TEXT, capture_output=True, timeout=60, check=True)
+    assert ours == r.stdout
+    g = b"type.googleapis.com/"
+    for text, status in ((b"options { value { [" + g + b"no.Such] {} } }", NOT_FOUND),
+                         (b"options { value { [x.com/google.protobuf.Empty] {} } }",
+                          NOT_FOUND),  # protobuf knows two prefixes only
+                         (b"options { value { [" + g + b"google.protobuf.Empty] {} [" + g
+                          + b"google.protobuf.Empty] {} } }", SYNTAX),
+                         (b"options { value { [" + g + b"google.protobuf.Empty] { a: 1 } } }",
+                          NOT_FOUND),
+                         (b"options { value { [" + g + b"] {} } }", SYNTAX),
+                         (b"options { [" + g + b"google.protobuf.Empty] {} }", NOT_FOUND)):
+        assert schema.text_to_binary("google.protobuf.Type", text)[0] == status, text
+        r = subprocess.run(["protoc", f"--descriptor_set_in={tmp_path / 'set.pb'}",
+                            "--encode=google.protobuf.Type", "google/protobuf/type.proto"],
+                           input=text, capture_output=True, timeout=60)
+        assert r.returncode == 1, text
+
+
 def test_unknown_field_forms():
     """Each printed form of an unknown field gives its wire type."""
     schema = lib().load_schema(allkinds_set())
@@ -207,14 +249,27 @@ def test_proto3_string_not_utf8():
 
 
 def test_escapes():
-    """Every escape protoc reads; a \\U past U+10FFFF stays as written, as in protoc."""
+    """Every escape protoc reads gives protoc's bytes."""
     schema = lib().load_schema(allkinds_set())
     text = (b"i_bytes: '\\a\\b\\f\\n\\r\\t\\v\\\\\\'\\\"\\?' \"\\1\\12\\123\\400\\x9\\xAbc\" "
-            b"'\\u00e9\\U0001F600\\ud83d\\ude00\\U00110000'")
+            b"'\\u00e9\\U0001F600\\uffff'")
     st, ours, _ = schema.text_to_binary("allkinds3.All", text)
     r = subprocess.run(["protoc", f"-I{DATA}", "--encode=allkinds3.All", "allkinds3.proto"],
                        input=text, capture_output=True, timeout=60, check=True)
     assert st == OK and ours == r.stdout
+
+
+@pytest.mark.parametrize("escape", [b"\\U00110000", b"\\ud801\\udc37", b"\\ud800", b"\\udfff",
+                                    b"\\U0000d800"])
+def test_escapes_refused_unlike_protoc(escape):
+    """Unicode escapes past U+10FFFF or of surrogates (a pair too) are malformed, as
+    protobuf's conformance suite requires; protoc 3.21 still accepts them."""
+    schema = lib().load_schema(allkinds_set())
+    st, _, where = schema.text_to_binary("allkinds3.All", b"i_bytes: '" + escape + b"'")
+    assert (st, where[0]) == (SYNTAX, 9)
+    r = subprocess.run(["protoc", f"-I{DATA}", "--encode=allkinds3.All", "allkinds3.proto"],
+                       input=b"i_bytes: '" + escape + b"'", capture_output=True, timeout=60)
+    assert r.returncode == 0
 
 
 @pytest.mark.parametrize("text,offset", [(b"0: 1", 0), (b"536870912: 1", 0),

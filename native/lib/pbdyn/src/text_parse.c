@@ -10,8 +10,10 @@
  *
  * A name is a field's name, a group's type name (as the printer writes it),
  * or a field number: a number no field has is an unknown field, written in
- * the forms text_unknown.c prints (below). Extensions and Any's expanded
- * form ("[type.googleapis.com/T] {...}") are not read (PBDYN_ERR_NOT_FOUND).
+ * the forms text_unknown.c prints (below). In a google.protobuf.Any, the
+ * expanded form "[type.googleapis.com/pkg.T] { fields }" packs a message
+ * of a type of the same schema; any other "[...]" names an extension,
+ * which are not read (PBDYN_ERR_NOT_FOUND).
  * Values: integers in decimal, hex or octal with an optional '-' (in range
  * of the field's type), floats and doubles as decimal integers or floats or
  * inf, infinity, nan in any case (a float goes through a double first, as
@@ -283,9 +285,9 @@ static bool parse_unknown_value(parser *P, uint32_t number, pbdyn__strbuf *o) {
   return true;
 }
 
-/* ---- fields ----------------------------------------------------------------- */
-
 static bool parse_fields(parser *P, pbdyn_msg *msg, const pbdyn_msgdef *m, char close);
+
+/* ---- fields ----------------------------------------------------------------- */
 
 /* One value of f: a scalar, or a message block. */
 static bool parse_value(parser *P, pbdyn_msg *msg, const pbdyn_fielddef *f) {
@@ -333,6 +335,68 @@ static bool parse_field(parser *P, pbdyn_msg *msg, const pbdyn_fielddef *f, cons
   return parse_value(P, msg, f);
 }
 
+/* ---- Any, expanded --------------------------------------------------------------- */
+
+/* The type_url and value fields if m is google.protobuf.Any. */
+static bool any_fields(const pbdyn_msgdef *m, const pbdyn_fielddef **url,
+                       const pbdyn_fielddef **value) {
+  if (strcmp(m->full_name, "google.protobuf.Any")) return false;
+  *url = pbdyn__msgdef_find(m, 1);
+  *value = pbdyn__msgdef_find(m, 2);
+  return *url && *value && (*url)->type == PBDYN_TYPE_STRING &&
+         (*value)->type == PBDYN_TYPE_BYTES && (*url)->mode == PBDYN_MODE_SINGULAR &&
+         (*value)->mode == PBDYN_MODE_SINGULAR;
+}
+
+/* "[prefix/pkg.Type] { fields }" in an Any: the packed message parsed as its
+ * type (found in m's schema), encoded into value, the url into type_url.
+ * The url is read as protobuf does: dotted names around one '/', the part
+ * before it type.googleapis.com or type.googleprod.com. */
+static bool parse_any_expanded(parser *P, pbdyn_msg *msg, const pbdyn_msgdef *m) {
+  const pbdyn_fielddef *url_f, *value_f;
+  const char *at = P->s.tok.p;
+  any_fields(m, &url_f, &value_f);
+  pbdyn__text_scan_next(&P->s); /* '[' */
+  P->str.len = 0;
+  size_t slash = 0;
+  for (int part = 0; part < 2; part++) { /* the prefix, then the type's full name */
+    do {
+      if (P->s.tok.kind != PBDYN_TOK_IDENT) return fail(P, PBDYN_ERR_SYNTAX);
+      if (P->str.len && P->str.buf[P->str.len - 1] != '/') pbdyn__strbuf_put(&P->str, ".", 1);
+      pbdyn__strbuf_put(&P->str, P->s.tok.p, P->s.tok.n);
+      pbdyn__text_scan_next(&P->s);
+    } while (pbdyn__text_scan_take(&P->s, '.'));
+    if (part == 0 && !expect(P, '/')) return false;
+    if (part == 0) pbdyn__strbuf_put(&P->str, "/", 1), slash = P->str.len;
+  }
+  if (!expect(P, ']')) return false;
+  if (P->str.oom) return fail_at(P, PBDYN_ERR_NOMEM, at);
+  /* protobuf knows the types of these two prefixes only */
+  bool known = (slash == 20 && !memcmp(P->str.buf, "type.googleapis.com/", 20)) ||
+               (slash == 20 && !memcmp(P->str.buf, "type.googleprod.com/", 20));
+  const pbdyn_msgdef *packed = known ? pbdyn_schema_find(m->schema, P->str.buf + slash) : NULL;
+  if (!packed) return fail_at(P, PBDYN_ERR_NOT_FOUND, at);
+  if (pbdyn_msg_has(msg, url_f) || pbdyn_msg_has(msg, value_f))
+    return fail_at(P, PBDYN_ERR_SYNTAX, at); /* the Any is already set */
+  pbdyn_status st = pbdyn_msg_set_str_copy(msg, url_f, P->str.buf, P->str.len, P->a);
+  if (st != PBDYN_OK) return fail_at(P, st, at);
+  pbdyn__text_scan_take(&P->s, ':');
+  char close = pbdyn__text_scan_take(&P->s, '<') ? '>' : '}';
+  if (close == '}' && !expect(P, '{')) return false;
+  if (P->depth-- == 0) return fail_at(P, PBDYN_ERR_DEPTH, at);
+  pbdyn_msg *inner = pbdyn_msg_new(packed, P->a);
+  bool ok = inner ? parse_fields(P, inner, packed, close) && expect(P, close)
+                  : fail_at(P, PBDYN_ERR_NOMEM, at);
+  P->depth++;
+  char *bytes;
+  size_t n;
+  if (ok && (st = pbdyn_encode(inner, packed, P->a, &bytes, &n)) == PBDYN_OK)
+    st = pbdyn_msg_set_str(msg, value_f, (pbdyn_str){bytes, n});
+  return ok && (st == PBDYN_OK || fail_at(P, st, at));
+}
+
+/* ---- messages ----------------------------------------------------------------- */
+
 /* Fields up to the symbol close (0: the end of the input), which is left
  * for the caller. */
 static bool parse_fields(parser *P, pbdyn_msg *msg, const pbdyn_msgdef *m, char close) {
@@ -349,7 +413,11 @@ static bool parse_fields(parser *P, pbdyn_msg *msg, const pbdyn_msgdef *m, char 
       if (!parse_number_name(P, &number)) return false;
       f = pbdyn__msgdef_find(m, number);
     } else if (pbdyn__text_scan_at(&P->s, '[')) {
-      return fail(P, PBDYN_ERR_NOT_FOUND); /* an extension, or an expanded Any */
+      const pbdyn_fielddef *url, *value; /* an expanded Any, else an extension */
+      if (!any_fields(m, &url, &value)) return fail(P, PBDYN_ERR_NOT_FOUND);
+      if (!parse_any_expanded(P, msg, m)) return false;
+      if (!pbdyn__text_scan_take(&P->s, ';')) pbdyn__text_scan_take(&P->s, ',');
+      continue;
     } else {
       return fail(P, PBDYN_ERR_SYNTAX);
     }

@@ -9,8 +9,10 @@
  *                 followed by f or F; "e" needs an exponent
  *   strings       "..." or '...' on one line; escapes \a \b \f \n \r \t \v
  *                 \\ \' \" \?, \NNN (1-3 octal digits), \xHH (1-2 hex), \uXXXX,
- *                 \UXXXXXXXX (past 10ffff it stays as written, as in
- *                 protobuf); anything else is malformed
+ *                 \UXXXXXXXX; anything else is malformed, and so is a
+ *                 Unicode escape past 10ffff or of a surrogate (even a pair),
+ *                 as protobuf's conformance suite asks; protoc 3.21 keeps
+ *                 the former as written and encodes the latter
  *   symbols       every other byte, alone
  *
  * A number directly followed by a letter, '_' or '.' (1a, 0x1.5, 1.5.2) is
@@ -83,8 +85,12 @@ static const char *scan_string(const char *p, const char *end) {
       if (p == end || hex_digit(*p) < 0) return NULL;
       if (++p < end && hex_digit(*p) >= 0) p++;
     } else if (c == 'u' || c == 'U') {
-      for (int i = 0; i < (c == 'u' ? 4 : 8); i++, p++)
+      uint32_t cp = 0;
+      for (int i = 0; i < (c == 'u' ? 4 : 8); i++, p++) {
         if (p == end || hex_digit(*p) < 0) return NULL;
+        cp = cp << 4 | (uint32_t)hex_digit(*p);
+      }
+      if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) return NULL;
     } else {
       return NULL;
     }
@@ -221,22 +227,7 @@ void pbdyn__text_string_value(const pbdyn__tok *t, pbdyn__strbuf *o) {
       if (p < end && hex_digit(*p) >= 0) v = v * 16 + (unsigned)hex_digit(*p++);
       byte = (char)v;
     } else if (c == 'u' || c == 'U') {
-      const char *digits = p;
       uint32_t cp = hex_run(&p, c == 'u' ? 4 : 8);
-      if (cp > 0x10ffff) { /* no code point: the escape is kept as text */
-        run = digits - 2;
-        p = digits;
-        continue;
-      }
-      /* a high surrogate escape followed by a low one is one code point */
-      if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-        const char *q = p + 2;
-        uint32_t lo = hex_run(&q, 4);
-        if (lo >= 0xdc00 && lo < 0xe000) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          p = q;
-        }
-      }
       put_utf8(o, cp);
       run = p;
       continue;
