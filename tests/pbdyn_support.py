@@ -59,6 +59,8 @@ NO_OFFSET = 2**64 - 1
 # pbdyn_json_encode flags
 JSON_PROTO_NAMES = 1
 JSON_EMIT_DEFAULTS = 2
+# pbdyn_parse_opts flags
+PARSE_IGNORE_UNKNOWN = 1
 
 # Google's parser says only which class of error: map our codes onto its classes.
 MALFORMED = {TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, GROUP}
@@ -136,6 +138,9 @@ class Lib:
         d.pbt_text_to_binary.argtypes = [vp, cp, cp, sz, ctypes.POINTER(vp), ctypes.POINTER(sz),
                                          sz * 3]
         d.pbt_text_to_binary.restype = ctypes.c_int
+        d.pbt_json_to_binary.argtypes = [vp, cp, cp, sz, ctypes.c_uint, ctypes.POINTER(vp),
+                                         ctypes.POINTER(sz), sz * 3]
+        d.pbt_json_to_binary.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
 
     @property
@@ -223,6 +228,18 @@ class Schema:
         out, n, err = ctypes.c_void_p(), ctypes.c_size_t(), (ctypes.c_size_t * 3)()
         st = self.lib.dll.pbt_text_to_binary(self.handle, type_name.encode(), text, len(text),
                                              ctypes.byref(out), ctypes.byref(n), err)
+        where = None if st == OK or err[0] == NO_OFFSET else tuple(err)
+        return st, self._take(out, n), where
+
+    def json_to_binary(self, type_name: str, json: bytes | str,
+                       flags: int = 0) -> tuple[int, bytes, tuple | None]:
+        """pbdyn_json_decode of json (PBDYN_PARSE_* flags), then encoded, as
+        text_to_binary."""
+        if isinstance(json, str):
+            json = json.encode()
+        out, n, err = ctypes.c_void_p(), ctypes.c_size_t(), (ctypes.c_size_t * 3)()
+        st = self.lib.dll.pbt_json_to_binary(self.handle, type_name.encode(), json, len(json),
+                                             flags, ctypes.byref(out), ctypes.byref(n), err)
         where = None if st == OK or err[0] == NO_OFFSET else tuple(err)
         return st, self._take(out, n), where
 

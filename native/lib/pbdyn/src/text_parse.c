@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "internal/msg.h"
+#include "internal/parse_error.h"
 #include "internal/text_scan.h"
 
 typedef struct parser {
@@ -170,7 +171,7 @@ static bool parse_enum(parser *P, const pbdyn_enumdef *e, int32_t *v) {
  * FLT_MAX and 2^128 up it is infinite (a tie rounds to 2^128, the even
  * one), below that FLT_MAX. */
 static float double_to_float(double d) {
-  double mag = fabs(d);
+  double mag = d < 0 ? -d : d; /* no fabs: the library needs no libm */
   if (mag <= FLT_MAX || isnan(d)) return (float)d;
   float r = mag >= 0x1.ffffffp127 ? INFINITY : FLT_MAX;
   return d < 0 ? -r : r;
@@ -436,17 +437,6 @@ static bool parse_fields(parser *P, pbdyn_msg *msg, const pbdyn_msgdef *m, char 
   }
 }
 
-/* Where `at` is in text: offset, line and column. */
-static void locate(const char *text, const char *at, pbdyn_parse_error *e) {
-  e->offset = (size_t)(at - text);
-  e->line = 1;
-  e->column = 1;
-  for (const char *p = text; p < at; p++) {
-    if (*p == '\n') e->line++, e->column = 1;
-    else e->column++;
-  }
-}
-
 pbdyn_status pbdyn_text_decode(const char *text, size_t size, pbdyn_msg *msg,
                                const pbdyn_msgdef *m, pbdyn_arena *a,
                                const pbdyn_parse_opts *opts) {
@@ -460,6 +450,6 @@ pbdyn_status pbdyn_text_decode(const char *text, size_t size, pbdyn_msg *msg,
     fail_at(&P, PBDYN_ERR_NOMEM, text + size);
   free(P.str.buf);
   if (P.status != PBDYN_OK && opts && opts->error)
-    locate(text, P.err_at, opts->error);
+    pbdyn__parse_error_locate(text, P.err_at, opts->error);
   return P.status;
 }

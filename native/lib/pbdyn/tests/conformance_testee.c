@@ -14,12 +14,14 @@
  *   passes the testee its own path before the arguments it was given.
  *
  * Each request: the binary payload is decoded as message_type (a text
- * payload parsed by pbdyn_text_decode) and, if that succeeds, encoded back
+ * payload parsed by pbdyn_text_decode, a JSON one by pbdyn_json_decode, with
+ * PBDYN_PARSE_IGNORE_UNKNOWN for the tests that ask for it) and, if that
+ * succeeds, encoded back
  * (protobuf_payload), printed by pbdyn_json_encode (json_payload) or by
  * pbdyn_text_encode (text_payload) as the requested output format says; a
  * decode error is a parse_error naming the status, a value with no JSON form
- * (a Timestamp out of range, ...) a serialize_error. JSON and JSPB input,
- * JSPB output are answered "skipped", as are message types the schema does
+ * (a Timestamp out of range, ...) a serialize_error. JSPB input and output
+ * are answered "skipped", as are message types the schema does
  * not have, and text output without print_unknown_fields of a message that
  * has unknown fields (pbdyn_text_encode always prints them).
  * Exit status 0 at the end of input; 1 on a broken pipe or framing error.
@@ -36,8 +38,10 @@
 
 enum {
   REQ_PROTOBUF_PAYLOAD = 1,
+  REQ_JSON_PAYLOAD = 2,
   REQ_OUTPUT_FORMAT = 3,
   REQ_MESSAGE_TYPE = 4,
+  REQ_TEST_CATEGORY = 5,
   REQ_TEXT_PAYLOAD = 8,
   REQ_PRINT_UNKNOWN_FIELDS = 9,
 };
@@ -51,6 +55,7 @@ enum {
   RESP_TEXT_PAYLOAD = 8,
 };
 enum { FORMAT_PROTOBUF = 1, FORMAT_JSON = 2, FORMAT_TEXT = 4 };
+enum { JSON_IGNORE_UNKNOWN_PARSING_TEST = 3 };
 
 static pbdyn_schema *schema;
 static const pbdyn_msgdef *req_def, *resp_def;
@@ -58,6 +63,9 @@ static pbdyn_decoder decoder = PBDYN_DECODER_FAST;
 static size_t n_binary, n_parsed, n_rejected, n_skipped, n_skipped_binary;
 /* protobuf input, JSON output: printed, rejected input, no JSON form, skipped type */
 static size_t n_json, n_json_printed, n_json_rejected, n_json_unprintable, n_json_skipped;
+/* JSON input: answered, rejected input, not printable as JSON, skipped type */
+static size_t n_json_in, n_json_in_answered, n_json_in_rejected, n_json_in_unprintable,
+    n_json_in_skipped;
 /* text input or output: answered, rejected input, skipped (unknown fields to leave out) */
 static size_t n_text, n_text_answered, n_text_rejected, n_text_skipped;
 
@@ -126,9 +134,9 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
     return;
   }
   uint32_t input = pbdyn_msg_oneof_case(req, payload_f);
-  if (input != REQ_PROTOBUF_PAYLOAD && input != REQ_TEXT_PAYLOAD) {
+  if (input != REQ_PROTOBUF_PAYLOAD && input != REQ_TEXT_PAYLOAD && input != REQ_JSON_PAYLOAD) {
     n_skipped++;
-    respond_str(resp, RESP_SKIPPED, "only binary and text-format input are supported");
+    respond_str(resp, RESP_SKIPPED, "only binary, JSON and text-format input are supported");
     return;
   }
   int32_t format = pbdyn_msg_get(req, format_f).i32;
@@ -139,13 +147,16 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
   }
   bool json = format == FORMAT_JSON;
   bool text = format == FORMAT_TEXT || input == REQ_TEXT_PAYLOAD;
+  bool json_in = input == REQ_JSON_PAYLOAD && !text;
   if (text) n_text++;
+  else if (json_in) n_json_in++;
   else if (json) n_json++;
   else n_binary++;
   const pbdyn_msgdef *m = pbdyn_schema_find(schema, name);
   if (!m) {
     n_skipped++;
     if (text) n_text_skipped++;
+    else if (json_in) n_json_in_skipped++;
     else if (json) n_json_skipped++;
     else n_skipped_binary++;
     respond_str(resp, RESP_SKIPPED, "message type not in the schema");
@@ -153,9 +164,14 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
   }
   pbdyn_msg *msg = pbdyn_msg_new(m, a);
   pbdyn_status st;
-  if (input == REQ_TEXT_PAYLOAD) {
+  if (input != REQ_PROTOBUF_PAYLOAD) {
     pbdyn_str payload = pbdyn_msg_get(req, pbdyn_msgdef_field_by_number(req_def, input)).str;
-    st = pbdyn_text_decode(payload.data, payload.size, msg, m, a, NULL);
+    const pbdyn_fielddef *category_f = pbdyn_msgdef_field_by_number(req_def, REQ_TEST_CATEGORY);
+    pbdyn_parse_opts po = {0, 0, NULL};
+    if (pbdyn_msg_get(req, category_f).i32 == JSON_IGNORE_UNKNOWN_PARSING_TEST)
+      po.flags = PBDYN_PARSE_IGNORE_UNKNOWN;
+    st = input == REQ_JSON_PAYLOAD ? pbdyn_json_decode(payload.data, payload.size, msg, m, a, &po)
+                                   : pbdyn_text_decode(payload.data, payload.size, msg, m, a, &po);
   } else {
     pbdyn_str payload = pbdyn_msg_get(req, payload_f).str;
     pbdyn_decode_opts opts = {0, decoder, 0};
@@ -163,6 +179,7 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
   }
   if (st != PBDYN_OK) {
     if (text) n_text_rejected++;
+    else if (json_in) n_json_in_rejected++;
     else if (json) n_json_rejected++;
     else n_rejected++;
     respond_str(resp, RESP_PARSE_ERROR, pbdyn_status_str(st));
@@ -191,11 +208,13 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
   if (json) {
     st = pbdyn_json_encode(msg, m, a, &out, &n, NULL);
     if (st != PBDYN_OK) {
-      n_json_unprintable++;
+      if (json_in) n_json_in_unprintable++;
+      else n_json_unprintable++;
       respond_str(resp, RESP_SERIALIZE_ERROR, pbdyn_status_str(st));
       return;
     }
-    n_json_printed++;
+    if (json_in) n_json_in_answered++;
+    else n_json_printed++;
     respond(resp, RESP_JSON_PAYLOAD, out, n);
     return;
   }
@@ -205,6 +224,7 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
     return;
   }
   if (text) n_text_answered++;
+  else if (json_in) n_json_in_answered++;
   else n_parsed++;
   respond(resp, RESP_PROTOBUF_PAYLOAD, out, n);
 }
@@ -263,10 +283,13 @@ int main(int argc, char **argv) {
           "type not in the schema); %zu binary-to-JSON requests (%zu printed, %zu rejected, "
           "%zu not printable, %zu skipped: type not in the schema); %zu text-format requests "
           "(%zu answered, %zu rejected, %zu skipped: type not in the schema, or unknown "
-          "fields to leave out), %zu other requests skipped\n",
+          "fields to leave out); %zu JSON-input requests (%zu answered, %zu rejected, "
+          "%zu not printable, %zu skipped: type not in the schema), %zu other requests "
+          "skipped\n",
           n_binary, n_parsed, n_rejected, n_skipped_binary, n_json, n_json_printed,
           n_json_rejected, n_json_unprintable, n_json_skipped, n_text, n_text_answered,
-          n_text_rejected, n_text_skipped,
-          n_skipped - n_skipped_binary - n_json_skipped - n_text_skipped);
+          n_text_rejected, n_text_skipped, n_json_in, n_json_in_answered, n_json_in_rejected,
+          n_json_in_unprintable, n_json_in_skipped,
+          n_skipped - n_skipped_binary - n_json_skipped - n_text_skipped - n_json_in_skipped);
   return 0;
 }

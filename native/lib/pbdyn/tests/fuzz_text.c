@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pbdyn_arena *a = pbdyn_arena_new(0);
   pbdyn_msg *msg = pbdyn_msg_new(m, a);
   pbdyn_parse_error e = {0, 0, 0};
-  pbdyn_parse_opts o = {0, &e};
+  pbdyn_parse_opts o = {0, 0, &e};
   pbdyn_status st = pbdyn_text_decode(text, n, msg, m, a, &o);
   if (st != PBDYN_OK) {
     check_refusal(st, &e, text, n);

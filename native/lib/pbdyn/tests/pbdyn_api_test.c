@@ -600,7 +600,7 @@ static void test_text_decode(const pbdyn_schema *s) {
   pbdyn_arena *a = pbdyn_arena_new(0);
   pbdyn_msg *msg = pbdyn_msg_new(m, a);
   pbdyn_parse_error e = {0, 0, 0};
-  pbdyn_parse_opts o = {0, &e};
+  pbdyn_parse_opts o = {0, 0, &e};
   CHECK(pbdyn_text_decode(NULL, 1, msg, m, a, &o) == PBDYN_ERR_ARG);
   CHECK(pbdyn_text_decode("", 0, NULL, m, a, &o) == PBDYN_ERR_ARG);
   CHECK(pbdyn_text_decode("", 0, msg, m, NULL, &o) == PBDYN_ERR_ARG);
@@ -631,7 +631,7 @@ static void test_text_decode(const pbdyn_schema *s) {
   CHECK(pbdyn_text_decode(bad, sizeof bad - 1, pbdyn_msg_new(m, a), m, a, &o) ==
         PBDYN_ERR_SYNTAX);
   CHECK(e.offset == 27 && e.line == 3 && e.column == 8);
-  CHECK(strcmp(pbdyn_status_str(PBDYN_ERR_SYNTAX), "malformed text") == 0);
+  CHECK(strcmp(pbdyn_status_str(PBDYN_ERR_SYNTAX), "malformed text or JSON") == 0);
   pbdyn_arena_free(a);
 }
 

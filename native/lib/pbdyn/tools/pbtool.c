@@ -2,8 +2,8 @@
  * message on standard input printed in the text format, as `protoc --decode`
  * and `protoc --decode_raw` print it, with the schema taken from a
  * descriptor set instead of .proto files, or in the proto3 JSON mapping; and
- * the way back, the text format read into a binary message as `protoc
- * --encode` does. The library does the work; this file parses the command
+ * the way back, the text format (as `protoc --encode` reads it) or JSON read
+ * into a binary message. The library does the work; this file parses the command
  * line, reads the files, and exits in one place.
  */
 #include <errno.h>
@@ -28,6 +28,7 @@ static const char USAGE[] =
     "       pbtool decode --descriptor-set FILE --json TYPE < MESSAGE\n"
     "       pbtool decode-raw < MESSAGE\n"
     "       pbtool encode --descriptor-set FILE TYPE < TEXT > MESSAGE\n"
+    "       pbtool encode --descriptor-set FILE --json TYPE < JSON > MESSAGE\n"
     "\n"
     "Print a binary protobuf message (standard input) in the text format, byte for byte\n"
     "as protoc 3.21 prints it, or read the text format back into a binary message:\n"
@@ -40,13 +41,16 @@ static const char USAGE[] =
     "  encode      as `protoc --encode=TYPE -I... FILE.proto`: the text format on\n"
     "              standard input (what decode prints, unknown fields by number\n"
     "              included) written as a binary message to standard output, known\n"
-    "              fields in field-number order, then the unknown ones.\n"
+    "              fields in field-number order, then the unknown ones. With --json,\n"
+    "              the proto3 JSON mapping instead (field JSON or proto names,\n"
+    "              well-known types in their own forms), as protobuf's JSON parser\n"
+    "              reads it.\n"
     "\n"
     "  -d, --descriptor-set FILE   the schema of `decode`\n"
     "      --json                  `decode` prints the proto3 JSON mapping instead, on\n"
     "                              one line (field JSON names, 64-bit integers quoted,\n"
     "                              well-known types in their own forms), as protobuf's\n"
-    "                              MessageToJsonString does\n"
+    "                              MessageToJsonString does; `encode` reads it\n"
     "  -h, --help                  this text\n"
     "      --version               the version\n"
     "\n"
@@ -129,16 +133,19 @@ static int print_message(const pbdyn_msgdef *m, bool json) {
   return code;
 }
 
-/* Parse the text format on standard input as m and write its binary form. */
-static int encode_message(const pbdyn_msgdef *m) {
+/* Parse the text format (or JSON) on standard input as m and write its
+ * binary form. */
+static int encode_message(const pbdyn_msgdef *m, bool json) {
   size_t len, bin_len;
   char *text = read_all(stdin, &len), *bin;
   if (!text) return die(EXIT_IO, "standard input: %s", strerror(errno));
   pbdyn_arena *a = pbdyn_arena_new(0);
   pbdyn_msg *msg = a ? pbdyn_msg_new(m, a) : NULL;
   pbdyn_parse_error at = {PBDYN_NO_OFFSET, 0, 0};
-  pbdyn_parse_opts opts = {0, &at};
-  pbdyn_status st = msg ? pbdyn_text_decode(text, len, msg, m, a, &opts) : PBDYN_ERR_NOMEM;
+  pbdyn_parse_opts opts = {0, 0, &at};
+  pbdyn_status st = !msg ? PBDYN_ERR_NOMEM
+                    : json ? pbdyn_json_decode(text, len, msg, m, a, &opts)
+                           : pbdyn_text_decode(text, len, msg, m, a, &opts);
   if (st == PBDYN_OK) st = pbdyn_encode(msg, m, a, &bin, &bin_len);
   int code = EXIT_OK;
   if (st != PBDYN_OK && at.offset != PBDYN_NO_OFFSET) {
@@ -178,7 +185,7 @@ static int cmd_typed(const char *path, const char *type, bool encode, bool json)
   if (code != EXIT_OK) return code;
   const pbdyn_msgdef *m = pbdyn_schema_find(s, type[0] == '.' ? type + 1 : type);
   if (!m) code = die(EXIT_USAGE, "%s: no message type %s", path, type);
-  else code = encode ? encode_message(m) : print_message(m, json);
+  else code = encode ? encode_message(m, json) : print_message(m, json);
   pbdyn_schema_free(s);
   return code;
 }
@@ -223,9 +230,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(args[0], "decode") || !strcmp(args[0], "encode")) {
     if (!fds) return die(EXIT_USAGE, "%s needs --descriptor-set FILE", args[0]);
     if (nargs != 2) return die(EXIT_USAGE, "%s needs a TYPE", args[0]);
-    bool encode = args[0][0] == 'e';
-    if (encode && json) return die(EXIT_USAGE, "encode reads the text format only");
-    return cmd_typed(fds, args[1], encode, json);
+    return cmd_typed(fds, args[1], args[0][0] == 'e', json);
   }
   if (!strcmp(args[0], "decode-raw")) {
     if (nargs != 1 || fds || json)
