@@ -1,5 +1,5 @@
-"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c) and the
-text-format parser (fuzz_text.c), under ASan and UBSan.
+"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c), the
+text-format parser (fuzz_text.c) and the JSON parser (fuzz_json.c), under ASan and UBSan.
 
 The decoder target decodes each input with the fast, switch and generic decoders and
 aborts if their statuses or dumps differ, or if re-encoding does not decode to the same
@@ -11,7 +11,11 @@ The text target parses each input and aborts if a refusal's status or position i
 one the parser may give, or if a parsed message does not print as text that parses and
 prints the same, or does not encode to a message that decodes and prints the same. Its
 seeds are the text of random messages of every type, unknown fields included, and the
-malformed text cases; it runs for 8 s (60 s)."""
+malformed text cases; it runs for 8 s (60 s).
+
+The JSON target does the same for JSON, with the well-known types in the schema (a
+message that holds each of them), and also aborts if a parsed message has no JSON form.
+Its seeds are the JSON of random messages and the accepted and refused JSON cases."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import re
 import subprocess
 
 import pytest
+from google.protobuf import descriptor_pb2
 
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
@@ -33,6 +38,9 @@ from pbdyn_support import (
     google_classes,
     lib,
 )
+from test_lib_pbdyn_json import holder_set
+from test_lib_pbdyn_json_parse import ACCEPTED as ACCEPTED_JSON
+from test_lib_pbdyn_json_parse import REFUSED as REFUSED_JSON
 from test_lib_pbdyn_malformed import CASES
 from test_lib_pbdyn_text_parse import MALFORMED as MALFORMED_TEXT
 from test_lib_pbdyn_text_parse import fault_offset
@@ -117,9 +125,54 @@ def text_seed_corpus(path) -> int:
     return n
 
 
-def run_fuzzer(exe, corpus, seconds: int, extra=()):
-    sp, _ = schema_file()
-    env = dict(os.environ, PBDYN_FUZZ_SCHEMA=str(sp), PBDYN_FUZZ_TYPES=",".join(TYPES))
+JSON_TYPES = ["allkinds2.All", "allkinds3.All", "pbjson.Holder"]
+
+
+def json_schema_file():
+    """allkinds and the well-known-types holder in one descriptor set."""
+    s = descriptor_pb2.FileDescriptorSet.FromString(allkinds_set())
+    names = {f.name for f in s.file}
+    s.file.extend(f for f in descriptor_pb2.FileDescriptorSet.FromString(holder_set()).file
+                  if f.name not in names)
+    fds = s.SerializeToString()
+    p = build_dir() / "pb-data" / "fuzz_json_schema.pb"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(fds)
+    return p, fds
+
+
+def json_seed_corpus(path) -> int:
+    """The JSON of random messages of every type, and the accepted and refused cases."""
+    path.mkdir(parents=True, exist_ok=True)
+    _, fds = json_schema_file()
+    classes = google_classes(fds)
+    schema = lib().load_schema(fds)
+    n = 0
+
+    def put(sel: int, text: bytes):
+        nonlocal n
+        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
+        n += 1
+
+    for i in range(90):
+        t = i % len(JSON_TYPES)
+        m = classes[JSON_TYPES[t]]()
+        fill_random(m, random.Random(200 + i), max_depth=2, density=0.4)
+        st, text = schema.decode_json(JSON_TYPES[t], m.SerializePartialToString())
+        if st == 0:
+            put(t, text.encode())
+    for type_name, text in ACCEPTED_JSON:
+        if type_name in JSON_TYPES:
+            put(JSON_TYPES.index(type_name), text.encode())
+    for type_name, text, _st, _token in REFUSED_JSON:
+        put(JSON_TYPES.index(type_name), text.replace("...", "").encode())
+    return n
+
+
+def run_fuzzer(exe, corpus, seconds: int, extra=(), json: bool = False):
+    sp, _ = json_schema_file() if json else schema_file()
+    types = JSON_TYPES if json else TYPES
+    env = dict(os.environ, PBDYN_FUZZ_SCHEMA=str(sp), PBDYN_FUZZ_TYPES=",".join(types))
     cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-seed=1",
            "-max_len=4096", "-rss_limit_mb=1024", *extra, str(corpus)]
     return subprocess.run(cmd, capture_output=True, text=True, env=env,
@@ -162,6 +215,26 @@ def test_fuzz_text_target_catches_a_wrong_printer(tmp_path):
     text_seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, 10, ("-runs=0",))
     assert r.returncode != 0 and "printed text differs" in r.stderr
+
+
+def test_fuzz_json(tmp_path):
+    exe = fuzz_target(harness="json")
+    corpus = tmp_path / "corpus"
+    seeds = json_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, FUZZ_SECONDS, json=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
+    assert executed(r.stderr) > seeds
+
+
+def test_fuzz_json_target_catches_a_wrong_printer(tmp_path):
+    """The JSON target's check works: a build that changes a digit of the printed JSON
+    before parsing it again must be caught on the seed corpus alone."""
+    exe = fuzz_target(("PBDYN_FUZZ_SABOTAGE=1",), harness="json")
+    corpus = tmp_path / "corpus"
+    json_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, 10, ("-runs=0",), json=True)
+    assert r.returncode != 0 and "printed JSON differs" in r.stderr
 
 
 def test_fuzz_target_catches_a_wrong_decoder(tmp_path):
