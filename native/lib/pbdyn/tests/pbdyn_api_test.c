@@ -635,6 +635,36 @@ static void test_text_decode(const pbdyn_schema *s) {
   pbdyn_arena_free(a);
 }
 
+/* The JSON parser's contract, as the text parser's. */
+static void test_json_decode(const pbdyn_schema *s) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds3.All");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(m, a);
+  pbdyn_parse_error e = {0, 0, 0};
+  pbdyn_parse_opts o = {0, 0, &e};
+  CHECK(pbdyn_json_decode(NULL, 1, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_decode("{}", 2, NULL, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_decode("{}", 2, msg, pbdyn_schema_find(s, "allkinds3.Item"), a, &o) ==
+        PBDYN_ERR_ARG);
+  o.max_depth = PBDYN_MAX_DEPTH + 1;
+  CHECK(pbdyn_json_decode("{}", 2, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(e.offset == 0 && e.line == 0); /* nothing written on PBDYN_ERR_ARG */
+  o.max_depth = 0;
+  CHECK(pbdyn_json_decode(NULL, 0, msg, m, a, &o) == PBDYN_ERR_SYNTAX); /* no value */
+  static const char good[] = "{\"iString\": \"ab\", \"r_int32\": [1, \"-2\"], \"x\": 0}";
+  CHECK(pbdyn_json_decode(good, sizeof good - 1, msg, NULL, a, &o) == PBDYN_ERR_NOT_FOUND);
+  CHECK(e.offset == 40 && e.line == 1 && e.column == 41);
+  o.flags = PBDYN_PARSE_IGNORE_UNKNOWN;
+  msg = pbdyn_msg_new(m, a);
+  CHECK(pbdyn_json_decode(good, sizeof good - 1, msg, NULL, a, &o) == PBDYN_OK);
+  pbdyn_str str;
+  int32_t r;
+  CHECK(pbdyn_msg_get_str(msg, F(m, "i_string"), &str) == PBDYN_OK);
+  CHECK(str.size == 2 && memcmp(str.data, "ab", 2) == 0);
+  CHECK(pbdyn_msg_array_get_int32(msg, F(m, "r_int32"), 1, &r) == PBDYN_OK && r == -2);
+  pbdyn_arena_free(a);
+}
+
 /* On a thread of its own: the switch decoder under AddressSanitizer takes up to
  * ~8 KB a level, past the main thread's usual 8 MiB at PBDYN_MAX_DEPTH. */
 static void test_depth_limit(const pbdyn_schema *s) {
@@ -670,6 +700,7 @@ int main(int argc, char **argv) {
   test_map_api(s);
   test_enum_names(s);
   test_text_decode(s);
+  test_json_decode(s);
   pbdyn_schema_free(s);
   printf("ok %d checks (%s)\n", checks, pbdyn_decode_fast_kind());
   return 0;
