@@ -257,6 +257,8 @@ REFUSED = [
     ("pbjson.Holder", '{"fieldMask": "a_b"}', SYNTAX, '"a_b"'),
     ("pbjson.Holder", '{"any": {"iString": "x"}}', SYNTAX, '"iString"'),
     ("pbjson.Holder", '{"any": {"@type": "x/no.Such"}}', NOT_FOUND, "{"),
+    ("pbjson.Holder", '{"any": {"@type": "x/google.protobuf.Empty", "@type": ..."x"}}',
+     SYNTAX, '"x"'),
     ("pbjson.Holder", '{"value": {"a": ...}}', SYNTAX, "}"),
 ]
 PYTHON_ACCEPTS = {

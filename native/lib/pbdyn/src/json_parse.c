@@ -387,6 +387,7 @@ pbdyn_status pbdyn_json_decode(const char *json, size_t size, pbdyn_msg *msg,
   if (pbdyn__jparse_message(&J, msg, m) && J.s.tok.kind != PBDYN_JTOK_END)
     pbdyn__jparse_fail(&J, PBDYN_ERR_SYNTAX); /* something after the value */
   free(J.str.buf);
-  if (J.status != PBDYN_OK && opts && opts->error) pbdyn__parse_error_locate(json, J.err_at, opts->error);
+  if (J.status != PBDYN_OK && opts && opts->error)
+    pbdyn__parse_error_locate(json, J.err_at, opts->error);
   return J.status;
 }

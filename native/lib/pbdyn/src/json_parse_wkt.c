@@ -197,9 +197,12 @@ static bool find_type_url(pbdyn__jparser *J, char **url, size_t *n) {
   *url = NULL;
   do {
     if (!(ok = pbdyn__jparse_string(J) && pbdyn__jparse_expect(J, ':'))) break;
+    const char *at = J->s.tok.p;
     if (strcmp(J->str.buf, "@type")) {
       ok = pbdyn__jparse_skip(J);
-    } else if ((ok = !*url && pbdyn__jparse_string(J))) {
+    } else if (*url) {
+      ok = pbdyn__jparse_fail_at(J, PBDYN_ERR_SYNTAX, at); /* "@type" twice */
+    } else if ((ok = pbdyn__jparse_string(J))) {
       *n = J->str.len;
       if (!(*url = malloc(*n + 1))) ok = pbdyn__jparse_fail(J, PBDYN_ERR_NOMEM);
       else memcpy(*url, J->str.buf, *n + 1);
@@ -262,8 +265,9 @@ bool pbdyn__jparse_wkt(pbdyn__jparser *J, pbdyn_msg *msg, const pbdyn_msgdef *m,
   switch (pbdyn__json_wkt_kind(m)) {
     case PBDYN_WKT_TIMESTAMP:
     case PBDYN_WKT_DURATION:
-      if (!(f = field(m, 1, PBDYN_TYPE_INT64, false)) || !(g = field(m, 2, PBDYN_TYPE_INT32, false)))
-        break;
+      f = field(m, 1, PBDYN_TYPE_INT64, false);
+      g = field(m, 2, PBDYN_TYPE_INT32, false);
+      if (!f || !g) break;
       return parse_seconds_nanos(J, msg, f, g, pbdyn__json_wkt_kind(m) == PBDYN_WKT_TIMESTAMP);
     case PBDYN_WKT_FIELDMASK:
       if (!(f = field(m, 1, PBDYN_TYPE_STRING, true))) break;

@@ -42,7 +42,8 @@ static void check(bool ok, const char *what) {
 /* The JSON of a message (arena). */
 static char *print(const pbdyn_msg *msg, pbdyn_arena *a, size_t *n) {
   char *json;
-  check(pbdyn_json_encode(msg, NULL, a, &json, n, NULL) == PBDYN_OK, "parsed message not printable");
+  check(pbdyn_json_encode(msg, NULL, a, &json, n, NULL) == PBDYN_OK,
+        "parsed message not printable");
   return json;
 }
 
