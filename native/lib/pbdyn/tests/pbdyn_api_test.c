@@ -579,6 +579,23 @@ static void *depth_limit(void *schema) {
       CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_ERR_ARG);
       jo.max_depth = -1;
       CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_ERR_ARG);
+      /* and the parsers' limits too: that JSON, and as deep a text */
+      jo.max_depth = PBDYN_MAX_DEPTH;
+      CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_OK);
+      pbdyn_parse_opts po = {0, PBDYN_MAX_DEPTH, NULL};
+      CHECK(pbdyn_json_decode(json, len, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_OK);
+      size_t tn = (size_t)PBDYN_MAX_DEPTH * 10;
+      char *text = malloc(tn);
+      CHECK(text != NULL);
+      for (size_t i = 0; i < PBDYN_MAX_DEPTH; i++) {
+        memcpy(text + i * 9, "i_child {", 9);
+        text[(size_t)PBDYN_MAX_DEPTH * 9 + i] = '}';
+      }
+      CHECK(pbdyn_text_decode(text, tn, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_OK);
+      po.max_depth = PBDYN_MAX_DEPTH - 1;
+      CHECK(pbdyn_json_decode(json, len, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_ERR_DEPTH);
+      CHECK(pbdyn_text_decode(text, tn, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_ERR_DEPTH);
+      free(text);
     }
     o.max_depth = PBDYN_MAX_DEPTH - 1;
     CHECK(pbdyn_decode(deep, n, pbdyn_msg_new(m, a), m, a, &o) == PBDYN_ERR_DEPTH);
