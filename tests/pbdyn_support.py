@@ -45,9 +45,10 @@ DATA = PBDYN_DIR / "tests" / "data"
 
 # pbdyn_status
 OK, TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, UTF8, GROUP, DEPTH = range(9)
-REQUIRED, NOMEM, SCHEMA, NOT_FOUND, ARG, JSON = range(9, 15)
+REQUIRED, NOMEM, SCHEMA, NOT_FOUND, ARG, JSON, SYNTAX = range(9, 16)
 STATUS_NAMES = ["OK", "TRUNCATED", "VARINT", "FIELD_NUMBER", "WIRE_TYPE", "LENGTH", "UTF8",
-                "GROUP", "DEPTH", "REQUIRED", "NOMEM", "SCHEMA", "NOT_FOUND", "ARG", "JSON"]
+                "GROUP", "DEPTH", "REQUIRED", "NOMEM", "SCHEMA", "NOT_FOUND", "ARG", "JSON",
+                "SYNTAX"]
 # pbdyn_decoder
 FAST, SWITCH, GENERIC = 0, 1, 2
 DECODERS = {"fast": FAST, "switch": SWITCH, "generic": GENERIC}
@@ -58,6 +59,8 @@ NO_OFFSET = 2**64 - 1
 # pbdyn_json_encode flags
 JSON_PROTO_NAMES = 1
 JSON_EMIT_DEFAULTS = 2
+# pbdyn_parse_opts flags
+PARSE_IGNORE_UNKNOWN = 1
 
 # Google's parser says only which class of error: map our codes onto its classes.
 MALFORMED = {TRUNCATED, VARINT, FIELD_NUMBER, WIRE_TYPE, LENGTH, GROUP}
@@ -132,6 +135,12 @@ class Lib:
         d.pbt_map_rebuild.restype = ctypes.c_int
         d.pbt_enum_listing.argtypes = [vp, cp, ctypes.POINTER(vp), ctypes.POINTER(sz)]
         d.pbt_enum_listing.restype = ctypes.c_int
+        d.pbt_text_to_binary.argtypes = [vp, cp, cp, sz, ctypes.POINTER(vp), ctypes.POINTER(sz),
+                                         sz * 3]
+        d.pbt_text_to_binary.restype = ctypes.c_int
+        d.pbt_json_to_binary.argtypes = [vp, cp, cp, sz, ctypes.c_uint, ctypes.POINTER(vp),
+                                         ctypes.POINTER(sz), sz * 3]
+        d.pbt_json_to_binary.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
 
     @property
@@ -212,6 +221,27 @@ class Schema:
         if out.value:
             self.lib.dll.pbt_free(out)
         return res
+
+    def text_to_binary(self, type_name: str, text: bytes) -> tuple[int, bytes, tuple | None]:
+        """pbdyn_text_decode of text, then encoded: the status, the binary message and,
+        on failure, the error's (offset, line, column) (None: no byte at fault)."""
+        out, n, err = ctypes.c_void_p(), ctypes.c_size_t(), (ctypes.c_size_t * 3)()
+        st = self.lib.dll.pbt_text_to_binary(self.handle, type_name.encode(), text, len(text),
+                                             ctypes.byref(out), ctypes.byref(n), err)
+        where = None if st == OK or err[0] == NO_OFFSET else tuple(err)
+        return st, self._take(out, n), where
+
+    def json_to_binary(self, type_name: str, json: bytes | str,
+                       flags: int = 0) -> tuple[int, bytes, tuple | None]:
+        """pbdyn_json_decode of json (PBDYN_PARSE_* flags), then encoded, as
+        text_to_binary."""
+        if isinstance(json, str):
+            json = json.encode()
+        out, n, err = ctypes.c_void_p(), ctypes.c_size_t(), (ctypes.c_size_t * 3)()
+        st = self.lib.dll.pbt_json_to_binary(self.handle, type_name.encode(), json, len(json),
+                                             flags, ctypes.byref(out), ctypes.byref(n), err)
+        where = None if st == OK or err[0] == NO_OFFSET else tuple(err)
+        return st, self._take(out, n), where
 
     def roundtrip(self, type_name: str, data: bytes, decoder: int = FAST,
                   flags: int = 0) -> tuple[int, bytes]:

@@ -1,10 +1,21 @@
-"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c), under ASan and UBSan.
+"""libFuzzer over the pbdyn decoders (native/lib/pbdyn/tests/fuzz_decode.c), the
+text-format parser (fuzz_text.c) and the JSON parser (fuzz_json.c), under ASan and UBSan.
 
-The target decodes each input with the fast, switch and generic decoders and aborts if
-their statuses or dumps differ, or if re-encoding does not decode to the same message.
-A seed corpus (valid messages of every test schema, the malformed cases, descriptor sets
-for the schema-loading mode) is replayed in full, then the fuzzer runs for 8 s over
-the two builds by default (60 s with CPULAB_FULL=1)."""
+The decoder target decodes each input with the fast, switch and generic decoders and
+aborts if their statuses or dumps differ, or if re-encoding does not decode to the same
+message. A seed corpus (valid messages of every test schema, the malformed cases,
+descriptor sets for the schema-loading mode) is replayed in full, then the fuzzer runs
+for 8 s over the two builds by default (60 s with CPULAB_FULL=1).
+
+The text target parses each input and aborts if a refusal's status or position is not
+one the parser may give, or if a parsed message does not print as text that parses and
+prints the same, or does not encode to a message that decodes and prints the same. Its
+seeds are the text of random messages of every type, unknown fields included, and the
+malformed text cases; it runs for 8 s (60 s).
+
+The JSON target does the same for JSON, with the well-known types in the schema (a
+message that holds each of them), and also aborts if a parsed message has no JSON form.
+Its seeds are the JSON of random messages and the accepted and refused JSON cases."""
 
 from __future__ import annotations
 
@@ -14,6 +25,7 @@ import re
 import subprocess
 
 import pytest
+from google.protobuf import descriptor_pb2
 
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from cpulab.paths import build_dir
@@ -24,8 +36,14 @@ from pbdyn_support import (
     descriptor_proto_set,
     fill_random,
     google_classes,
+    lib,
 )
+from test_lib_pbdyn_json import holder_set
+from test_lib_pbdyn_json_parse import ACCEPTED as ACCEPTED_JSON
+from test_lib_pbdyn_json_parse import REFUSED as REFUSED_JSON
 from test_lib_pbdyn_malformed import CASES
+from test_lib_pbdyn_text_parse import MALFORMED as MALFORMED_TEXT
+from test_lib_pbdyn_text_parse import fault_offset
 
 FUZZ_SECONDS = 60 if os.environ.get("CPULAB_FULL") else 8
 TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
@@ -33,12 +51,13 @@ TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
 SAN = ("-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all")
 
 
-def fuzz_target(defines: tuple[str, ...] = ()):
+def fuzz_target(defines: tuple[str, ...] = (), harness: str = "decode"):
     tc = find_toolchain("clang")
     if tc is None:
         pytest.skip("clang not found")
-    t = PBDYN.target("pbdyn_fuzz" + "".join("_" + d.replace("=", "") for d in defines),
-                  (PBDYN_DIR / "tests" / "fuzz_decode.c",), defines=defines, cflags=SAN,
+    name = "pbdyn_fuzz" + ("" if harness == "decode" else "_" + harness)
+    t = PBDYN.target(name + "".join("_" + d.replace("=", "") for d in defines),
+                  (PBDYN_DIR / "tests" / f"fuzz_{harness}.c",), defines=defines, cflags=SAN,
                   ldflags=SAN)
     return build_one(t, BuildConfig(tc, "O1"))
 
@@ -80,9 +99,80 @@ def seed_corpus(path) -> int:
     return n
 
 
-def run_fuzzer(exe, corpus, seconds: int, extra=()):
-    sp, _ = schema_file()
-    env = dict(os.environ, PBDYN_FUZZ_SCHEMA=str(sp), PBDYN_FUZZ_TYPES=",".join(TYPES))
+def text_seed_corpus(path) -> int:
+    """The text of random messages of every type (unknown fields included), and the
+    malformed text cases."""
+    path.mkdir(parents=True, exist_ok=True)
+    _, fds = schema_file()
+    classes = google_classes(fds)
+    schema = lib().load_schema(fds)
+    n = 0
+
+    def put(sel: int, text: bytes):
+        nonlocal n
+        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
+        n += 1
+
+    for i in range(60):
+        t = i % len(TYPES)
+        m = classes[TYPES[t]]()
+        fill_random(m, random.Random(100 + i), max_depth=3, density=0.5, unknown=0.3)
+        st, text = schema.decode_text(TYPES[t], m.SerializePartialToString())
+        assert st == 0
+        put(t, text)
+    for type_name, text, _st, token in MALFORMED_TEXT:
+        put(TYPES.index(type_name), fault_offset(text, token)[0])
+    return n
+
+
+JSON_TYPES = ["allkinds2.All", "allkinds3.All", "pbjson.Holder"]
+
+
+def json_schema_file():
+    """allkinds and the well-known-types holder in one descriptor set."""
+    s = descriptor_pb2.FileDescriptorSet.FromString(allkinds_set())
+    names = {f.name for f in s.file}
+    s.file.extend(f for f in descriptor_pb2.FileDescriptorSet.FromString(holder_set()).file
+                  if f.name not in names)
+    fds = s.SerializeToString()
+    p = build_dir() / "pb-data" / "fuzz_json_schema.pb"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(fds)
+    return p, fds
+
+
+def json_seed_corpus(path) -> int:
+    """The JSON of random messages of every type, and the accepted and refused cases."""
+    path.mkdir(parents=True, exist_ok=True)
+    _, fds = json_schema_file()
+    classes = google_classes(fds)
+    schema = lib().load_schema(fds)
+    n = 0
+
+    def put(sel: int, text: bytes):
+        nonlocal n
+        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
+        n += 1
+
+    for i in range(90):
+        t = i % len(JSON_TYPES)
+        m = classes[JSON_TYPES[t]]()
+        fill_random(m, random.Random(200 + i), max_depth=2, density=0.4)
+        st, text = schema.decode_json(JSON_TYPES[t], m.SerializePartialToString())
+        if st == 0:
+            put(t, text.encode())
+    for type_name, text in ACCEPTED_JSON:
+        if type_name in JSON_TYPES:
+            put(JSON_TYPES.index(type_name), text.encode())
+    for type_name, text, _st, _token in REFUSED_JSON:
+        put(JSON_TYPES.index(type_name), text.replace("...", "").encode())
+    return n
+
+
+def run_fuzzer(exe, corpus, seconds: int, extra=(), json: bool = False):
+    sp, _ = json_schema_file() if json else schema_file()
+    types = JSON_TYPES if json else TYPES
+    env = dict(os.environ, PBDYN_FUZZ_SCHEMA=str(sp), PBDYN_FUZZ_TYPES=",".join(types))
     cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-seed=1",
            "-max_len=4096", "-rss_limit_mb=1024", *extra, str(corpus)]
     return subprocess.run(cmd, capture_output=True, text=True, env=env,
@@ -105,6 +195,46 @@ def test_fuzz(tmp_path, defines, seconds):
     assert r.returncode == 0, r.stderr[-4000:]
     assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
     assert executed(r.stderr) > seeds  # the corpus replayed, then fuzzing went on
+
+
+def test_fuzz_text(tmp_path):
+    exe = fuzz_target(harness="text")
+    corpus = tmp_path / "corpus"
+    seeds = text_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, FUZZ_SECONDS)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
+    assert executed(r.stderr) > seeds
+
+
+def test_fuzz_text_target_catches_a_wrong_printer(tmp_path):
+    """The text target's check works: a build that changes a digit of the printed text
+    before parsing it again must be caught on the seed corpus alone."""
+    exe = fuzz_target(("PBDYN_FUZZ_SABOTAGE=1",), harness="text")
+    corpus = tmp_path / "corpus"
+    text_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, 10, ("-runs=0",))
+    assert r.returncode != 0 and "printed text differs" in r.stderr
+
+
+def test_fuzz_json(tmp_path):
+    exe = fuzz_target(harness="json")
+    corpus = tmp_path / "corpus"
+    seeds = json_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, FUZZ_SECONDS, json=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "ERROR" not in r.stderr and "runtime error" not in r.stderr, r.stderr[-4000:]
+    assert executed(r.stderr) > seeds
+
+
+def test_fuzz_json_target_catches_a_wrong_printer(tmp_path):
+    """The JSON target's check works: a build that changes a digit of the printed JSON
+    before parsing it again must be caught on the seed corpus alone."""
+    exe = fuzz_target(("PBDYN_FUZZ_SABOTAGE=1",), harness="json")
+    corpus = tmp_path / "corpus"
+    json_seed_corpus(corpus)
+    r = run_fuzzer(exe, corpus, 10, ("-runs=0",), json=True)
+    assert r.returncode != 0 and "printed JSON differs" in r.stderr
 
 
 def test_fuzz_target_catches_a_wrong_decoder(tmp_path):

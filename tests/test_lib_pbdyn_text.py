@@ -119,7 +119,7 @@ def test_debian_protos_random(tmp_path):
     check_against_protoc(fds, random_messages(fds, 150 * SCALE, seed=3, max_depth=3), tmp_path)
 
 
-def test_nested_unknown_bytes(tmp_path):
+def nested_unknown_messages() -> list[tuple[str, bytes]]:
     """Length-delimited unknown values that are, or almost are, messages: nested ten and
     more levels deep (protoc stops parsing them after 10), groups inside them, overlong
     tags and lengths, field number 0, an end-group tag alone, wire types 6 and 7."""
@@ -143,7 +143,11 @@ def test_nested_unknown_bytes(tmp_path):
     for _ in range(100 * SCALE):
         msgs.append(("allkinds3.Item", ld(901, bytes(rng.getrandbits(8)
                                                    for _ in range(rng.randint(1, 6))))))
-    check_against_protoc(allkinds_set(), msgs, tmp_path)
+    return msgs
+
+
+def test_nested_unknown_bytes(tmp_path):
+    check_against_protoc(allkinds_set(), nested_unknown_messages(), tmp_path)
 
 
 # ---- the command ---------------------------------------------------------------------

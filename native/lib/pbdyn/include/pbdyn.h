@@ -80,6 +80,10 @@ typedef enum pbdyn_status {
   PBDYN_ERR_JSON,         /* a value the JSON mapping has no form for: a Timestamp
                              or Duration out of range, a FieldMask path not in
                              snake_case, a Value number NaN or infinite */
+  PBDYN_ERR_SYNTAX,       /* text or JSON that does not parse (pbdyn_text_decode,
+                             pbdyn_json_decode): a malformed token, an unexpected
+                             one, a number out of its field's range, a singular
+                             field given twice */
 } pbdyn_status;
 
 /* A short constant English name of a status: "truncated input", ... */
@@ -469,6 +473,53 @@ pbdyn_status pbdyn_dump(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena
 pbdyn_status pbdyn_text_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a,
                                char **out, size_t *size);
 
+/* Where a parse of text or JSON failed (pbdyn_text_decode, pbdyn_json_decode):
+ * the byte offset of the token at fault, and its line and column, both
+ * counted from 1 (columns in bytes). */
+typedef struct pbdyn_parse_error {
+  size_t offset;
+  uint32_t line, column;
+} pbdyn_parse_error;
+
+enum {
+  /* JSON: skip members that name no field, and enum names the enum lacks
+   * (the field is left unset), instead of PBDYN_ERR_NOT_FOUND. */
+  PBDYN_PARSE_IGNORE_UNKNOWN = 1u << 0,
+};
+
+typedef struct pbdyn_parse_opts {
+  uint32_t flags;           /* PBDYN_PARSE_* */
+  int max_depth;            /* messages nested below the top one: 0 means 100;
+                             * 1..PBDYN_MAX_DEPTH as given; else PBDYN_ERR_ARG.
+                             * Each level is C stack: ~320 bytes for the text
+                             * parser, ~260 for JSON (clang -O2, x86-64), so a
+                             * 1 MiB thread stack holds ~3,200 text levels:
+                             * there, ask for fewer than PBDYN_MAX_DEPTH */
+  pbdyn_parse_error *error; /* NULL, or where a failed parse says where */
+} pbdyn_parse_opts;
+
+/* Merge the text format in text[0..size) into msg (of type m), as protobuf
+ * C++ 3.21's TextFormat::Parse reads it (`protoc --encode=TYPE`): everything
+ * pbdyn_text_encode prints reads back as the same message. Fields are named
+ * by name (a group by its type's name, as printed), messages are "{...}" or
+ * "<...>" blocks, repeated fields may also be lists ("f: [1, 2]"), strings
+ * may be adjacent quoted pieces with C escapes (octal, hex, 4 and 8 digit
+ * Unicode),
+ * integers decimal, hex or octal, '#' starts a comment. A field number in
+ * place of a name that no field has is an unknown field in the printed
+ * forms ("5: 150" a varint, "5: 0x0000000a" a fixed32 (16 digits: fixed64),
+ * a quoted string and "5 { ... }" length-delimited, "5 {}" an empty group).
+ * Extensions and Any's expanded form are not read. Errors: PBDYN_ERR_SYNTAX,
+ * PBDYN_ERR_NOT_FOUND (no such field or enum value; a closed enum's
+ * undefined number), PBDYN_ERR_UTF8 (a proto3 string), PBDYN_ERR_FIELD_NUMBER
+ * (an unknown field's number out of range), PBDYN_ERR_DEPTH; with
+ * opts->error, a failed parse also writes where. On error msg may be
+ * partially filled; it stays safe to read and encode. Strings are copied
+ * into the arena: text may be freed afterwards. opts may be NULL. */
+pbdyn_status pbdyn_text_decode(const char *text, size_t size, pbdyn_msg *msg,
+                               const pbdyn_msgdef *m, pbdyn_arena *a,
+                               const pbdyn_parse_opts *opts);
+
 /* ---- JSON ----------------------------------------------------------------- */
 
 enum {
@@ -506,6 +557,26 @@ typedef struct pbdyn_json_opts {
  * The result is NUL-terminated, in the arena. */
 pbdyn_status pbdyn_json_encode(const pbdyn_msg *msg, const pbdyn_msgdef *m, pbdyn_arena *a,
                                char **out, size_t *size, const pbdyn_json_opts *opts);
+
+/* Merge the proto3 JSON mapping in json[0..size) into msg (of type m), as
+ * protobuf's JSON parsers read it (json_format.Parse): everything
+ * pbdyn_json_encode prints, under either flag, reads back as the same
+ * message (but unknown fields, which JSON does not carry). Members by JSON
+ * name or proto field name, in any order; null leaves a field unset (a
+ * Value reads it as null_value); integers as numbers or quoted numbers,
+ * integral and in range (1e3 is an integer); floats also as "NaN",
+ * "Infinity", "-Infinity" and quoted numbers; bytes as base64, standard or
+ * URL-safe, padding optional; enums by name or number; maps as objects with
+ * quoted keys; the well-known types in their own forms (Timestamp with any
+ * UTC offset; Any with "@type" anywhere among its members, its type from
+ * m's schema). Errors: PBDYN_ERR_SYNTAX (malformed JSON, a value of the
+ * wrong kind or out of range, a field given twice, two members of a oneof),
+ * PBDYN_ERR_NOT_FOUND (no such field, enum name or Any type; see
+ * PBDYN_PARSE_IGNORE_UNKNOWN), PBDYN_ERR_UTF8, PBDYN_ERR_DEPTH; opts->error
+ * as for pbdyn_text_decode. opts may be NULL. */
+pbdyn_status pbdyn_json_decode(const char *json, size_t size, pbdyn_msg *msg,
+                               const pbdyn_msgdef *m, pbdyn_arena *a,
+                               const pbdyn_parse_opts *opts);
 
 /* ---- UTF-8 ---------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* The JSON printer's state and the pieces its message half (json.c) shares
- * with its well-known-types half (json_wkt.c). */
+ * with its well-known-types half (json_wkt.c); which types are well-known,
+ * for the parser too (json_parse_wkt.c). */
 #ifndef PBDYN_INTERNAL_JSON_H
 #define PBDYN_INTERNAL_JSON_H
 
@@ -48,5 +49,14 @@ bool pbdyn__json_wkt(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
 /* Whether m is such a type: an Any holding one prints it as
  * {"@type": ..., "value": <its form>}. */
 bool pbdyn__json_is_wkt(const pbdyn_msgdef *m);
+
+/* The well-known types with a JSON form of their own, by full name
+ * (google.protobuf.Timestamp, ...; the nine wrappers are one kind). */
+typedef enum pbdyn__wkt {
+  PBDYN_WKT_NONE, PBDYN_WKT_ANY, PBDYN_WKT_TIMESTAMP, PBDYN_WKT_DURATION, PBDYN_WKT_FIELDMASK,
+  PBDYN_WKT_STRUCT, PBDYN_WKT_VALUE, PBDYN_WKT_LISTVALUE, PBDYN_WKT_WRAPPER,
+} pbdyn__wkt;
+
+pbdyn__wkt pbdyn__json_wkt_kind(const pbdyn_msgdef *m);
 
 #endif /* PBDYN_INTERNAL_JSON_H */

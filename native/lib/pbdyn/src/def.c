@@ -135,6 +135,7 @@ const char *pbdyn_status_str(pbdyn_status st) {
     case PBDYN_ERR_NOT_FOUND: return "not found";
     case PBDYN_ERR_ARG: return "bad argument";
     case PBDYN_ERR_JSON: return "a value with no JSON form";
+    case PBDYN_ERR_SYNTAX: return "malformed text or JSON";
   }
   return "unknown status";
 }

@@ -26,33 +26,40 @@
 
 #include "internal/json.h"
 
-typedef enum wkt {
-  WKT_NONE, WKT_ANY, WKT_TIMESTAMP, WKT_DURATION, WKT_FIELDMASK, WKT_STRUCT, WKT_VALUE,
-  WKT_LISTVALUE, WKT_WRAPPER,
-} wkt;
-
 static const struct {
   const char *name;
-  wkt kind;
+  pbdyn__wkt kind;
 } WKTS[] = {
-    {"Any", WKT_ANY},           {"Timestamp", WKT_TIMESTAMP}, {"Duration", WKT_DURATION},
-    {"FieldMask", WKT_FIELDMASK}, {"Struct", WKT_STRUCT},     {"Value", WKT_VALUE},
-    {"ListValue", WKT_LISTVALUE}, {"DoubleValue", WKT_WRAPPER}, {"FloatValue", WKT_WRAPPER},
-    {"Int64Value", WKT_WRAPPER}, {"UInt64Value", WKT_WRAPPER}, {"Int32Value", WKT_WRAPPER},
-    {"UInt32Value", WKT_WRAPPER}, {"BoolValue", WKT_WRAPPER}, {"StringValue", WKT_WRAPPER},
-    {"BytesValue", WKT_WRAPPER},
+    {"Any", PBDYN_WKT_ANY},
+    {"Timestamp", PBDYN_WKT_TIMESTAMP},
+    {"Duration", PBDYN_WKT_DURATION},
+    {"FieldMask", PBDYN_WKT_FIELDMASK},
+    {"Struct", PBDYN_WKT_STRUCT},
+    {"Value", PBDYN_WKT_VALUE},
+    {"ListValue", PBDYN_WKT_LISTVALUE},
+    {"DoubleValue", PBDYN_WKT_WRAPPER},
+    {"FloatValue", PBDYN_WKT_WRAPPER},
+    {"Int64Value", PBDYN_WKT_WRAPPER},
+    {"UInt64Value", PBDYN_WKT_WRAPPER},
+    {"Int32Value", PBDYN_WKT_WRAPPER},
+    {"UInt32Value", PBDYN_WKT_WRAPPER},
+    {"BoolValue", PBDYN_WKT_WRAPPER},
+    {"StringValue", PBDYN_WKT_WRAPPER},
+    {"BytesValue", PBDYN_WKT_WRAPPER},
 };
 
-static wkt wkt_of(const pbdyn_msgdef *m) {
+pbdyn__wkt pbdyn__json_wkt_kind(const pbdyn_msgdef *m) {
   static const char prefix[] = "google.protobuf.";
-  if (strncmp(m->full_name, prefix, sizeof prefix - 1)) return WKT_NONE;
+  if (strncmp(m->full_name, prefix, sizeof prefix - 1)) return PBDYN_WKT_NONE;
   const char *name = m->full_name + sizeof prefix - 1;
   for (size_t i = 0; i < sizeof WKTS / sizeof *WKTS; i++)
     if (!strcmp(name, WKTS[i].name)) return WKTS[i].kind;
-  return WKT_NONE;
+  return PBDYN_WKT_NONE;
 }
 
-bool pbdyn__json_is_wkt(const pbdyn_msgdef *m) { return wkt_of(m) != WKT_NONE; }
+bool pbdyn__json_is_wkt(const pbdyn_msgdef *m) {
+  return pbdyn__json_wkt_kind(m) != PBDYN_WKT_NONE;
+}
 
 /* Field `number` of m if it has the expected type and is singular (or
  * repeated, as asked), else NULL. */
@@ -236,30 +243,30 @@ bool pbdyn__json_wkt(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
   int64_t secs;
   int32_t nanos;
   const pbdyn_fielddef *f, *g;
-  switch (wkt_of(m)) {
-    case WKT_NONE: return false;
-    case WKT_TIMESTAMP:
+  switch (pbdyn__json_wkt_kind(m)) {
+    case PBDYN_WKT_NONE: return false;
+    case PBDYN_WKT_TIMESTAMP:
       if (!seconds_nanos(msg, m, &secs, &nanos)) return false;
       put_timestamp(j, secs, nanos);
       return true;
-    case WKT_DURATION:
+    case PBDYN_WKT_DURATION:
       if (!seconds_nanos(msg, m, &secs, &nanos)) return false;
       put_duration(j, secs, nanos);
       return true;
-    case WKT_FIELDMASK:
+    case PBDYN_WKT_FIELDMASK:
       if (!(f = field(m, 1, PBDYN_TYPE_STRING, true))) return false;
       put_field_mask(j, msg, f);
       return true;
-    case WKT_STRUCT:
+    case PBDYN_WKT_STRUCT:
       if (!(f = pbdyn__msgdef_find(m, 1)) || f->mode != PBDYN_MODE_MAP) return false;
       pbdyn__json_map(j, f, PBDYN_CPTR_AT(msg, f->offset, pbdyn__array));
       return true;
-    case WKT_VALUE: return put_value(j, msg, m);
-    case WKT_LISTVALUE:
+    case PBDYN_WKT_VALUE: return put_value(j, msg, m);
+    case PBDYN_WKT_LISTVALUE:
       if (!(f = field(m, 1, PBDYN_TYPE_MESSAGE, true))) return false;
       put_list_value(j, msg, f);
       return true;
-    case WKT_WRAPPER: {
+    case PBDYN_WKT_WRAPPER: {
       if (!(f = pbdyn__msgdef_find(m, 1)) || f->mode != PBDYN_MODE_SINGULAR ||
           f->rep == PBDYN_REP_MSG)
         return false;
@@ -267,7 +274,7 @@ bool pbdyn__json_wkt(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
       pbdyn__json_value(j, f, &v);
       return true;
     }
-    case WKT_ANY:
+    case PBDYN_WKT_ANY:
       if (!(f = field(m, 1, PBDYN_TYPE_STRING, false)) ||
           !(g = field(m, 2, PBDYN_TYPE_BYTES, false)))
         return false;

@@ -1,6 +1,7 @@
 /* A conformance testee: speaks the protobuf conformance runner's protocol
- * (tests/data/conformance.proto) on stdin/stdout, for the binary
- * tests and for the tests that print binary input as JSON. It reads its requests and writes its responses with the pbdyn library
+ * (tests/data/conformance.proto) on stdin/stdout, for the binary tests, the
+ * tests that print binary input as JSON, and the text-format tests. It
+ * reads its requests and writes its responses with the pbdyn library
  * itself, so the protocol messages are decoded and encoded by the code under
  * test too.
  *
@@ -12,13 +13,17 @@
  *   Earlier arguments are ignored: protobuf 3.21's conformance_test_runner
  *   passes the testee its own path before the arguments it was given.
  *
- * Each request: the binary payload is decoded as message_type and, if that
- * succeeds, encoded back (protobuf_payload) or printed by pbdyn_json_encode
- * (json_payload) as the requested output format says; a decode error is a
- * parse_error naming the status, a value with no JSON form (a Timestamp out
- * of range, ...) a serialize_error. JSON, JSPB and text input, JSPB and
- * text output are answered "skipped", as are message types the schema does
- * not have.
+ * Each request: the binary payload is decoded as message_type (a text
+ * payload parsed by pbdyn_text_decode, a JSON one by pbdyn_json_decode, with
+ * PBDYN_PARSE_IGNORE_UNKNOWN for the tests that ask for it) and, if that
+ * succeeds, encoded back
+ * (protobuf_payload), printed by pbdyn_json_encode (json_payload) or by
+ * pbdyn_text_encode (text_payload) as the requested output format says; a
+ * decode error is a parse_error naming the status, a value with no JSON form
+ * (a Timestamp out of range, ...) a serialize_error. JSPB input and output
+ * are answered "skipped", as are message types the schema does
+ * not have, and text output without print_unknown_fields of a message that
+ * has unknown fields (pbdyn_text_encode always prints them).
  * Exit status 0 at the end of input; 1 on a broken pipe or framing error.
  * At the end it prints to stderr how many binary requests it answered and
  * how many of them it skipped (a type missing from the schema), then the
@@ -31,7 +36,15 @@
 
 #include "pbdyn.h"
 
-enum { REQ_PROTOBUF_PAYLOAD = 1, REQ_OUTPUT_FORMAT = 3, REQ_MESSAGE_TYPE = 4 };
+enum {
+  REQ_PROTOBUF_PAYLOAD = 1,
+  REQ_JSON_PAYLOAD = 2,
+  REQ_OUTPUT_FORMAT = 3,
+  REQ_MESSAGE_TYPE = 4,
+  REQ_TEST_CATEGORY = 5,
+  REQ_TEXT_PAYLOAD = 8,
+  REQ_PRINT_UNKNOWN_FIELDS = 9,
+};
 enum {
   RESP_PARSE_ERROR = 1,
   RESP_SERIALIZE_ERROR = 6,
@@ -39,8 +52,10 @@ enum {
   RESP_PROTOBUF_PAYLOAD = 3,
   RESP_JSON_PAYLOAD = 4,
   RESP_SKIPPED = 5,
+  RESP_TEXT_PAYLOAD = 8,
 };
-enum { FORMAT_PROTOBUF = 1, FORMAT_JSON = 2 };
+enum { FORMAT_PROTOBUF = 1, FORMAT_JSON = 2, FORMAT_TEXT = 4 };
+enum { JSON_IGNORE_UNKNOWN_PARSING_TEST = 3 };
 
 static pbdyn_schema *schema;
 static const pbdyn_msgdef *req_def, *resp_def;
@@ -48,6 +63,11 @@ static pbdyn_decoder decoder = PBDYN_DECODER_FAST;
 static size_t n_binary, n_parsed, n_rejected, n_skipped, n_skipped_binary;
 /* protobuf input, JSON output: printed, rejected input, no JSON form, skipped type */
 static size_t n_json, n_json_printed, n_json_rejected, n_json_unprintable, n_json_skipped;
+/* JSON input: answered, rejected input, not printable as JSON, skipped type */
+static size_t n_json_in, n_json_in_answered, n_json_in_rejected, n_json_in_unprintable,
+    n_json_in_skipped;
+/* text input or output: answered, rejected input, skipped (unknown fields to leave out) */
+static size_t n_text, n_text_answered, n_text_rejected, n_text_skipped;
 
 static char *read_file(const char *path, size_t *n) {
   FILE *fp = fopen(path, "rb");
@@ -73,6 +93,24 @@ static void respond_str(pbdyn_msg *resp, uint32_t field, const char *s) {
   respond(resp, field, s, strlen(s));
 }
 
+/* Whether msg or any message inside it has unknown fields. */
+static bool has_unknown(const pbdyn_msg *msg) {
+  if (pbdyn_msg_unknown(msg).size) return true;
+  const pbdyn_msgdef *m = pbdyn_msg_msgdef(msg);
+  for (size_t i = 0; i < pbdyn_msgdef_field_count(m); i++) {
+    const pbdyn_fielddef *f = pbdyn_msgdef_field(m, i);
+    if (!pbdyn_fielddef_msg(f)) continue;
+    if (!pbdyn_fielddef_is_repeated(f)) {
+      const pbdyn_msg *sub = pbdyn_msg_get(msg, f).msg;
+      if (sub && has_unknown(sub)) return true;
+      continue;
+    }
+    for (size_t k = 0; k < pbdyn_msg_array_size(msg, f); k++)
+      if (has_unknown(pbdyn_msg_array_get(msg, f, k).msg)) return true;
+  }
+  return false;
+}
+
 /* Handle one request; fills resp. */
 static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_arena *a) {
   pbdyn_msg *req = pbdyn_msg_new(req_def, a);
@@ -95,57 +133,99 @@ static void serve(const char *req_buf, size_t req_len, pbdyn_msg *resp, pbdyn_ar
     respond(resp, RESP_PROTOBUF_PAYLOAD, "", 0); /* no expected failures */
     return;
   }
-  if (pbdyn_msg_oneof_case(req, payload_f) != REQ_PROTOBUF_PAYLOAD) {
+  uint32_t input = pbdyn_msg_oneof_case(req, payload_f);
+  if (input != REQ_PROTOBUF_PAYLOAD && input != REQ_TEXT_PAYLOAD && input != REQ_JSON_PAYLOAD) {
     n_skipped++;
-    respond_str(resp, RESP_SKIPPED, "only binary input is supported");
+    respond_str(resp, RESP_SKIPPED, "only binary, JSON and text-format input are supported");
     return;
   }
   int32_t format = pbdyn_msg_get(req, format_f).i32;
-  if (format != FORMAT_PROTOBUF && format != FORMAT_JSON) {
+  if (format != FORMAT_PROTOBUF && format != FORMAT_JSON && format != FORMAT_TEXT) {
     n_skipped++;
-    respond_str(resp, RESP_SKIPPED, "only binary and JSON output are supported");
+    respond_str(resp, RESP_SKIPPED, "only binary, JSON and text-format output are supported");
     return;
   }
   bool json = format == FORMAT_JSON;
-  if (json) n_json++;
+  bool text = format == FORMAT_TEXT || input == REQ_TEXT_PAYLOAD;
+  bool json_in = input == REQ_JSON_PAYLOAD && !text;
+  if (text) n_text++;
+  else if (json_in) n_json_in++;
+  else if (json) n_json++;
   else n_binary++;
   const pbdyn_msgdef *m = pbdyn_schema_find(schema, name);
   if (!m) {
     n_skipped++;
-    if (json) n_json_skipped++;
+    if (text) n_text_skipped++;
+    else if (json_in) n_json_in_skipped++;
+    else if (json) n_json_skipped++;
     else n_skipped_binary++;
     respond_str(resp, RESP_SKIPPED, "message type not in the schema");
     return;
   }
-  pbdyn_str payload = pbdyn_msg_get(req, payload_f).str;
   pbdyn_msg *msg = pbdyn_msg_new(m, a);
-  pbdyn_decode_opts opts = {0, decoder, 0};
-  pbdyn_status st = pbdyn_decode(payload.data, payload.size, msg, m, a, &opts);
+  pbdyn_status st;
+  if (input != REQ_PROTOBUF_PAYLOAD) {
+    pbdyn_str payload = pbdyn_msg_get(req, pbdyn_msgdef_field_by_number(req_def, input)).str;
+    const pbdyn_fielddef *category_f = pbdyn_msgdef_field_by_number(req_def, REQ_TEST_CATEGORY);
+    pbdyn_parse_opts po = {0, 0, NULL};
+    if (pbdyn_msg_get(req, category_f).i32 == JSON_IGNORE_UNKNOWN_PARSING_TEST)
+      po.flags = PBDYN_PARSE_IGNORE_UNKNOWN;
+    st = input == REQ_JSON_PAYLOAD ? pbdyn_json_decode(payload.data, payload.size, msg, m, a, &po)
+                                   : pbdyn_text_decode(payload.data, payload.size, msg, m, a, &po);
+  } else {
+    pbdyn_str payload = pbdyn_msg_get(req, payload_f).str;
+    pbdyn_decode_opts opts = {0, decoder, 0};
+    st = pbdyn_decode(payload.data, payload.size, msg, m, a, &opts);
+  }
   if (st != PBDYN_OK) {
-    if (json) n_json_rejected++;
+    if (text) n_text_rejected++;
+    else if (json_in) n_json_in_rejected++;
+    else if (json) n_json_rejected++;
     else n_rejected++;
     respond_str(resp, RESP_PARSE_ERROR, pbdyn_status_str(st));
     return;
   }
   char *out;
   size_t n;
-  if (json) {
-    st = pbdyn_json_encode(msg, m, a, &out, &n, NULL);
+  if (format == FORMAT_TEXT) {
+    const pbdyn_fielddef *unknown_f =
+        pbdyn_msgdef_field_by_number(req_def, REQ_PRINT_UNKNOWN_FIELDS);
+    if (!pbdyn_msg_get(req, unknown_f).b && has_unknown(msg)) {
+      n_skipped++;
+      n_text_skipped++;
+      respond_str(resp, RESP_SKIPPED, "pbdyn_text_encode prints unknown fields");
+      return;
+    }
+    st = pbdyn_text_encode(msg, m, a, &out, &n);
     if (st != PBDYN_OK) {
-      n_json_unprintable++;
       respond_str(resp, RESP_SERIALIZE_ERROR, pbdyn_status_str(st));
       return;
     }
-    n_json_printed++;
+    n_text_answered++;
+    respond(resp, RESP_TEXT_PAYLOAD, out, n);
+    return;
+  }
+  if (json) {
+    st = pbdyn_json_encode(msg, m, a, &out, &n, NULL);
+    if (st != PBDYN_OK) {
+      if (json_in) n_json_in_unprintable++;
+      else n_json_unprintable++;
+      respond_str(resp, RESP_SERIALIZE_ERROR, pbdyn_status_str(st));
+      return;
+    }
+    if (json_in) n_json_in_answered++;
+    else n_json_printed++;
     respond(resp, RESP_JSON_PAYLOAD, out, n);
     return;
   }
-  n_parsed++;
   st = pbdyn_encode(msg, m, a, &out, &n);
   if (st != PBDYN_OK) {
     respond_str(resp, RESP_SERIALIZE_ERROR, pbdyn_status_str(st));
     return;
   }
+  if (text) n_text_answered++;
+  else if (json_in) n_json_in_answered++;
+  else n_parsed++;
   respond(resp, RESP_PROTOBUF_PAYLOAD, out, n);
 }
 
@@ -201,10 +281,15 @@ int main(int argc, char **argv) {
   fprintf(stderr,
           "conformance_testee: %zu binary requests (%zu parsed, %zu rejected, %zu skipped: "
           "type not in the schema); %zu binary-to-JSON requests (%zu printed, %zu rejected, "
+          "%zu not printable, %zu skipped: type not in the schema); %zu text-format requests "
+          "(%zu answered, %zu rejected, %zu skipped: type not in the schema, or unknown "
+          "fields to leave out); %zu JSON-input requests (%zu answered, %zu rejected, "
           "%zu not printable, %zu skipped: type not in the schema), %zu other requests "
           "skipped\n",
           n_binary, n_parsed, n_rejected, n_skipped_binary, n_json, n_json_printed,
-          n_json_rejected, n_json_unprintable, n_json_skipped,
-          n_skipped - n_skipped_binary - n_json_skipped);
+          n_json_rejected, n_json_unprintable, n_json_skipped, n_text, n_text_answered,
+          n_text_rejected, n_text_skipped, n_json_in, n_json_in_answered, n_json_in_rejected,
+          n_json_in_unprintable, n_json_in_skipped,
+          n_skipped - n_skipped_binary - n_json_skipped - n_text_skipped - n_json_in_skipped);
   return 0;
 }

@@ -24,45 +24,11 @@
 #include <string.h>
 
 #include "pbdyn.h"
-
-#define MAX_TYPES 64
-
-static pbdyn_schema *schema;
-static const pbdyn_msgdef *types[MAX_TYPES];
-static int ntypes;
-
-static char *read_file(const char *path, size_t *n) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long sz = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)sz + 1);
-  *n = fread(buf, 1, (size_t)sz, fp);
-  fclose(fp);
-  return buf;
-}
+#include "fuzz_types.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  const char *path = getenv("PBDYN_FUZZ_SCHEMA"), *names = getenv("PBDYN_FUZZ_TYPES");
-  size_t n;
-  char *buf = path ? read_file(path, &n) : NULL;
-  if (!buf || !names || pbdyn_schema_load(buf, n, &schema) != PBDYN_OK) {
-    fprintf(stderr, "fuzz_decode: set PBDYN_FUZZ_SCHEMA (a descriptor set) and PBDYN_FUZZ_TYPES\n");
-    exit(2);
-  }
-  free(buf);
-  char *list = strdup(names);
-  for (char *t = strtok(list, ","); t && ntypes < MAX_TYPES; t = strtok(NULL, ",")) {
-    types[ntypes] = pbdyn_schema_find(schema, t);
-    if (!types[ntypes]) {
-      fprintf(stderr, "fuzz_decode: no type %s\n", t);
-      exit(2);
-    }
-    ntypes++;
-  }
-  free(list);
+  fuzz_load_types("fuzz_decode");
   return 0;
 }
 

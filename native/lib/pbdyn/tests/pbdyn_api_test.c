@@ -579,6 +579,23 @@ static void *depth_limit(void *schema) {
       CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_ERR_ARG);
       jo.max_depth = -1;
       CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_ERR_ARG);
+      /* and the parsers' limits too: that JSON, and as deep a text */
+      jo.max_depth = PBDYN_MAX_DEPTH;
+      CHECK(pbdyn_json_encode(msg, m, a, &json, &len, &jo) == PBDYN_OK);
+      pbdyn_parse_opts po = {0, PBDYN_MAX_DEPTH, NULL};
+      CHECK(pbdyn_json_decode(json, len, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_OK);
+      size_t tn = (size_t)PBDYN_MAX_DEPTH * 10;
+      char *text = malloc(tn);
+      CHECK(text != NULL);
+      for (size_t i = 0; i < PBDYN_MAX_DEPTH; i++) {
+        memcpy(text + i * 9, "i_child {", 9);
+        text[(size_t)PBDYN_MAX_DEPTH * 9 + i] = '}';
+      }
+      CHECK(pbdyn_text_decode(text, tn, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_OK);
+      po.max_depth = PBDYN_MAX_DEPTH - 1;
+      CHECK(pbdyn_json_decode(json, len, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_ERR_DEPTH);
+      CHECK(pbdyn_text_decode(text, tn, pbdyn_msg_new(m, a), m, a, &po) == PBDYN_ERR_DEPTH);
+      free(text);
     }
     o.max_depth = PBDYN_MAX_DEPTH - 1;
     CHECK(pbdyn_decode(deep, n, pbdyn_msg_new(m, a), m, a, &o) == PBDYN_ERR_DEPTH);
@@ -591,6 +608,78 @@ static void *depth_limit(void *schema) {
   }
   free(deep);
   return NULL;
+}
+
+/* The text parser's contract: arguments checked before anything is written,
+ * strings copied (the text may go), the error's offset, line and column. */
+static void test_text_decode(const pbdyn_schema *s) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds3.All");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(m, a);
+  pbdyn_parse_error e = {0, 0, 0};
+  pbdyn_parse_opts o = {0, 0, &e};
+  CHECK(pbdyn_text_decode(NULL, 1, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_text_decode("", 0, NULL, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_text_decode("", 0, msg, m, NULL, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_text_decode("", 0, msg, pbdyn_schema_find(s, "allkinds3.Item"), a, &o) ==
+        PBDYN_ERR_ARG);
+  o.max_depth = -1;
+  CHECK(pbdyn_text_decode("", 0, msg, m, a, &o) == PBDYN_ERR_ARG);
+  o.max_depth = PBDYN_MAX_DEPTH + 1;
+  CHECK(pbdyn_text_decode("", 0, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(e.offset == 0 && e.line == 0); /* nothing written on PBDYN_ERR_ARG */
+  o.max_depth = 0;
+  CHECK(pbdyn_text_decode(NULL, 0, msg, NULL, a, NULL) == PBDYN_OK);
+
+  static const char good[] = "i_string: 'ab' \"c\"  # a comment\nr_int32: [1, -2]\n";
+  char *text = malloc(sizeof good);
+  CHECK(text != NULL);
+  memcpy(text, good, sizeof good);
+  CHECK(pbdyn_text_decode(text, sizeof good - 1, msg, NULL, a, &o) == PBDYN_OK);
+  memset(text, 'x', sizeof good);
+  free(text);
+  pbdyn_str str;
+  int32_t r;
+  CHECK(pbdyn_msg_get_str(msg, F(m, "i_string"), &str) == PBDYN_OK);
+  CHECK(str.size == 3 && memcmp(str.data, "abc", 3) == 0);
+  CHECK(pbdyn_msg_array_get_int32(msg, F(m, "r_int32"), 1, &r) == PBDYN_OK && r == -2);
+
+  static const char bad[] = "i_int32: 1\ni_item {\n  key: 7\n}\n";
+  CHECK(pbdyn_text_decode(bad, sizeof bad - 1, pbdyn_msg_new(m, a), m, a, &o) ==
+        PBDYN_ERR_SYNTAX);
+  CHECK(e.offset == 27 && e.line == 3 && e.column == 8);
+  CHECK(strcmp(pbdyn_status_str(PBDYN_ERR_SYNTAX), "malformed text or JSON") == 0);
+  pbdyn_arena_free(a);
+}
+
+/* The JSON parser's contract, as the text parser's. */
+static void test_json_decode(const pbdyn_schema *s) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds3.All");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(m, a);
+  pbdyn_parse_error e = {0, 0, 0};
+  pbdyn_parse_opts o = {0, 0, &e};
+  CHECK(pbdyn_json_decode(NULL, 1, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_decode("{}", 2, NULL, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_json_decode("{}", 2, msg, pbdyn_schema_find(s, "allkinds3.Item"), a, &o) ==
+        PBDYN_ERR_ARG);
+  o.max_depth = PBDYN_MAX_DEPTH + 1;
+  CHECK(pbdyn_json_decode("{}", 2, msg, m, a, &o) == PBDYN_ERR_ARG);
+  CHECK(e.offset == 0 && e.line == 0); /* nothing written on PBDYN_ERR_ARG */
+  o.max_depth = 0;
+  CHECK(pbdyn_json_decode(NULL, 0, msg, m, a, &o) == PBDYN_ERR_SYNTAX); /* no value */
+  static const char good[] = "{\"iString\": \"ab\", \"r_int32\": [1, \"-2\"], \"x\": 0}";
+  CHECK(pbdyn_json_decode(good, sizeof good - 1, msg, NULL, a, &o) == PBDYN_ERR_NOT_FOUND);
+  CHECK(e.offset == 40 && e.line == 1 && e.column == 41);
+  o.flags = PBDYN_PARSE_IGNORE_UNKNOWN;
+  msg = pbdyn_msg_new(m, a);
+  CHECK(pbdyn_json_decode(good, sizeof good - 1, msg, NULL, a, &o) == PBDYN_OK);
+  pbdyn_str str;
+  int32_t r;
+  CHECK(pbdyn_msg_get_str(msg, F(m, "i_string"), &str) == PBDYN_OK);
+  CHECK(str.size == 2 && memcmp(str.data, "ab", 2) == 0);
+  CHECK(pbdyn_msg_array_get_int32(msg, F(m, "r_int32"), 1, &r) == PBDYN_OK && r == -2);
+  pbdyn_arena_free(a);
 }
 
 /* On a thread of its own: the switch decoder under AddressSanitizer takes up to
@@ -627,6 +716,8 @@ int main(int argc, char **argv) {
   test_typed_accessors(s);
   test_map_api(s);
   test_enum_names(s);
+  test_text_decode(s);
+  test_json_decode(s);
   pbdyn_schema_free(s);
   printf("ok %d checks (%s)\n", checks, pbdyn_decode_fast_kind());
   return 0;

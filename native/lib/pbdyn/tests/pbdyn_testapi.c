@@ -170,3 +170,41 @@ int pbt_roundtrip(const pbdyn_schema *s, const char *type, const char *buf, size
 }
 
 void pbt_free(void *p) { free(p); }
+
+/* Parse text as `type` (pbdyn_text_decode, or pbdyn_json_decode with
+ * PBDYN_PARSE_* flags) and encode the result; on failure err[0..3) gets the
+ * error's offset, line and column. */
+static int parse_to_binary(const pbdyn_schema *s, const char *type, const char *text,
+                           size_t len, bool json, unsigned flags, char **out, size_t *outlen,
+                           size_t err[3]) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, type);
+  *out = NULL;
+  *outlen = 0;
+  if (!m) return PBDYN_ERR_NOT_FOUND;
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = a ? pbdyn_msg_new(m, a) : NULL;
+  pbdyn_parse_error e = {PBDYN_NO_OFFSET, 0, 0};
+  pbdyn_parse_opts o = {flags, 0, &e};
+  int st = !msg ? PBDYN_ERR_NOMEM
+           : json ? pbdyn_json_decode(text, len, msg, m, a, &o)
+                  : pbdyn_text_decode(text, len, msg, m, a, &o);
+  char *r;
+  size_t n;
+  if (st == PBDYN_OK) st = pbdyn_encode(msg, m, a, &r, &n);
+  if (st == PBDYN_OK) st = copy_out(r, n, out, outlen);
+  err[0] = e.offset;
+  err[1] = e.line;
+  err[2] = e.column;
+  pbdyn_arena_free(a);
+  return st;
+}
+
+int pbt_text_to_binary(const pbdyn_schema *s, const char *type, const char *text, size_t len,
+                       char **out, size_t *outlen, size_t err[3]) {
+  return parse_to_binary(s, type, text, len, false, 0, out, outlen, err);
+}
+
+int pbt_json_to_binary(const pbdyn_schema *s, const char *type, const char *json, size_t len,
+                       unsigned flags, char **out, size_t *outlen, size_t err[3]) {
+  return parse_to_binary(s, type, json, len, true, flags, out, outlen, err);
+}

@@ -1,10 +1,13 @@
 /* pbtool — the command-line front end of libcpulab-pbdyn: a binary protobuf
  * message on standard input printed in the text format, as `protoc --decode`
  * and `protoc --decode_raw` print it, with the schema taken from a
- * descriptor set instead of .proto files, or in the proto3 JSON mapping. The library does the work; this
- * file parses the command line, reads the files, and exits in one place.
+ * descriptor set instead of .proto files, or in the proto3 JSON mapping; and
+ * the way back, the text format (as `protoc --encode` reads it) or JSON read
+ * into a binary message. The library does the work; this file parses the command
+ * line, reads the files, and exits in one place.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,27 +27,37 @@ static const char USAGE[] =
     "usage: pbtool decode --descriptor-set FILE TYPE < MESSAGE\n"
     "       pbtool decode --descriptor-set FILE --json TYPE < MESSAGE\n"
     "       pbtool decode-raw < MESSAGE\n"
+    "       pbtool encode --descriptor-set FILE TYPE < TEXT > MESSAGE\n"
+    "       pbtool encode --descriptor-set FILE --json TYPE < JSON > MESSAGE\n"
     "\n"
     "Print a binary protobuf message (standard input) in the text format, byte for byte\n"
-    "as protoc 3.21 prints it:\n"
+    "as protoc 3.21 prints it, or read the text format back into a binary message:\n"
     "\n"
     "  decode      as `protoc --decode=TYPE -I... FILE.proto`: TYPE is a full message\n"
     "              name (pkg.Outer.Inner); FILE a FileDescriptorSet that holds it and\n"
     "              everything it imports (protoc --include_imports --descriptor_set_out).\n"
     "              Extensions print as unknown fields (by number).\n"
     "  decode-raw  as `protoc --decode_raw`: every field by number, with no schema.\n"
+    "  encode      as `protoc --encode=TYPE -I... FILE.proto`: the text format on\n"
+    "              standard input (what decode prints, unknown fields by number\n"
+    "              included) written as a binary message to standard output, known\n"
+    "              fields in field-number order, then the unknown ones. With --json,\n"
+    "              the proto3 JSON mapping instead (field JSON or proto names,\n"
+    "              well-known types in their own forms), as protobuf's JSON parser\n"
+    "              reads it.\n"
     "\n"
     "  -d, --descriptor-set FILE   the schema of `decode`\n"
     "      --json                  `decode` prints the proto3 JSON mapping instead, on\n"
     "                              one line (field JSON names, 64-bit integers quoted,\n"
     "                              well-known types in their own forms), as protobuf's\n"
-    "                              MessageToJsonString does\n"
+    "                              MessageToJsonString does; `encode` reads it\n"
     "  -h, --help                  this text\n"
     "      --version               the version\n"
     "\n"
     "Messages nest at most 100 deep, as in protoc. Exit status: 0 printed; 1 the message\n"
     "does not parse (the reason on standard error: \"Failed to parse input\", then pbdyn's\n"
-    "error and the byte offset of the field at fault), or with --json holds a value that\n"
+    "error and the byte offset of the field at fault; for encode, the line, column and\n"
+    "byte offset of the token at fault), or with --json holds a value that\n"
     "has no JSON form (\"Failed to print JSON\": a Timestamp out of range, an Any of a\n"
     "type not in FILE, ...); 2 usage error or unknown TYPE; 3 a file could not be read or\n"
     "the output written; 4 the descriptor set is malformed.\n";
@@ -120,6 +133,36 @@ static int print_message(const pbdyn_msgdef *m, bool json) {
   return code;
 }
 
+/* Parse the text format (or JSON) on standard input as m and write its
+ * binary form. */
+static int encode_message(const pbdyn_msgdef *m, bool json) {
+  size_t len, bin_len;
+  char *text = read_all(stdin, &len), *bin;
+  if (!text) return die(EXIT_IO, "standard input: %s", strerror(errno));
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = a ? pbdyn_msg_new(m, a) : NULL;
+  pbdyn_parse_error at = {PBDYN_NO_OFFSET, 0, 0};
+  pbdyn_parse_opts opts = {0, 0, &at};
+  pbdyn_status st = !msg ? PBDYN_ERR_NOMEM
+                    : json ? pbdyn_json_decode(text, len, msg, m, a, &opts)
+                           : pbdyn_text_decode(text, len, msg, m, a, &opts);
+  if (st == PBDYN_OK) st = pbdyn_encode(msg, m, a, &bin, &bin_len);
+  int code = EXIT_OK;
+  if (st != PBDYN_OK && at.offset != PBDYN_NO_OFFSET) {
+    code = die(EXIT_INVALID, "Failed to parse input: %s at line %" PRIu32 " column %" PRIu32
+               " (byte %zu of %s)", pbdyn_status_str(st), at.line, at.column, at.offset,
+               pbdyn_msgdef_name(m));
+  } else if (st != PBDYN_OK) {
+    code = die(st == PBDYN_ERR_NOMEM ? EXIT_IO : EXIT_INVALID, "Failed to encode: %s (%s)",
+               pbdyn_status_str(st), pbdyn_msgdef_name(m));
+  } else if (fwrite(bin, 1, bin_len, stdout) != bin_len || fflush(stdout) != 0) {
+    code = die(EXIT_IO, "standard output: %s", strerror(errno));
+  }
+  pbdyn_arena_free(a);
+  free(text);
+  return code;
+}
+
 static int load_schema(const char *path, const char *data, size_t len, pbdyn_schema **s) {
   pbdyn_status st = pbdyn_schema_load(data, len, s);
   if (st != PBDYN_OK)
@@ -127,7 +170,8 @@ static int load_schema(const char *path, const char *data, size_t len, pbdyn_sch
   return EXIT_OK;
 }
 
-static int cmd_decode(const char *path, const char *type, bool json) {
+/* decode or encode: the schema from the file at path, then the message type. */
+static int cmd_typed(const char *path, const char *type, bool encode, bool json) {
   FILE *f = fopen(path, "rb");
   if (!f) return die(EXIT_IO, "%s: %s", path, strerror(errno));
   size_t len;
@@ -140,7 +184,8 @@ static int cmd_decode(const char *path, const char *type, bool json) {
   free(fds);
   if (code != EXIT_OK) return code;
   const pbdyn_msgdef *m = pbdyn_schema_find(s, type[0] == '.' ? type + 1 : type);
-  code = m ? print_message(m, json) : die(EXIT_USAGE, "%s: no message type %s", path, type);
+  if (!m) code = die(EXIT_USAGE, "%s: no message type %s", path, type);
+  else code = encode ? encode_message(m, json) : print_message(m, json);
   pbdyn_schema_free(s);
   return code;
 }
@@ -181,11 +226,11 @@ static int run(int argc, char **argv) {
       args[nargs++] = a;
     }
   }
-  if (nargs == 0) return die(EXIT_USAGE, "no command (decode or decode-raw)");
-  if (!strcmp(args[0], "decode")) {
-    if (!fds) return die(EXIT_USAGE, "decode needs --descriptor-set FILE");
-    if (nargs != 2) return die(EXIT_USAGE, "decode needs a TYPE");
-    return cmd_decode(fds, args[1], json);
+  if (nargs == 0) return die(EXIT_USAGE, "no command (decode, decode-raw or encode)");
+  if (!strcmp(args[0], "decode") || !strcmp(args[0], "encode")) {
+    if (!fds) return die(EXIT_USAGE, "%s needs --descriptor-set FILE", args[0]);
+    if (nargs != 2) return die(EXIT_USAGE, "%s needs a TYPE", args[0]);
+    return cmd_typed(fds, args[1], args[0][0] == 'e', json);
   }
   if (!strcmp(args[0], "decode-raw")) {
     if (nargs != 1 || fds || json)
