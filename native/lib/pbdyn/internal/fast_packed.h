@@ -15,6 +15,10 @@
  * own; closed enums, whose values must be checked, keep a per-value loop.
  * A fixed-width run is copied 32 bytes per step, with no call.
  *
+ * Runs of 64 bytes or more first go through the vector kernels the CPU has
+ * (packed_simd.h: AVX-512 decodes 16 or 8 values per 64-byte step, AVX2
+ * counts and takes bools 32 bytes per step); this loop takes what they leave.
+ *
  * The run's end may lie past limit_ptr, inside the buffer's last 16 bytes,
  * when it is the last field of the input: values starting below `end` are
  * read in place (their 16 bytes of slop are input bytes), the rest (at most
