@@ -17,7 +17,7 @@
  *
  * Runs of 64 bytes or more first go through the vector kernels the CPU has
  * (packed_simd.h: AVX-512 decodes 16 or 8 values per 64-byte step, AVX2
- * counts and takes bools 32 bytes per step); this loop takes what they leave.
+ * four); this loop takes what they leave.
  *
  * The run's end may lie past limit_ptr, inside the buffer's last 16 bytes,
  * when it is the last field of the input: values starting below `end` are

@@ -15,9 +15,11 @@
  *           vpcompressb, each value's bytes gathered into its lane by vpermb,
  *           the 7-bit groups packed by vpmaddubsw and vpmaddwd; no branch on a
  *           value's length, 9- and 10-byte values included;
- *   avx2    (AVX2, POPCNT): the count, and bool runs of one-byte values, 32
- *           bytes per step; its values are decoded by the portable loop
- *           (AVX2 has no cross-lane byte gather: see src/packed_avx2.c);
+ *   avx2    (AVX2, POPCNT) four values per step: their starts by tzcnt from
+ *           the terminator mask (AVX2 has no cross-lane byte gather), each
+ *           loaded into a 64-bit lane, masked and packed there with the same
+ *           multiply-adds, no branch on a length; the count and bools 32
+ *           bytes per step;
  *   portable: no kernel.
  */
 #ifndef PBDYN_INTERNAL_PACKED_SIMD_H
