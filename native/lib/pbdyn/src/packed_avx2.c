@@ -47,13 +47,13 @@ PBDYN_AVX2_INLINE const char *pbdyn__avx2_varints(const char *p, const char *sto
     uint64_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)p));
     uint64_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
     uint64_t cont = lo | hi << 32, t = ~cont;
+    if (PBDYN_UNLIKELY(__builtin_popcountll(t) < 4)) break; /* four values must end here */
     unsigned e0 = (unsigned)__builtin_ctzll(t);
     t &= t - 1;
     unsigned e1 = (unsigned)__builtin_ctzll(t);
     t &= t - 1;
     unsigned e2 = (unsigned)__builtin_ctzll(t);
     t &= t - 1;
-    if (PBDYN_UNLIKELY(t == 0)) break; /* fewer than four values end in the window */
     unsigned e3 = (unsigned)__builtin_ctzll(t);
     /* bit i: bytes i..i+9 are all continuation bytes, an 11th byte follows */
     uint64_t run = cont & cont >> 1, run10 = run & run >> 2;
