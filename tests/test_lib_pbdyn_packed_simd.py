@@ -27,21 +27,27 @@ from pbdyn_support import (
 )
 
 # allkinds3.All's packed varint fields: every kind with a vector decoder (the open enum
-# Mood is an int32 on the wire), and allkinds2.All's closed enum, which keeps its loop.
+# Mood is an int32 on the wire); allkinds2.All's closed enum keeps its loop (below).
 FIELDS = {"r_int32": 31, "r_int64": 32, "r_uint32": 33, "r_uint64": 34, "r_sint32": 35,
           "r_sint64": 36, "r_bool": 37, "r_mood": 38}
 TYPE = "allkinds3.All"
 
 
 @pytest.fixture(params=list(PACKED_ISAS))
-def isa(request):
-    """Each kernel set forced on in the musttail build, then back to the CPU's choice."""
-    lb = lib("musttail")
+def isa(request, build):
+    """Each kernel set forced on in the build, then back to the CPU's choice."""
+    lb = lib(build)
     if not lb.force_packed_isa(request.param):
         pytest.skip(f"this CPU cannot run the {request.param} kernels")
     assert lb.packed_kind == request.param
     yield request.param
     assert lb.force_packed_isa("auto")
+
+
+@pytest.fixture
+def build():
+    """The musttail build, unless a test asks for every build."""
+    return "musttail"
 
 
 def raw_varint(rng: random.Random, length: int) -> bytes:
@@ -71,10 +77,12 @@ def check(schema, cls, data: bytes, what: str) -> None:
         assert why is None, f"{what} {dname}: {why}"
 
 
-def test_every_length(isa):
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_every_length(build, isa):
     """Runs of 0 to 300 values of every kind, each followed by a field of another kind
-    (the run does not end the input): each value's place against every block edge."""
-    schema = lib("musttail").load_schema(allkinds_set())
+    (the run does not end the input): each value's place against every block edge; in
+    every build, since each compiler compiles the kernels."""
+    schema = lib(build).load_schema(allkinds_set())
     cls = google_classes(allkinds_set())[TYPE]
     rng = random.Random(300)
     for name, number in FIELDS.items():
@@ -99,10 +107,11 @@ def test_runs_ending_in_the_slop(isa):
                           f"{isa} {name} n={n} pad={pad} after={after!r}")
 
 
-def test_eleven_byte_value_anywhere(isa):
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_eleven_byte_value_anywhere(build, isa):
     """An 11-byte value at every place of a 100-value run: rejected, as Google does, and
     the same run with that value 10 bytes long accepted."""
-    schema = lib("musttail").load_schema(allkinds_set())
+    schema = lib(build).load_schema(allkinds_set())
     cls = google_classes(allkinds_set())[TYPE]
     rng = random.Random(11)
     for name, number in FIELDS.items():
