@@ -53,6 +53,8 @@ STATUS_NAMES = ["OK", "TRUNCATED", "VARINT", "FIELD_NUMBER", "WIRE_TYPE", "LENGT
 FAST, SWITCH, GENERIC = 0, 1, 2
 DECODERS = {"fast": FAST, "switch": SWITCH, "generic": GENERIC}
 ALIAS = 1
+# the vector kernels of packed varint runs (internal/packed_simd.h: pbdyn__isa)
+PACKED_ISAS = {"portable": 0, "avx2": 1, "avx512": 2}
 CHECK_REQUIRED = 2
 # PBDYN_NO_OFFSET: an error offset where no byte is at fault
 NO_OFFSET = 2**64 - 1
@@ -142,10 +144,23 @@ class Lib:
                                          ctypes.POINTER(sz), sz * 3]
         d.pbt_json_to_binary.restype = ctypes.c_int
         d.pbt_free.argtypes = [vp]
+        d.pbt_packed_isa_force.argtypes = [ctypes.c_int]
+        d.pbt_packed_isa_force.restype = ctypes.c_int
+        d.pbdyn_decode_packed_kind.restype = cp
 
     @property
     def fast_kind(self) -> str:
         return self.dll.pbdyn_decode_fast_kind().decode()
+
+    @property
+    def packed_kind(self) -> str:
+        """The vector kernels packed varint runs go through: avx512, avx2, portable."""
+        return self.dll.pbdyn_decode_packed_kind().decode()
+
+    def force_packed_isa(self, isa: str) -> bool:
+        """Decode packed runs with one set of kernels (PACKED_ISAS, or "auto") from now
+        on; False if this CPU cannot run it."""
+        return bool(self.dll.pbt_packed_isa_force(PACKED_ISAS.get(isa, -1)))
 
     def load_schema(self, fds: bytes) -> Schema:
         h = ctypes.c_void_p()

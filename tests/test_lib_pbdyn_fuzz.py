@@ -37,7 +37,9 @@ from pbdyn_support import (
     fill_random,
     google_classes,
     lib,
+    varint,
 )
+from test_lib_pbdyn_diff import packed_values
 from test_lib_pbdyn_json import holder_set
 from test_lib_pbdyn_json_parse import ACCEPTED as ACCEPTED_JSON
 from test_lib_pbdyn_json_parse import REFUSED as REFUSED_JSON
@@ -93,6 +95,24 @@ def seed_corpus(path) -> int:
         put(t | (0x40 if i % 3 == 0 else 0), m.SerializePartialToString())
     for _name, type_name, data, _st in CASES:
         put(TYPES.index(type_name), data)
+    # long packed runs of every varint kind, which the vector kernels take (64 bytes or
+    # more): random messages seldom have them, and mutations alone rarely make them
+    for type_name in ("allkinds3.All", "allkinds2.All"):
+        cls = classes[type_name]
+        for f in cls.DESCRIPTOR.fields:
+            if f.is_repeated and f.message_type is None and f.type not in (
+                    f.TYPE_STRING, f.TYPE_BYTES, f.TYPE_FLOAT, f.TYPE_DOUBLE, f.TYPE_FIXED32,
+                    f.TYPE_FIXED64, f.TYPE_SFIXED32, f.TYPE_SFIXED64):
+                values = packed_values(f, rng, rng.choice((20, 70, 150)))
+                if f.enum_type is not None:
+                    values = [v.number for v in f.enum_type.values] * 30
+                m = cls()
+                getattr(m, f.name).extend(values)
+                data = m.SerializeToString()
+                if not f.is_packed:  # proto2: the same values packed by hand
+                    body = b"".join(varint(v) for v in values)
+                    data = varint(f.number << 3 | 2) + varint(len(body)) + body
+                put(TYPES.index(type_name), data)
     put(TYPES.index("google.protobuf.FileDescriptorSet"), descriptor_proto_set())
     put(0x80, descriptor_proto_set())
     put(0x80, allkinds_set())

@@ -444,6 +444,11 @@ pbdyn_status pbdyn_decode(const void *buf, size_t size, pbdyn_msg *msg, const pb
  * returns to). */
 const char *pbdyn_decode_fast_kind(void);
 
+/* Which vector kernels decode long packed varint runs on this CPU, chosen at
+ * the first packed run by cpuid: "avx512" (F, BW, VBMI, VBMI2), "avx2", or
+ * "portable" (any other CPU or compiler). Every choice decodes the same. */
+const char *pbdyn_decode_packed_kind(void);
+
 /* ---- encoding and text ---------------------------------------------------- */
 
 /* Serialize msg: known fields in field-number order (repeated fields packed

@@ -15,6 +15,10 @@
  * own; closed enums, whose values must be checked, keep a per-value loop.
  * A fixed-width run is copied 32 bytes per step, with no call.
  *
+ * Runs of 64 bytes or more first go through the vector kernels the CPU has
+ * (packed_simd.h: AVX-512 decodes 16 or 8 values per 64-byte step, AVX2
+ * four); this loop takes what they leave.
+ *
  * The run's end may lie past limit_ptr, inside the buffer's last 16 bytes,
  * when it is the last field of the input: values starting below `end` are
  * read in place (their 16 bytes of slop are input bytes), the rest (at most
@@ -27,12 +31,22 @@
 #define PBDYN_INTERNAL_FAST_PACKED_H
 
 #include "internal/fast_scalar.h"
+#include "internal/packed_simd.h"
 
 #define PBDYN_HIGH_BITS 0x8080808080808080ull
 /* Longer fixed-width runs go to the generic decoder's memcpy: libc's copies
  * with the widest vectors the CPU has, where this header may use only
  * baseline x86-64's 16 bytes. */
 #define PBDYN_PACKED_FIXED_INLINE_MAX 256
+/* Varint runs this long or longer go through the vector kernels first
+ * (packed_simd.h): a kernel is a call, and works on whole 64-byte blocks. */
+#define PBDYN_PACKED_SIMD_MIN 64
+
+/* The vector decoder of a kind, if the set has one. */
+PBDYN_INLINE const char *(*pbdyn__packed_simd_varints(const pbdyn__packed_simd *simd, int kind))(
+    const char *, const char *, char **) {
+  return kind < PBDYN_PACKED_SIMD_KINDS ? simd->varints[kind] : NULL;
+}
 
 /* The 7-bit groups of up to 8 varint bytes (high bits already clear), packed
  * into one value: 8 x 7 -> 4 x 14 -> 2 x 28 -> 56 bits. */
@@ -169,13 +183,18 @@ PBDYN_INLINE int pbdyn__core_packed(pbdyn__dec *d, const char **pptr, pbdyn_msg 
     return PBDYN_FAST_NEXT;
   }
   if (PBDYN_UNLIKELY(pend[-1] & 0x80)) return PBDYN_FAST_FALLBACK; /* last varint unterminated */
+  const pbdyn__packed_simd *simd =
+      kind < PBDYN_PACKED_SIMD_KINDS && size >= PBDYN_PACKED_SIMD_MIN ? pbdyn__packed_simd_get()
+                                                                      : NULL;
   /* the bytes past cut, zero-padded: counted and decoded there */
   char tail[2 * PBDYN_SLOP];
   uint32_t n;
   if (kind == PBDYN_FK_boolean) {
     n = size; /* at most one value per byte: room for that costs no more than the run */
   } else {
-    n = pbdyn__packed_count(p, cut);
+    const char *rest = p;
+    n = simd && simd->count ? simd->count(p, cut, &rest) : 0;
+    n += pbdyn__packed_count(rest, cut);
     if (PBDYN_UNLIKELY(pend != cut)) {
       memset(tail, 0, sizeof tail);
       memcpy(tail, cut, (size_t)(pend - cut));
@@ -184,7 +203,10 @@ PBDYN_INLINE int pbdyn__core_packed(pbdyn__dec *d, const char **pptr, pbdyn_msg 
   }
   if (PBDYN_UNLIKELY(arr->cap - arr->size < n)) return pbdyn__fast_need(d, arr, elem, n, 0);
   char *start = (char *)arr->data + (size_t)arr->size * elem, *dst = start;
-  const char *q = pbdyn__packed_varints(kind, data, p, cut, &dst);
+  const char *from = p;
+  if (simd && pbdyn__packed_simd_varints(simd, kind))
+    from = pbdyn__packed_simd_varints(simd, kind)(p, cut, &dst);
+  const char *q = pbdyn__packed_varints(kind, data, from, cut, &dst);
   if (q && PBDYN_UNLIKELY(q < pend)) {
     /* a value straddling cut was read in place: go on from where it ended */
     memset(tail, 0, sizeof tail);

@@ -10,6 +10,9 @@
  * Checks (any failure aborts, which libFuzzer reports as a crash):
  *  - fast, switch and generic decoders return the same status, and on
  *    success the same canonical dump;
+ *  - the fast decoder with each set of packed-run kernels this CPU runs
+ *    (portable, AVX2, AVX-512: internal/packed_simd.h) agrees with the
+ *    generic decoder too;
  *  - the encoding of the decoded message decodes again (generic decoder)
  *    to the same dump: encode and decode agree;
  *  - nothing reads out of bounds (ASan: the input buffer is exactly the
@@ -25,6 +28,9 @@
 
 #include "pbdyn.h"
 #include "fuzz_types.h"
+
+/* internal/packed_simd.h's switch: -1 auto, 0 portable, 1 AVX2, 2 AVX-512. */
+bool pbdyn__packed_isa_force(int isa);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -70,6 +76,19 @@ static void check_decoders(const pbdyn_msgdef *m, const char *buf, size_t n, uin
     if (st[0] == PBDYN_OK && (dn[dec] != dn[0] || memcmp(dump[dec], dump[0], dn[0]))) {
       fprintf(stderr, "dump differs:\n--- fast\n%s--- %s\n%s", dump[0],
               dec == 1 ? "switch" : "generic", dump[dec]);
+      abort();
+    }
+  }
+  for (int isa = 0; isa <= 2; isa++) {
+    if (!pbdyn__packed_isa_force(isa)) continue;
+    char *d;
+    size_t dl = 0;
+    pbdyn_msg *mi;
+    pbdyn_status sti = run(m, buf, n, PBDYN_DECODER_FAST, flags, a, &d, &dl, &mi);
+    pbdyn__packed_isa_force(-1);
+    if (sti != st[2] || (sti == PBDYN_OK && (dl != dn[2] || memcmp(d, dump[2], dl)))) {
+      fprintf(stderr, "packed kernels %d: fast decoder differs from generic (%s, %s)\n", isa,
+              pbdyn_status_str(sti), pbdyn_status_str(st[2]));
       abort();
     }
   }

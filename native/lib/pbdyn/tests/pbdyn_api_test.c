@@ -259,6 +259,9 @@ static void test_errors(void) {
   CHECK(pbdyn_utf8_valid("", 0));
   const char *k = pbdyn_decode_fast_kind();
   CHECK(strcmp(k, "musttail") == 0 || strcmp(k, "trampoline") == 0);
+  const char *packed = pbdyn_decode_packed_kind();
+  CHECK(strcmp(packed, "avx512") == 0 || strcmp(packed, "avx2") == 0 ||
+        strcmp(packed, "portable") == 0);
 }
 
 /* The offset a failed decode reports: the tag of the innermost field at

@@ -1,11 +1,16 @@
 /* A few whole-operation entry points for the Python tests (ctypes): each
  * creates its arena, runs one operation and returns malloc'd bytes, so that
- * the tests never handle arena or message pointers. */
+ * the tests never handle arena or message pointers. And one internal switch:
+ * which vector kernels decode packed runs, so that every path is tested. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pbdyn.h"
+
+/* internal/packed_simd.h's switch, declared here: that header makes what
+ * follows it hidden, and these entry points must stay visible to ctypes. */
+bool pbdyn__packed_isa_force(int isa);
 
 static int copy_out(const char *p, size_t n, char **out, size_t *outlen) {
   *out = malloc(n + 1);
@@ -208,3 +213,7 @@ int pbt_json_to_binary(const pbdyn_schema *s, const char *type, const char *json
                        unsigned flags, char **out, size_t *outlen, size_t err[3]) {
   return parse_to_binary(s, type, json, len, true, flags, out, outlen, err);
 }
+
+/* Decode packed runs with the kernels of `isa` (-1 auto, 0 portable, 1 AVX2,
+ * 2 AVX-512) from now on: 1, or 0 if this CPU cannot run them. */
+int pbt_packed_isa_force(int isa) { return pbdyn__packed_isa_force(isa); }
