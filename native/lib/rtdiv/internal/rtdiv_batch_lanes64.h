@@ -1,25 +1,21 @@
-/* rtdiv_batch_body.h — the vector batch loops, written once over per-ISA primitives.
+/* rtdiv_batch_lanes64.h — the batch loops of the 64-bit types, over per-ISA primitives.
  *
  * An instruction-set file (rtdiv_batch_avx2.c, rtdiv_batch_avx512.c) defines, for each
- * type S of the list, a vector type v_S, its lane count V_S_LANES and the primitives
+ * 64-bit type S, a vector type v_S, its lane count V_S_LANES and the primitives
  *   v_S_load, v_S_store, v_S_set1, v_S_add, v_S_sub, v_S_xor, v_S_and,
  *   v_S_srl(x, count), v_S_sra(x, count)  (count: __m128i, the same for every lane),
  *   v_S_sign(x)        all ones in lanes holding a negative value (signed types),
  *   v_S_mulhi(x, m)    high half of each lane's product with the broadcast m,
  *   v_S_mullo(x, d)    low half,
- * plus RTDIV__ISA (a name) and RTDIV__TARGET (the target attribute), then includes this
- * file, which defines the branchy sequence per kind (the kind is fixed for a batch, so
- * the switch below sits outside the loop and the loop itself has no branch) and the
- * ops table `rtdiv__ops_<ISA>`. Two vectors per iteration: the multiply latency (3-5
- * cycles on Zen 4) is hidden behind the second vector's work. The tail (< 2 vectors)
- * takes the scalar branchy verbs, which compute the same values.
+ * and rtdiv_batch_body.h includes this file, which defines the branchy sequence per kind
+ * (the kind is fixed for a batch, so the switch below sits outside the loop and the loop
+ * itself has no branch). Two vectors per iteration: the multiply latency (3-5 cycles on
+ * Zen 4) is hidden behind the second vector's work. The tail (< 2 vectors) takes the
+ * scalar branchy verbs, which compute the same values.
  */
-#define RTDIV__CAT2(a, b) a##b
-#define RTDIV__CAT(a, b) RTDIV__CAT2(a, b)
-#define RTDIV__NAME(S, what) RTDIV__CAT(RTDIV__CAT(rtdiv__, RTDIV__ISA), _##S##_##what)
 
-/* Per type: the quotient of one vector for a given kind, then the loop. */
-#define RTDIV__VBODY(S, T, UT, ST, UW, SW, N, SG)                                        \
+/* Per 64-bit type: the quotient of one vector for a given kind, then the loop. */
+#define RTDIV__LANES64(S, T, UT, ST, UW, SW, N, SG)                                      \
     typedef struct {                                                                     \
         v_##S m, bias, neg, d, pre;                                                      \
         __m128i s, s1;                                                                   \
@@ -105,22 +101,4 @@
         }                                                                                \
         for (; i < n; i++)                                                               \
             out[i] = rem ? rtdiv_##S##_rem(dv, num[i]) : rtdiv_##S##_div(dv, num[i]);    \
-    }                                                                                    \
-    static void RTDIV__NAME(S, div)(const rtdiv_##S *dv, const T *num, T *out, size_t n) { \
-        RTDIV__NAME(S, run)(dv, num, out, n, 0);                                          \
-    }                                                                                    \
-    static void RTDIV__NAME(S, rem)(const rtdiv_##S *dv, const T *num, T *out, size_t n) { \
-        RTDIV__NAME(S, run)(dv, num, out, n, 1);                                          \
     }
-
-RTDIV_FOR_EACH_TYPE(RTDIV__VBODY)
-
-#define RTDIV__OPS_INIT(S, T, UT, ST, UW, SW, N, SG)                                     \
-    .S##_div = RTDIV__NAME(S, div), .S##_rem = RTDIV__NAME(S, rem),
-
-const rtdiv__batch_ops RTDIV__CAT(rtdiv__ops_, RTDIV__ISA) = {
-    RTDIV_FOR_EACH_TYPE(RTDIV__OPS_INIT)
-};
-
-#undef RTDIV__OPS_INIT
-#undef RTDIV__VBODY
