@@ -1,6 +1,7 @@
 /* rtdiv_batch_avx512.c — batch division with AVX-512 F + DQ (16 x 32-bit or 8 x 64-bit).
  *
- * Over AVX2 this brings twice the lanes, a native 64-bit arithmetic shift (vpsraq) and
+ * Over AVX2 this brings twice the lanes, a native 64-bit arithmetic shift (vpsraq),
+ * masked shifts (the 32-bit lanes' even and odd quotients merge with no blend) and
  * a 64-bit low multiply (vpmullq, DQ); the 64-bit high multiply is still built from
  * four 32 x 32 -> 64 products, as AVX-512 has none (IFMA's 52-bit products do not
  * cover 64-bit lanes). Zen 4 executes 512-bit operations as two 256-bit halves, so the
@@ -15,9 +16,39 @@
 #define RTDIV__TARGET __attribute__((target("avx512f,avx512dq")))
 #define P RTDIV__TARGET static inline __attribute__((always_inline))
 
-typedef __m512i v_u32, v_s32, v_u64, v_s64;
-#define V_u32_LANES 16
-#define V_s32_LANES 16
+/* 32-bit lanes (rtdiv_batch_lanes32.h) */
+typedef __m512i v32;
+#define V32_LANES 16
+P v32 v32_load(const void *p) { return _mm512_loadu_si512(p); }
+P void v32_store(void *p, v32 x) { _mm512_storeu_si512(p, x); }
+P v32 v32_set1(int32_t x) { return _mm512_set1_epi32(x); }
+P v32 v32_set1w(int64_t x) { return _mm512_set1_epi64(x); }
+P v32 v32_add(v32 a, v32 b) { return _mm512_add_epi32(a, b); }
+P v32 v32_sub(v32 a, v32 b) { return _mm512_sub_epi32(a, b); }
+P v32 v32_and(v32 a, v32 b) { return _mm512_and_si512(a, b); }
+P v32 v32_xor(v32 a, v32 b) { return _mm512_xor_si512(a, b); }
+P v32 v32_addw(v32 a, v32 b) { return _mm512_add_epi64(a, b); }
+P v32 v32_srl(v32 a, __m128i c) { return _mm512_srl_epi32(a, c); }
+P v32 v32_sra(v32 a, __m128i c) { return _mm512_sra_epi32(a, c); }
+P v32 v32_sign(v32 a) { return _mm512_srai_epi32(a, 31); }
+P v32 v32_mulu(v32 a, v32 m) { return _mm512_mul_epu32(a, m); }
+P v32 v32_muls(v32 a, v32 m) { return _mm512_mul_epi32(a, m); }
+P v32 v32_odd(v32 a) { return _mm512_srli_epi64(a, 32); }
+P v32 v32_mullo(v32 a, v32 b) { return _mm512_mullo_epi32(a, b); }
+/* even lanes: the product shifted by 32 + s; odd lanes: the high half shifted by s, in
+ * place, merged by the mask (no blend) */
+P v32 v32_joinu(v32 e, v32 o, __m128i s, __m128i sw) {
+    return _mm512_mask_srl_epi32(_mm512_srl_epi64(e, sw), 0xAAAA, o, s);
+}
+P v32 v32_joins(v32 e, v32 o, __m128i s, __m128i sw) {
+    return _mm512_mask_sra_epi32(_mm512_sra_epi64(e, sw), 0xAAAA, o, s);
+}
+P v32 v32_trunc(v32 t) {
+    return _mm512_mask_sub_epi32(t, _mm512_movepi32_mask(t), t, _mm512_set1_epi32(-1));
+}
+
+/* 64-bit lanes (rtdiv_batch_lanes64.h) */
+typedef __m512i v_u64, v_s64;
 #define V_u64_LANES 8
 #define V_s64_LANES 8
 
@@ -26,26 +57,8 @@ typedef __m512i v_u32, v_s32, v_u64, v_s64;
     P void v_##S##_store(void *p, v_##S x) { _mm512_storeu_si512(p, x); }                \
     P v_##S v_##S##_xor(v_##S a, v_##S b) { return _mm512_xor_si512(a, b); }            \
     P v_##S v_##S##_and(v_##S a, v_##S b) { return _mm512_and_si512(a, b); }
-RTDIV__AVX512_COMMON(u32)
-RTDIV__AVX512_COMMON(s32)
 RTDIV__AVX512_COMMON(u64)
 RTDIV__AVX512_COMMON(s64)
-
-#define RTDIV__AVX512_32(S, MUL)                                                         \
-    P v_##S v_##S##_set1(int32_t x) { return _mm512_set1_epi32(x); }                     \
-    P v_##S v_##S##_add(v_##S a, v_##S b) { return _mm512_add_epi32(a, b); }            \
-    P v_##S v_##S##_sub(v_##S a, v_##S b) { return _mm512_sub_epi32(a, b); }            \
-    P v_##S v_##S##_srl(v_##S a, __m128i c) { return _mm512_srl_epi32(a, c); }          \
-    P v_##S v_##S##_sra(v_##S a, __m128i c) { return _mm512_sra_epi32(a, c); }          \
-    P v_##S v_##S##_sign(v_##S a) { return _mm512_srai_epi32(a, 31); }                  \
-    P v_##S v_##S##_mullo(v_##S a, v_##S b) { return _mm512_mullo_epi32(a, b); }        \
-    P v_##S v_##S##_mulhi(v_##S a, v_##S m) {                                            \
-        __m512i even = MUL(a, m);                                                        \
-        __m512i odd = MUL(_mm512_srli_epi64(a, 32), m);                                  \
-        return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);        \
-    }
-RTDIV__AVX512_32(u32, _mm512_mul_epu32)
-RTDIV__AVX512_32(s32, _mm512_mul_epi32)
 
 P __m512i rtdiv__avx512_mulhi_u64(__m512i a, __m512i b) {
     __m512i a_hi = _mm512_srli_epi64(a, 32), b_hi = _mm512_srli_epi64(b, 32);

@@ -1,8 +1,9 @@
 /* rtdiv_check.c — checks every rtdiv verb against the CPU's own division.
  *
- *   rtdiv_check exhaustive u32|s32 D...   every 32-bit numerator for each divisor D
+ *   rtdiv_check exhaustive u32|s32 D...   every 32-bit numerator for each divisor D, by
+ *                                         the scalar verbs and by every vector batch path
  *   rtdiv_check random SEED NDIV NNUM     edge + random divisors and numerators, all types
- *   rtdiv_check batch SEED                every batch path the CPU has against the scalar
+ *   rtdiv_check batch SEED                every batch path the CPU has against `div`
  *   rtdiv_check status                    error statuses and "changes nothing on error"
  *   rtdiv_check kinds D...                each type's kind for each divisor D, and sizes
  *
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rtdiv.h>
 
@@ -179,8 +182,93 @@ static void *span_run(void *arg) {
     return NULL;
 }
 
-static int run_exhaustive(int is_signed, int argc, char **argv) {
+/* The batch verbs over every numerator, in blocks, against the same FPU reference (the
+ * path is the one forced for the whole process: run_exhaustive takes each in turn). A
+ * block that disagrees is run again and its first wrong result printed, against the
+ * integer `div`. Returns 1 if any block disagreed. */
+#define SPAN_BATCH(S, T, SG)                                                             \
+    static int span_batch_##S(const rtdiv_##S *dv, T d, uint64_t lo, uint64_t hi) {     \
+        enum { BLOCK = 4096 };                                                           \
+        T num[BLOCK], q[BLOCK], r[BLOCK];                                                \
+        const double dd = (double)d;                                                     \
+        const int minus1 = SG && d == (T)-1;                                             \
+        for (uint64_t b = lo; b < hi; b += BLOCK) {                                      \
+            size_t len = hi - b < BLOCK ? (size_t)(hi - b) : BLOCK;                      \
+            for (size_t i = 0; i < len; i++)                                             \
+                num[i] = (T)(uint32_t)(b + i);                                           \
+            rtdiv_##S##_div_batch(dv, num, q, len);                                      \
+            rtdiv_##S##_rem_batch(dv, num, r, len);                                      \
+            unsigned bad = 0;                                                            \
+            for (size_t i = 0; i < len; i++) {                                           \
+                T n = num[i];                                                            \
+                T qr = minus1 ? (T)(0u - (uint32_t)n) : (T)((double)n / dd);             \
+                T rr = (T)((uint32_t)n - (uint32_t)qr * (uint32_t)d);                    \
+                bad |= (q[i] != qr) | (r[i] != rr);                                      \
+            }                                                                            \
+            if (!bad)                                                                    \
+                continue;                                                                \
+            for (size_t i = 0; i < len; i++) {                                           \
+                T qr, rr;                                                                \
+                ref_##S(num[i], d, &qr, &rr);                                            \
+                if (q[i] != qr || r[i] != rr) {                                          \
+                    printf("{\"type\":\"mismatch\",\"int\":\"" #S "\",\"verb\":\"%s_batch\"," \
+                           "\"isa\":\"%s\",\"n\":\"" FMT_##S "\",\"d\":\"" FMT_##S "\","    \
+                           "\"want\":\"" FMT_##S "\",\"got\":\"" FMT_##S "\"}\n",               \
+                           q[i] != qr ? "div" : "rem", rtdiv_isa_name(rtdiv_isa_active()), \
+                           num[i], d, q[i] != qr ? qr : rr, q[i] != qr ? q[i] : r[i]);   \
+                    return 1;                                                            \
+                }                                                                        \
+            }                                                                            \
+            printf("{\"type\":\"mismatch\",\"verb\":\"reference\",\"from\":%llu}\n",     \
+                   (unsigned long long)b);                                               \
+            return 1;                                                                    \
+        }                                                                                \
+        return 0;                                                                        \
+    }
+SPAN_BATCH(u32, uint32_t, 0)
+SPAN_BATCH(s32, int32_t, 1)
+
+static void *span_batch_run(void *arg) {
+    span *sp = arg;
+    volatile uint32_t dvol = sp->d; /* unknown to the compiler, as in span_run */
+    uint32_t d = dvol;
+    rtdiv_u32 du;
+    rtdiv_s32 ds;
+    int bad;
+    if (sp->is_signed) {
+        rtdiv_s32_gen(&ds, (int32_t)d);
+        bad = span_batch_s32(&ds, (int32_t)d, sp->lo, sp->hi);
+    } else {
+        rtdiv_u32_gen(&du, d);
+        bad = span_batch_u32(&du, d, sp->lo, sp->hi);
+    }
+    sp->bad_at = bad ? sp->lo : UINT64_MAX;
+    return NULL;
+}
+
+/* All 2^32 numerators of one divisor, split between two threads (the machines this runs
+ * on have 2 cores), by `fn` (span_run or span_batch_run); 1 if any disagreed. */
+static int run_spans(int is_signed, uint32_t d, void *(*fn)(void *)) {
     enum { THREADS = 2 };
+    span sp[THREADS];
+    pthread_t th[THREADS];
+    uint64_t total = 1ull << 32, per = total / THREADS;
+    for (int t = 0; t < THREADS; t++) {
+        sp[t] = (span){is_signed, d, per * t, t == THREADS - 1 ? total : per * (t + 1), 0};
+        pthread_create(&th[t], NULL, fn, &sp[t]);
+    }
+    int bad = 0;
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(th[t], NULL);
+        bad |= sp[t].bad_at != UINT64_MAX;
+    }
+    return bad;
+}
+
+/* Per divisor: the scalar verbs, then the batch verbs on each vector path the CPU has
+ * (the portable batch is the scalar verb in a loop); one line each. */
+static int run_exhaustive(int is_signed, int argc, char **argv) {
+    static const rtdiv_isa vector_isas[] = {RTDIV_ISA_AVX2, RTDIV_ISA_AVX512};
     for (int a = 0; a < argc; a++) {
         char *end;
         long long v = strtoll(argv[a], &end, 0);
@@ -189,23 +277,18 @@ static int run_exhaustive(int is_signed, int argc, char **argv) {
             return 2;
         }
         uint32_t d = (uint32_t)v;
-        span sp[THREADS];
-        pthread_t th[THREADS];
-        uint64_t total = 1ull << 32, per = total / THREADS;
-        for (int t = 0; t < THREADS; t++) {
-            sp[t] = (span){is_signed, d, per * t, t == THREADS - 1 ? total : per * (t + 1), 0};
-            pthread_create(&th[t], NULL, span_run, &sp[t]);
+        for (int p = -1; p < (int)(sizeof vector_isas / sizeof vector_isas[0]); p++) {
+            if (p >= 0 && rtdiv_isa_force(vector_isas[p]) != RTDIV_OK)
+                continue;
+            int bad = run_spans(is_signed, d, p < 0 ? span_run : span_batch_run);
+            printf("{\"type\":\"exhaustive\",\"int\":\"%s\",\"d\":\"%s\",\"path\":\"%s\","
+                   "\"checked\":%llu,\"ok\":%s}\n", is_signed ? "s32" : "u32", argv[a],
+                   p < 0 ? "scalar" : rtdiv_isa_name(vector_isas[p]), 1ull << 32,
+                   bad ? "false" : "true");
+            fflush(stdout);
+            failures += bad;
         }
-        int bad = 0;
-        for (int t = 0; t < THREADS; t++) {
-            pthread_join(th[t], NULL);
-            bad |= sp[t].bad_at != UINT64_MAX;
-        }
-        printf("{\"type\":\"exhaustive\",\"int\":\"%s\",\"d\":\"%s\",\"checked\":%llu,"
-               "\"ok\":%s}\n", is_signed ? "s32" : "u32", argv[a],
-               (unsigned long long)total, bad ? "false" : "true");
-        fflush(stdout);
-        failures += bad;
+        rtdiv_isa_force(RTDIV_ISA_AUTO);
     }
     return failures ? 1 : 0;
 }
@@ -287,70 +370,139 @@ static int run_random(int ndiv, int nnum) {
     return failures ? 1 : 0;
 }
 
-/* ---- batch paths against the scalar verbs ---- */
+/* ---- batch paths against hardware division ---- */
 
-/* Lengths around every vector width and unroll step (the tails), then a long array;
- * each also in place (num == out). */
-static const size_t batch_lens[] = {0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000};
+/* Every length from 0 to 100 (across each vector width, each two-vector step and the
+ * one-element-further load of the 32-bit lanes), then a long array; the arrays start
+ * 0..15 elements past a 64-byte boundary (cycling with the length), and each runs in
+ * place (num == out) too. Divisors: 1, -1, small and odd ones, 10^9, the type's MIN, MAX
+ * and unsigned maximum, every power of two and its negative, the neighbours of 2^31 and
+ * 2^32, and random ones. Numerators: 0, 1, -1, MIN, MAX, the unsigned maximum, powers of
+ * two and their neighbours, multiples of d and their neighbours, random values. */
+/* The address where a page without access begins, after one readable page (made once). */
+static unsigned char *guard_page(void) {
+    static unsigned char *end;
+    if (!end) {
+        long page = sysconf(_SC_PAGESIZE);
+        unsigned char *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED || mprotect(p + page, (size_t)page, PROT_NONE) != 0) {
+            perror("guard page");
+            exit(2);
+        }
+        end = p + page;
+    }
+    return end;
+}
 
+#define BATCH_LONG 1000
 #define BATCH_TYPE(S, T, UT, ST, UW, SW, N, SG)                                          \
+    static T batch_numerator_##S(T d) {                                                  \
+        const UT umax = (UT)~(UT)0;                                                      \
+        UT k = (UT)rng_bits(), v;                                                        \
+        switch (rng() % 8) {                                                             \
+        case 0: { /* an edge */                                                          \
+            const UT e[] = {0, 1, umax, umax >> 1, (umax >> 1) + 1, (umax >> 1) + 2, 2}; \
+            return (T)e[rng() % (sizeof e / sizeof e[0])];                               \
+        }                                                                                \
+        case 1: /* a power of two, or its neighbour */                                   \
+            v = ((UT)1 << (rng() % N)) + (UT)(rng() % 3) - 1;                            \
+            break;                                                                       \
+        case 2: /* a multiple of d, or its neighbour */                                  \
+            v = k * (UT)d + (UT)(rng() % 3) - 1;                                         \
+            break;                                                                       \
+        default:                                                                         \
+            v = (UT)rng_bits();                                                          \
+        }                                                                                \
+        return (T)(SG && (rng() & 1) ? (UT)0 - v : v);                                   \
+    }                                                                                    \
     static uint64_t batch_##S(void) {                                                    \
-        enum { LEN = 1000 };                                                             \
-        T num[LEN], out[LEN], tmp[LEN];                                                  \
+        enum { PAD = 16 };                                                               \
+        static _Alignas(64) T num[BATCH_LONG + PAD], out[BATCH_LONG + PAD + 1],          \
+            tmp[BATCH_LONG + PAD];                                                       \
         uint64_t checked = 0;                                                            \
         const UT umax = (UT)~(UT)0;                                                      \
-        T fixed[] = {1, 2, 3, 7, 8, 10, 641, (T)umax, (T)(umax >> 1), (T)((umax >> 1) + 1), \
-                     (T)-1, (T)-3, (T)-8};                                               \
-        int nf = (int)(sizeof fixed / sizeof fixed[0]);                                  \
-        for (int di = 0; di < nf + 200; di++) {                                          \
+        T fixed[3 * N + 16];                                                             \
+        int nf = 0;                                                                      \
+        const UT edges[] = {1, 3, 7, 10, 641, 1000000000, umax, umax >> 1,               \
+                            (umax >> 1) + 1, (umax >> 1) + 2, umax - 1, umax - 2,         \
+                            0x7FFFFFFE, 0x80000001, 0xFFFFFFFD};                         \
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)                      \
+            fixed[nf++] = (T)edges[i];                                                   \
+        for (int k = 0; k < N; k++) { /* 2^k, and (signed) -2^k */                      \
+            fixed[nf++] = (T)((UT)1 << k);                                               \
+            fixed[nf++] = (T)(0 - ((UT)1 << k));                                         \
+        }                                                                                \
+        for (int di = 0; di < nf + 100; di++) {                                          \
             T d = di < nf ? fixed[di] : (T)rng_bits();                                   \
-            if (SG && di >= nf && (rng() & 1))                                           \
+            if (SG && (di < nf ? di < 15 : 1) && (rng() & 1)) /* either sign */          \
                 d = (T)(0 - (UT)d);                                                      \
             if (d == 0)                                                                  \
                 continue;                                                                \
             rtdiv_##S dv;                                                                \
             rtdiv_##S##_gen(&dv, d);                                                     \
-            for (size_t li = 0; li < sizeof batch_lens / sizeof batch_lens[0]; li++) {   \
-                size_t len = batch_lens[li];                                             \
-                for (size_t i = 0; i < LEN; i++) {                                       \
-                    num[i] = (T)rng_bits();                                              \
-                    if (SG && (rng() & 1))                                               \
-                        num[i] = (T)(0 - (UT)num[i]);                                    \
-                }                                                                        \
-                num[0] = (T)umax; num[1] = 0; num[2] = (T)((umax >> 1) + 1);                \
+            for (size_t len = 0; len <= 101; len++) {                                    \
+                size_t n = len == 101 ? BATCH_LONG : len;                                \
+                size_t off = (len * 7 + (size_t)di) % PAD;                               \
+                T *src = num + off, *dst = out + off, *tsrc = tmp + off;                 \
+                for (size_t i = 0; i < n; i++)                                           \
+                    src[i] = batch_numerator_##S(d);                                     \
                 for (int verb = 0; verb < 2; verb++)                                     \
                     for (int inplace = 0; inplace < 2; inplace++) {                      \
-                        T *dst = inplace ? tmp : out;                                    \
+                        T *o = inplace ? tsrc : dst;                                     \
                         if (inplace)                                                     \
-                            memcpy(tmp, num, sizeof num);                                \
-                        out[len < LEN ? len : 0] = 77; /* a sentinel past the end */      \
-                        T *src = inplace ? tmp : num;                                    \
-                        rtdiv_status st = verb ? rtdiv_##S##_rem_batch(&dv, src, dst, len) \
-                                               : rtdiv_##S##_div_batch(&dv, src, dst, len); \
+                            memcpy(tsrc, src, n * sizeof(T));                            \
+                        dst[n] = 77; /* a sentinel past the end */                       \
+                        rtdiv_status st = verb ? rtdiv_##S##_rem_batch(&dv, inplace ? tsrc : src, o, n) \
+                                               : rtdiv_##S##_div_batch(&dv, inplace ? tsrc : src, o, n); \
                         if (st != RTDIV_OK)                                              \
                             return 0;                                                    \
-                        for (size_t i = 0; i < len; i++) {                               \
-                            T want = verb ? rtdiv_##S##_rem_bf(&dv, num[i])              \
-                                          : rtdiv_##S##_div_bf(&dv, num[i]);             \
-                            if (dst[i] != want) {                                        \
+                        for (size_t i = 0; i < n; i++) {                                 \
+                            T q, r;                                                      \
+                            ref_##S(src[i], d, &q, &r);                                  \
+                            T want = verb ? r : q;                                       \
+                            if (o[i] != want) {                                          \
                                 printf("{\"type\":\"mismatch\",\"int\":\"" #S "\","      \
                                        "\"verb\":\"%s_batch\",\"isa\":\"%s\",\"len\":%zu," \
-                                       "\"i\":%zu,\"d\":\"" FMT_##S "\",\"n\":\""         \
-                                       FMT_##S "\",\"want\":\"" FMT_##S "\",\"got\":\""  \
-                                       FMT_##S "\"}\n", verb ? "rem" : "div",            \
-                                       rtdiv_isa_name(rtdiv_isa_active()), len, i, d,    \
-                                       num[i], want, dst[i]);                            \
+                                       "\"offset\":%zu,\"inplace\":%d,\"i\":%zu,\"d\":\""  \
+                                       FMT_##S "\",\"n\":\"" FMT_##S "\",\"want\":\""     \
+                                       FMT_##S "\",\"got\":\"" FMT_##S "\"}\n",          \
+                                       verb ? "rem" : "div",                             \
+                                       rtdiv_isa_name(rtdiv_isa_active()), n, off, inplace, \
+                                       i, d, src[i], want, o[i]);                        \
                                 return 0;                                                \
                             }                                                            \
                             checked++;                                                   \
                         }                                                                \
-                        if (!inplace && len < LEN && out[len] != 77) {                   \
+                        if (!inplace && dst[n] != 77) {                                  \
                             printf("{\"type\":\"mismatch\",\"int\":\"" #S "\","          \
-                                   "\"verb\":\"batch wrote past the end\"}\n");          \
+                                   "\"verb\":\"batch wrote past the end\",\"len\":%zu}\n", n); \
                             return 0;                                                    \
                         }                                                                \
                     }                                                                    \
             }                                                                            \
+        }                                                                                \
+        /* arrays that end where a page without access begins: a read past the end */  \
+        /* faults (the 32-bit lanes load one element further while that is inside) */   \
+        T *edge = (T *)(guard_page() - 101 * sizeof(T)), rem[101];                       \
+        rtdiv_##S dv;                                                                    \
+        rtdiv_##S##_gen(&dv, 7);                                                         \
+        for (size_t n = 0; n <= 100; n++) {                                              \
+            T *src = edge + 101 - n;                                                     \
+            for (size_t i = 0; i < n; i++)                                               \
+                src[i] = batch_numerator_##S(7);                                         \
+            rtdiv_##S##_div_batch(&dv, src, out, n);                                     \
+            rtdiv_##S##_rem_batch(&dv, src, rem, n);                                     \
+            for (size_t i = 0; i < n; i++) {                                             \
+                T q, r;                                                                  \
+                ref_##S(src[i], 7, &q, &r);                                              \
+                if (out[i] != q || rem[i] != r) {                                        \
+                    printf("{\"type\":\"mismatch\",\"int\":\"" #S "\","              \
+                           "\"verb\":\"batch at a page's end\",\"len\":%zu}\n", n);      \
+                    return 0;                                                            \
+                }                                                                        \
+            }                                                                            \
+            checked += n;                                                                \
         }                                                                                \
         return checked;                                                                  \
     }
