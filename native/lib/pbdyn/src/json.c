@@ -16,6 +16,7 @@
  * "NaN", "Infinity", "-Infinity". Unknown fields are left out. Well-known
  * types are json_wkt.c's.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,15 +42,40 @@ static bool put_nonfinite(pbdyn__json *j, double v) {
   return true;
 }
 
-/* At most 17 significant digits read back any double exactly; the loop
- * finds the fewest (1 to 17 snprintf calls). */
+/* The fewest significant digits (1 to 17) with which "%.*g" reads back as
+ * v. Any decimal of 15 digits or fewer is a different double's from any
+ * other (DBL_DIG), so when v rounded to 15 digits reads back, the fewest is
+ * that rounding's count without its trailing zeros (a shorter decimal that
+ * reads back would be within half a unit of the 15th digit of v, so the
+ * rounding itself, zero-padded); else 16, else 17. Subnormals, whose
+ * precision is less, try every count. Two to four conversions
+ * instead of up to 17 tries: 5x fewer instructions on the packed payload's
+ * doubles (callgrind). */
+static int double_digits(double v) {
+  char buf[40];
+  if (v != 0 && fabs(v) < DBL_MIN) { /* subnormal: fewer than 15 digits are exact */
+    int digits = 1;
+    for (; digits < 17; digits++) {
+      snprintf(buf, sizeof buf, "%.*g", digits, v);
+      if (strtod(buf, NULL) == v) break;
+    }
+    return digits;
+  }
+  snprintf(buf, sizeof buf, "%.14e", v); /* d.dddddddddddddde±x: 15 digits */
+  if (strtod(buf, NULL) == v) {
+    char *e = strchr(buf, 'e');
+    int digits = 15;
+    while (digits > 1 && e[-1] == '0') e--, digits--;
+    return digits;
+  }
+  snprintf(buf, sizeof buf, "%.15e", v);
+  return strtod(buf, NULL) == v ? 16 : 17;
+}
+
 void pbdyn__json_double(pbdyn__json *j, double v) {
   if (put_nonfinite(j, v)) return;
   char buf[40];
-  for (int digits = 1; digits <= 17; digits++) {
-    snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (strtod(buf, NULL) == v) break;
-  }
+  snprintf(buf, sizeof buf, "%.*g", double_digits(v), v);
   put_number(j, buf);
 }
 
@@ -143,38 +169,34 @@ static void put_enum(pbdyn__json *j, const pbdyn_enumdef *e, int32_t v) {
     }
   }
   char tmp[16];
-  snprintf(tmp, sizeof tmp, "%" PRId32, v);
-  put(j, tmp);
+  pbdyn__strbuf_put(&j->o, tmp, pbdyn__dec_i64(tmp, v));
 }
 
-/* An integer or bool field's value as text; false for other types. */
-static bool integer_text(const pbdyn_fielddef *f, const void *p, char *tmp, size_t cap) {
+/* An integer or bool field's value as text in tmp (21 bytes of room): its
+ * length, 0 for other types. */
+static size_t integer_text(const pbdyn_fielddef *f, const void *p, char *tmp) {
   int32_t i32;
   uint32_t u32;
   int64_t i64;
   uint64_t u64;
   switch (f->type) {
     case PBDYN_TYPE_BOOL:
-      snprintf(tmp, cap, "%s", *(const bool *)p ? "true" : "false");
-      return true;
+      if (*(const bool *)p) return memcpy(tmp, "true", 4), 4;
+      return memcpy(tmp, "false", 5), 5;
     case PBDYN_TYPE_INT32: case PBDYN_TYPE_SINT32: case PBDYN_TYPE_SFIXED32:
       memcpy(&i32, p, 4);
-      snprintf(tmp, cap, "%" PRId32, i32);
-      return true;
+      return pbdyn__dec_i64(tmp, i32);
     case PBDYN_TYPE_UINT32: case PBDYN_TYPE_FIXED32:
       memcpy(&u32, p, 4);
-      snprintf(tmp, cap, "%" PRIu32, u32);
-      return true;
+      return pbdyn__dec_u64(tmp, u32);
     case PBDYN_TYPE_INT64: case PBDYN_TYPE_SINT64: case PBDYN_TYPE_SFIXED64:
       memcpy(&i64, p, 8);
-      snprintf(tmp, cap, "%" PRId64, i64);
-      return true;
+      return pbdyn__dec_i64(tmp, i64);
     case PBDYN_TYPE_UINT64: case PBDYN_TYPE_FIXED64:
       memcpy(&u64, p, 8);
-      snprintf(tmp, cap, "%" PRIu64, u64);
-      return true;
+      return pbdyn__dec_u64(tmp, u64);
   }
-  return false;
+  return 0;
 }
 
 static bool is_64bit(int type) {
@@ -183,14 +205,18 @@ static bool is_64bit(int type) {
 }
 
 void pbdyn__json_value(pbdyn__json *j, const pbdyn_fielddef *f, const void *p) {
-  char tmp[32];
+  char tmp[24];
   float fl;
   double db;
   int32_t i32;
-  if (integer_text(f, p, tmp, sizeof tmp)) {
-    if (is_64bit(f->type)) pbdyn__strbuf_put(&j->o, "\"", 1);
-    put(j, tmp);
-    if (is_64bit(f->type)) pbdyn__strbuf_put(&j->o, "\"", 1);
+  size_t n;
+  if ((n = integer_text(f, p, tmp + 1))) {
+    if (!is_64bit(f->type)) {
+      pbdyn__strbuf_put(&j->o, tmp + 1, n);
+      return;
+    }
+    tmp[0] = tmp[n + 1] = '"';
+    pbdyn__strbuf_put(&j->o, tmp, n + 2);
     return;
   }
   switch (f->type) {
@@ -224,11 +250,11 @@ void pbdyn__json_map(pbdyn__json *j, const pbdyn_fielddef *f, const pbdyn__array
   for (uint32_t i = 0; i < n && j->status == PBDYN_OK; i++) {
     if (i) pbdyn__strbuf_put(&j->o, ",", 1);
     const void *key = PBDYN_CPTR_AT(ents[i], kf->offset, char);
-    char tmp[32];
-    if (integer_text(kf, key, tmp, sizeof tmp)) {
-      pbdyn__strbuf_put(&j->o, "\"", 1);
-      put(j, tmp);
-      pbdyn__strbuf_put(&j->o, "\"", 1);
+    char tmp[24];
+    size_t n;
+    if ((n = integer_text(kf, key, tmp + 1))) {
+      tmp[0] = tmp[n + 1] = '"';
+      pbdyn__strbuf_put(&j->o, tmp, n + 2);
     } else { /* STRING: the only other key type */
       const pbdyn_str *s = key;
       pbdyn__json_string(j, s->data, s->size);
