@@ -293,15 +293,18 @@ def fewest_digits(v: float) -> str:
 
 
 def test_doubles_print_the_fewest_digits(holder):
-    """Byte for byte the fewest-digit "%.*g" (pbdyn finds it in 2-4 conversions, not by
+    """Byte for byte the fewest-digit "%.*g" (pbdyn rounds one 17-digit conversion, not
     trying every count): random bit patterns, subnormals (fewer exact digits), numbers of
-    few digits at every scale, and uniform ones as in the packed payloads."""
+    few digits at every scale, uniform ones as in the packed payloads (a tenth of them
+    with a 17th digit 5, a hundredth ending 50: ties that pbdyn converts again)."""
     import struct
 
     classes, schema = holder
     rng = random.Random(20)
     values = [5e-324, -2.2250738585072014e-308, 2.225073858507201e-308, 0.1, 1e22, 1e23,
-              123456789012345.0, 1234567890123456.0, 9007199254740993.0, 1e-5, 1e15, 1e16]
+              123456789012345.0, 1234567890123456.0, 9007199254740993.0, 1e-5, 1e15, 1e16,
+              0.9999999999999999, 9.999999999999999e22, 999999999999999.9, 0.30000000000000004,
+              1.7976931348623157e308, 2**-1022 * 1.5]  # 17 digits that round up with a carry
     for _ in range(3000 * SCALE):
         values += [struct.unpack("<d", rng.randbytes(8))[0],
                    struct.unpack("<d", rng.randbytes(6) + b"\0\0")[0],  # subnormal
