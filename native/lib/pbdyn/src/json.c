@@ -42,6 +42,18 @@ static bool put_nonfinite(pbdyn__json *j, double v) {
   return true;
 }
 
+/* printf's exponent: "e+05", "e-308" (at least two digits). */
+static size_t exponent_text(char *out, int exp) {
+  size_t k = 0;
+  out[k++] = 'e';
+  out[k++] = exp < 0 ? '-' : '+';
+  int a = exp < 0 ? -exp : exp;
+  if (a >= 100) out[k++] = (char)('0' + a / 100);
+  out[k++] = (char)('0' + a / 10 % 10);
+  out[k++] = (char)('0' + a % 10);
+  return k;
+}
+
 /* "%.*e" text at out of the n digits at mant and exponent exp, with the
  * decimal point the C library writes (`radix`: strtod reads the locale's). */
 static void e_text(char *out, bool neg, const char *mant, int n, int exp, char radix) {
@@ -53,7 +65,8 @@ static void e_text(char *out, bool neg, const char *mant, int n, int exp, char r
     memcpy(out + k, mant + 1, (size_t)n - 1);
     k += (size_t)n - 1;
   }
-  sprintf(out + k, "e%+03d", exp);
+  k += exponent_text(out + k, exp);
+  out[k] = 0;
 }
 
 /* The 17 digits at m17 rounded to k (15 or 16) at out, *exp adjusted on a
@@ -137,12 +150,7 @@ static size_t g_from_e(char *out, const char *e, int digits) {
       memcpy(out + k, mant + 1, (size_t)n - 1);
       k += (size_t)n - 1;
     }
-    out[k++] = 'e';
-    out[k++] = exp < 0 ? '-' : '+';
-    int a = exp < 0 ? -exp : exp;
-    if (a >= 100) out[k++] = (char)('0' + a / 100);
-    out[k++] = (char)('0' + a / 10 % 10);
-    out[k++] = (char)('0' + a % 10);
+    k += exponent_text(out + k, exp);
   } else if (exp >= 0) { /* exp < digits: the integer part is within mant */
     int whole = exp + 1 < n ? exp + 1 : n;
     memcpy(out + k, mant, (size_t)whole);
