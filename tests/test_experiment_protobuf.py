@@ -13,7 +13,7 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.context import PROFILES, Context
-from cpulab.experiments.protobuf import experiment, payloads, upb_native
+from cpulab.experiments.protobuf import experiment, payloads, printing, upb_native
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     FRAMED,
@@ -89,7 +89,9 @@ def test_the_claims_are_declared_for_the_one_judge():
     got = [(c.text[:3], c.kind, c.variant, c.fastest_build) for c in EXPERIMENT.claims]
     assert got == [("(a)", "at-least", OURS, False), ("(b)", "faster", OURS, True),
                    ("(c)", "faster", OURS, True), ("(d)", "faster", OURS, True),
-                   ("(e)", "faster", OURS, False), ("(f)", "at-most", OURS, False)]
+                   ("(e)", "faster", OURS, False), ("(f)", "at-most", OURS, False),
+                   ("(g)", "faster", "pb-tailcall json", True),
+                   ("(h)", "faster", "pb-tailcall text", True)]
     assert all(c.seed for c in EXPERIMENT.claims)
 
 
@@ -223,6 +225,38 @@ def test_frameless_verdict():
     assert v.verdict == "unmeasurable" and "no single-field fast functions" in v.evidence
     assert verdict([fake("pb-trampoline fast", "descriptor", 1, GCC)], "f").verdict == \
         "unmeasurable"
+
+
+def printed(variant: str, payload: str, ns_per_byte: float, build: dict | None = CLANG
+            ) -> Case:
+    """A printing case: no string or arena mode."""
+    c = fake(variant, payload, ns_per_byte, build)
+    c.params = {"payload": payload, "bytes": PAYLOADS[payload]}
+    return c
+
+
+def test_json_output_against_the_faster_peer():
+    """pbdyn's JSON at its fastest build against the fastest of upb's and C++'s builds,
+    every payload; the decoding cases beside it are not compared."""
+    def run(upb: float, cpp_gcc: float) -> list[Case]:
+        out = matrix(0.25, 1, 1, 1)
+        for p in PAYLOADS:
+            out += [printed("pb-tailcall json", p, 2.0), printed("upb-fasttable json", p, upb),
+                    printed("cpp-default json", p, cpp_gcc, GCC),
+                    printed("cpp-default json", p, 8.0)]
+        return out
+
+    v = verdict(run(upb=3.0, cpp_gcc=6.0), "g")
+    assert v.verdict == "confirmed" and "reached in 2 of 2" in v.evidence
+    assert "1.500x" in v.evidence and "against upb-fasttable json" in v.evidence
+    v = verdict(run(upb=3.0, cpp_gcc=1.6), "g")  # C++'s gcc build is the faster peer
+    assert v.verdict == "refuted" and "0.800x" in v.evidence
+    assert "against cpp-default json (gcc-12 -O2)" in v.evidence
+    no_json = [c for c in run(3.0, 6.0) if c.variant != "pb-tailcall json"]
+    assert verdict(no_json, "g").verdict == "unmeasurable"
+    text = [printed("pb-tailcall text", "descriptor", 1.0),
+            printed("cpp-default text", "descriptor", 3.0, GCC)]
+    assert verdict(text, "h").verdict == "confirmed"
 
 
 def test_failed_cases_are_left_out_of_every_verdict():
@@ -391,7 +425,7 @@ def check_quick_run(run: dict) -> None:
     assert not errors
     seen = {(c["params"]["payload"], f"{c['variant']} {c['params']['strings']} "
              f"{c['params']['arena']}", (c["build"] or {}).get("compiler", "-")[:3])
-            for c in run["cases"]}
+            for c in run["cases"] if "strings" in c["params"]}  # the decoding cases
     # --quick measures the native upb peers that exist, and says why the others do not
     upbs = [u for u in ("upb-generic", "upb-fasttable")
             if not any(n.startswith(f"{u} not measured") for n in run["notes"])]
@@ -420,7 +454,16 @@ def check_quick_run(run: dict) -> None:
             assert c["metrics"][FRAMED] == {"median": 0, "mad": 0.0, "n": 1,
                                             "unit": "functions", "source": "asm",
                                             "min": 0, "max": 0}
-    assert len(run["verdicts"]) == 6
+    # printing: pbdyn and C++ print JSON and text with their clang builds, upb JSON only
+    printed = {(c["params"]["payload"], c["variant"], (c["build"] or {}).get("compiler", "-")[:3])
+               for c in run["cases"] if c["variant"].endswith((" json", " text"))}
+    json_upbs = [u for u in upbs if not any(n.startswith(f"{u} prints no JSON")
+                                            for n in run["notes"])]
+    for p in payloads.BENCH_TYPES:
+        want = {f"{i} {f}" for i in ("pb-tailcall", "cpp-default") for f in ("json", "text")}
+        want |= {f"{u} json" for u in json_upbs}
+        assert {(p, w, "cla") for w in want} == {x for x in printed if x[0] == p}
+    assert len(run["verdicts"]) == 8
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
     assert run["verdicts"][5]["verdict"] != "unmeasurable"  # the asm evidence was read
@@ -442,3 +485,91 @@ def test_quick_run_end_to_end(results_db, capsys):
     assert rc == 0
     (run,) = json.loads(capsys.readouterr().out)["runs"]
     check_quick_run(run)
+
+
+# ---- the printing kernel: outputs compared before timing -----------------------------------
+
+# An adapter that decodes nothing and prints what the files named by PB_FAKE_JSON and
+# PB_FAKE_TEXT hold: the printing kernel must accept another spelling of pbdyn's JSON and
+# refuse a different value, and refuse text that differs by one byte.
+FAKE_PRINTER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "bench_adapter.h"
+struct bench_ctx { char buf[1 << 20]; };
+const char *bench_name(void) { return "fake printer"; }
+bench_ctx *bench_open(const char *s, size_t n, const char *t, const char *o, char *e, size_t l) {
+  return calloc(1, sizeof(bench_ctx));
+}
+int bench_decode(bench_ctx *c, const char *b, size_t n) { return 0; }
+uint64_t bench_digest(bench_ctx *c) { return 1; }
+void bench_close(bench_ctx *c) { free(c); }
+static const char *from(bench_ctx *c, const char *env, size_t *n) {
+  FILE *f = fopen(getenv(env), "rb");
+  if (!f) return NULL;
+  *n = fread(c->buf, 1, sizeof c->buf - 1, f);
+  c->buf[*n] = 0;
+  fclose(f);
+  return c->buf;
+}
+const char *bench_json(bench_ctx *c, size_t *n) { return from(c, "PB_FAKE_JSON", n); }
+const char *bench_text(bench_ctx *c, size_t *n) { return from(c, "PB_FAKE_TEXT", n); }
+"""
+
+
+@pytest.fixture(scope="module")
+def print_kernel(tmp_path_factory):
+    clang = find_toolchain("clang")
+    if clang is None:
+        pytest.skip("needs clang")
+    cfg = BuildConfig(clang, "O2")
+    src = tmp_path_factory.mktemp("fake") / "fake_printer.c"
+    src.write_text(FAKE_PRINTER)
+    fake_so = src.with_suffix(".so")
+    subprocess.run(["cc", "-shared", "-fPIC", "-w", f"-I{experiment.DIR}", str(src), "-o",
+                    str(fake_so)], check=True)
+    return (build_one(printing.kernel_target(), cfg),
+            build_one(EXPERIMENT.pbdyn_target(True), cfg), fake_so)
+
+
+def print_run(print_kernel, manifest, payload: str, formats: str, json_text: str,
+              text: str, tmp_path) -> subprocess.CompletedProcess:
+    kernel, pbdyn, fake = print_kernel
+    (tmp_path / "fake.json").write_text(json_text)
+    (tmp_path / "fake.txt").write_text(text)
+    return subprocess.run(
+        [str(kernel), "--param", f"manifest={manifest}", "--param",
+         f"impls=pb={pbdyn},fake={fake}", "--param", f"payloads={payload}", "--param",
+         f"formats={formats}", "--iters", "1", "--reps", "1", "--no-pmu"],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PB_FAKE_JSON": str(tmp_path / "fake.json"),
+             "PB_FAKE_TEXT": str(tmp_path / "fake.txt")})
+
+
+def google_message(manifest, payload: str):
+    schema, files = payloads.read_manifest(manifest)
+    type_name, path = files[payload]
+    cls = payloads._message_classes(schema.read_bytes(), [type_name])[type_name]
+    return cls.FromString(path.read_bytes())
+
+
+def test_printing_kernel_compares_json_as_values(print_kernel, manifest, tmp_path):
+    from google.protobuf import json_format, text_format
+
+    msg = google_message(manifest, "packed")
+    # Python's spelling: indented, doubles as repr, non-ASCII escaped; the same values
+    same = json.dumps(json.loads(json_format.MessageToJson(msg)), indent=1)
+    r = print_run(print_kernel, manifest, "packed", "json", same, "", tmp_path)
+    assert r.returncode == 0, r.stdout[-500:] + r.stderr
+    assert parse(r.stdout).cases() == ["packed/pb/json", "packed/fake/json"]
+    values = json.loads(same)
+    values["reals"][7] = float(values["reals"][7]) * (1 + 2**-50)  # one double, last bits
+    r = print_run(print_kernel, manifest, "packed", "json", json.dumps(values), "", tmp_path)
+    assert r.returncode == 1 and "packed/fake: printed JSON differs from pb's" in r.stdout
+    # text: C++'s printer's bytes, which pbdyn's match; one byte off is refused
+    text = text_format.MessageToString(google_message(manifest, "strings"))
+    r = print_run(print_kernel, manifest, "strings", "text", "{}", text, tmp_path)
+    assert r.returncode == 0, r.stdout[-500:] + r.stderr
+    r = print_run(print_kernel, manifest, "strings", "text", "{}", text.replace(": ", ":", 1),
+                  tmp_path)
+    assert r.returncode == 1 and "printed text differs from pb's" in r.stdout

@@ -287,6 +287,37 @@ def test_wrappers(holder):
     assert got == '"+/8="'
 
 
+def fewest_digits(v: float) -> str:
+    """C's "%.*g" with the fewest digits that read back as v."""
+    return next(t for d in range(1, 18) if float(t := f"%.{d}g" % v) == v)
+
+
+def test_doubles_print_the_fewest_digits(holder):
+    """Byte for byte the fewest-digit "%.*g" (pbdyn rounds one 17-digit conversion, not
+    trying every count): random bit patterns, subnormals (fewer exact digits), numbers of
+    few digits at every scale, uniform ones as in the packed payloads (a tenth of them
+    with a 17th digit 5, a hundredth ending 50: ties that pbdyn converts again)."""
+    import struct
+
+    classes, schema = holder
+    rng = random.Random(20)
+    values = [5e-324, -2.2250738585072014e-308, 2.225073858507201e-308, 0.1, 1e22, 1e23,
+              123456789012345.0, 1234567890123456.0, 9007199254740993.0, 1e-5, 1e15, 1e16,
+              0.9999999999999999, 9.999999999999999e22, 999999999999999.9, 0.30000000000000004,
+              1.7976931348623157e308, 2**-1022 * 1.5]  # 17 digits that round up with a carry
+    for _ in range(3000 * SCALE):
+        values += [struct.unpack("<d", rng.randbytes(8))[0],
+                   struct.unpack("<d", rng.randbytes(6) + b"\0\0")[0],  # subnormal
+                   rng.randint(1, 99999) * 10.0 ** rng.randint(-30, 30),
+                   rng.uniform(-1e6, 1e6)]
+    for v in values:
+        if not math.isfinite(v):
+            continue
+        msg = classes["google.protobuf.DoubleValue"](value=v)
+        st, got = schema.decode_json(msg.DESCRIPTOR.full_name, msg.SerializePartialToString())
+        assert st == OK and got == fewest_digits(v), (v, got)
+
+
 def test_struct_value_list(holder):
     classes, _ = holder
     Struct, Value = classes["google.protobuf.Struct"], classes["google.protobuf.Value"]

@@ -1,5 +1,5 @@
-/* The one interface the protobuf kernel (pb_bench.c) drives every decoder
- * through: the pbdyn library's builds, upb and Google's protobuf C++ each come as
+/* The one interface the protobuf kernels (pb_bench.c, pb_print.c) drive every
+ * decoder and printer through: the pbdyn library's builds, upb and Google's protobuf C++ each come as
  * a shared library exporting these functions, and the kernel loads them all
  * with dlopen into one process, so that every implementation is measured in
  * the same run, interleaved (A B A B ...).
@@ -44,6 +44,16 @@ int bench_decode(bench_ctx *c, const char *buf, size_t n);
 uint64_t bench_digest(bench_ctx *c);
 
 void bench_close(bench_ctx *c);
+
+/* Printing, for the printing kernel (pb_print.c); optional: a library that
+ * cannot print a format lacks its symbol. Each prints the last decoded
+ * message (bench_decode) with the library's default options (present fields
+ * only, JSON names, enums by name, no spaces) and returns the output, valid
+ * until the next call, its length in *n; NULL on failure. Output buffers are
+ * kept from call to call, so that a warm print allocates as little as the
+ * library allows. */
+const char *bench_json(bench_ctx *c, size_t *n); /* proto3 JSON */
+const char *bench_text(bench_ctx *c, size_t *n); /* the text format */
 
 #ifdef __cplusplus
 }

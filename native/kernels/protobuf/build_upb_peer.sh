@@ -21,8 +21,10 @@
 #
 # Both are compiled by clang at -O2 -DNDEBUG, as upb's own optimised builds are. Only the
 # runtime is built: base, hash, lex, mem, message, mini_descriptor, mini_table, port,
-# reflection (to build mini-tables from a FileDescriptorSet at run time), wire, the
-# generated descriptor.proto code and utf8_range.
+# reflection (to build mini-tables from a FileDescriptorSet at run time), wire, json where
+# the sources carry it (grpcio's and the repository's do, the protobuf sdist does not: the
+# JSON printing figures' upb is the fasttable build's), the generated descriptor.proto code
+# and utf8_range.
 #
 # Idempotent: a finished build is kept in the peer cache (../peer_cache.sh), keyed by its
 # recipe and this script, and linked as build/peers/upb-<mode>; a second call, from any
@@ -151,9 +153,11 @@ fi
 rm -rf "$tmp"
 
 # 3. Compile the runtime, two files at a time, into one archive.
+components=(upb/base upb/hash upb/lex upb/mem upb/message upb/mini_descriptor upb/mini_table
+            upb/port upb/reflection upb/wire)
+[[ -d $inc/upb/json ]] && components+=(upb/json)
 mapfile -t units < <(
-    cd "$inc" && find upb/base upb/hash upb/lex upb/mem upb/message upb/mini_descriptor \
-        upb/mini_table upb/port upb/reflection upb/wire -name '*.c' \
+    cd "$inc" && find "${components[@]}" -name '*.c' \
         ! -name '*_test*' ! -path '*/stage0/*' ! -path '*/stage1/*' ! -path '*/cmake/*' |
         sort
     ls google/protobuf/*.upb*.c utf8_range/utf8_range.c)

@@ -19,6 +19,8 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/stubs/common.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
 
 #include "bench_adapter.h"
 
@@ -42,6 +44,7 @@ struct bench_ctx {
   Arena *arena = nullptr;
   Message *msg = nullptr;
   char *block = nullptr;  // the reused arena's first block
+  std::string printed;    // bench_json's and bench_text's, capacity kept
 };
 
 static const size_t kBlock = 1 << 20;
@@ -132,4 +135,23 @@ extern "C" void bench_close(bench_ctx *c) {
   delete c->arena;
   delete[] c->block;
   delete c;
+}
+
+// Printing with the default options (JsonPrintOptions(): no whitespace, present
+// fields only, JSON names, enums by name): what util::MessageToJsonString and
+// TextFormat::PrintToString give a caller who does not set any. The JSON one
+// appends, so the string is cleared first, which keeps its capacity.
+extern "C" const char *bench_json(bench_ctx *c, size_t *n) {
+  c->printed.clear();
+  if (!c->msg || !google::protobuf::util::MessageToJsonString(*c->msg, &c->printed).ok())
+    return nullptr;
+  *n = c->printed.size();
+  return c->printed.data();
+}
+
+extern "C" const char *bench_text(bench_ctx *c, size_t *n) {
+  if (!c->msg || !google::protobuf::TextFormat::PrintToString(*c->msg, &c->printed))
+    return nullptr;
+  *n = c->printed.size();
+  return c->printed.data();
 }

@@ -15,6 +15,7 @@ struct bench_ctx {
   int reuse;
   pbdyn_arena *arena; /* reused arena, or the last fresh one */
   pbdyn_msg *msg;
+  pbdyn_arena *print_arena; /* bench_json's and bench_text's, reset per print */
 };
 
 const char *bench_name(void) {
@@ -102,6 +103,31 @@ uint64_t bench_digest(bench_ctx *c) {
 void bench_close(bench_ctx *c) {
   if (!c) return;
   pbdyn_arena_free(c->arena);
+  pbdyn_arena_free(c->print_arena);
   pbdyn_schema_free(c->schema);
   free(c);
+}
+
+/* Printed into an arena of their own, reset before each print: once warm it
+ * keeps its largest block, so a print allocates nothing (as upb's into a kept
+ * buffer and C++'s into a kept string), and the decoded message is left as
+ * it was. */
+static pbdyn_arena *print_arena(bench_ctx *c) {
+  if (c->print_arena) pbdyn_arena_reset(c->print_arena);
+  else c->print_arena = pbdyn_arena_new(0);
+  return c->print_arena;
+}
+
+const char *bench_json(bench_ctx *c, size_t *n) {
+  char *out;
+  if (!c->msg || pbdyn_json_encode(c->msg, c->m, print_arena(c), &out, n, NULL) != PBDYN_OK)
+    return NULL;
+  return out;
+}
+
+const char *bench_text(bench_ctx *c, size_t *n) {
+  char *out;
+  if (!c->msg || pbdyn_text_encode(c->msg, c->m, print_arena(c), &out, n) != PBDYN_OK)
+    return NULL;
+  return out;
 }

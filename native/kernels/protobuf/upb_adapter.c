@@ -22,6 +22,10 @@
 #include "upb/reflection/def.h"
 #include "upb/wire/decode.h"
 #include "upb/wire/encode.h"
+#if __has_include("upb/json/encode.h") /* the protobuf sdist's upb has no json/ */
+#define UPB_PEER_JSON 1
+#include "upb/json/encode.h"
+#endif
 
 #ifndef UPB_PEER_WHAT
 #error "define UPB_PEER_WHAT, e.g. \"generic, PyPI protobuf 7.36.2\""
@@ -32,12 +36,15 @@ enum { BLOCK = 1 << 20 };
 struct bench_ctx {
   upb_Arena *schema_arena;
   upb_DefPool *pool;
+  const upb_MessageDef *def;
   const upb_MiniTable *mt;
   int options; /* upb_DecodeOption */
   int reuse;
   char *block; /* the reused arena's one block */
   upb_Arena *arena;
   upb_Message *msg;
+  char *printed; /* bench_json's buffer, grown to the largest output */
+  size_t printed_cap;
 };
 
 const char *bench_name(void) {
@@ -93,6 +100,7 @@ bench_ctx *bench_open(const char *schema, size_t schema_len, const char *type,
     snprintf(err, errlen, "no message type %s", type);
     goto fail;
   }
+  c->def = m;
   c->mt = upb_MessageDef_MiniTable(m);
   if (c->reuse && !(c->block = malloc(BLOCK))) goto fail;
   return c;
@@ -124,7 +132,33 @@ void bench_close(bench_ctx *c) {
   if (!c) return;
   if (c->arena) upb_Arena_Free(c->arena);
   free(c->block);
+  free(c->printed);
   upb_DefPool_Free(c->pool);
   upb_Arena_Free(c->schema_arena);
   free(c);
 }
+
+#ifdef UPB_PEER_JSON
+/* upb_JsonEncode with no options (JSON names, enums by name, present fields
+ * only) into a buffer kept from call to call; it returns the length the
+ * output needs, so a buffer too small is grown and the print done again. upb
+ * prints no text format that protobuf C++ reads the same way (upb_TextEncode
+ * is a debug format): there is no bench_text here. */
+const char *bench_json(bench_ctx *c, size_t *n) {
+  if (!c->msg) return NULL;
+  upb_Status st;
+  upb_Status_Clear(&st);
+  size_t need = upb_JsonEncode(c->msg, c->def, c->pool, 0, c->printed, c->printed_cap, &st);
+  if (need == (size_t)-1) return NULL;
+  if (need >= c->printed_cap) {
+    char *grown = realloc(c->printed, need + 1);
+    if (!grown) return NULL;
+    c->printed = grown;
+    c->printed_cap = need + 1;
+    need = upb_JsonEncode(c->msg, c->def, c->pool, 0, c->printed, c->printed_cap, &st);
+    if (need == (size_t)-1) return NULL;
+  }
+  *n = need;
+  return c->printed;
+}
+#endif

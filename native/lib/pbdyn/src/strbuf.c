@@ -5,7 +5,7 @@
 
 #include "internal/strbuf.h"
 
-void pbdyn__strbuf_put(pbdyn__strbuf *o, const char *s, size_t n) {
+void pbdyn__strbuf_put_slow(pbdyn__strbuf *o, const char *s, size_t n) {
   if (o->oom) return;
   if (o->cap - o->len < n + 1) {
     size_t nc = o->cap ? o->cap * 2 : 1024;

@@ -22,6 +22,10 @@ mixed magnitudes with negative int32, fixed-width, bools). Decoded side by side 
   protobuf/upb.py): its figures include the Python call and object creation, shown beside
   native upb's.
 
+Printing, with the same implementations (printing.py): pbdyn's proto3 JSON and text format
+of an already decoded message beside upb_JsonEncode, protobuf C++'s MessageToJsonString
+and TextFormat::PrintToString, outputs checked to be the same first (pb_print.c).
+
 The C implementations run in one kernel process per optimisation level
 (native/kernels/protobuf/pb_bench.c, which first checks that all of them read every
 payload the same way); that process and the Python one are interleaved. Per case:
@@ -44,7 +48,7 @@ from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.claims import ClaimSpec
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.protobuf import payloads
+from cpulab.experiments.protobuf import payloads, printing
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.experiments.protobuf.upb_native import GIT_PEER, UpbPeer, upb_peers
 from cpulab.measure.metrics import Metric, case_metrics
@@ -155,6 +159,7 @@ class Protobuf(Experiment):
                        "stack use",
                   seed="upb: each fast path is a handful of instructions, no "
                        "prologue/epilogue/stack use"),
+        *printing.CLAIMS,
     )
 
     def seed_tables(self) -> list[SeedTable]:
@@ -235,8 +240,10 @@ class Protobuf(Experiment):
         kernel_cfg = next((c for c in ctx.configs if c.toolchain.family == "clang"),
                           ctx.configs[0])
         arts = ctx.build([(self.kernel_target(), kernel_cfg),
+                          (printing.kernel_target(), kernel_cfg),
                           *((i.target, i.config) for i in impls)])
-        kernel, built = arts[0], dict(zip(impls, arts[1:], strict=True))
+        kernel, print_kernel = arts[:2]
+        built = dict(zip(impls, arts[2:], strict=True))
         for impl, art in built.items():
             if not art.ok:
                 cases += [Case(impl.name, impl.config.as_dict(), {"payload": p},
@@ -246,12 +253,22 @@ class Protobuf(Experiment):
                                  error=f"kernel build failed: {kernel.error}")]
         loaded = [i for i in impls if built[i].ok]
         programs = self.programs(ctx, kernel, built, loaded, manifest)
-        outcomes = ctx.measure(programs)
+        printers = printing.printers(ctx, loaded, upbs)
+        if print_kernel.ok:
+            print_programs = printing.programs(ctx, print_kernel.path, built, printers,
+                                               manifest)
+        else:
+            print_programs = []
+            cases.append(Case("pb_print", kernel_cfg.as_dict(),
+                              error=f"kernel build failed: {print_kernel.error}"))
+        outcomes = ctx.measure(programs + print_programs)
         by_label = {i.label: i for i in loaded}
         frames = {i.label: fast_path_frames(built[i].path) for i in loaded
                   if i.name == "pb-tailcall"}
         for p in programs:
             cases += _cases(p, outcomes[p.key], by_label, sizes, frames)
+        for p in print_programs:
+            cases += printing.cases(p, outcomes[p.key], by_label, sizes, _per_message)
         return cases
 
     def programs(self, ctx: Context, kernel: Artifact, built: dict[Impl, Artifact],
