@@ -1,30 +1,30 @@
 /* libFuzzer target: the JSON parser (pbdyn_json_decode) on any bytes, under
- * ASan and UBSan.
+ * ASan and UBSan, with fuzz_parse.h's checks: a refusal at a position that
+ * agrees with itself, a parse that prints (pbdyn_json_encode: whatever the
+ * parser builds has a JSON form), parses again and prints the same, an
+ * encoding that decodes to the same JSON.
  *
  * Environment: as fuzz_decode.c (PBDYN_FUZZ_SCHEMA, PBDYN_FUZZ_TYPES). Input
  * byte 0 chooses the type (low 6 bits, modulo the count) and the options
  * (bit 6: PBDYN_PARSE_IGNORE_UNKNOWN); the rest is the JSON.
  *
- * Checks (any failure aborts, which libFuzzer reports as a crash):
- *  - a refusal is one of the parser's statuses, at an offset inside the
- *    input with a line and column that agree with it;
- *  - a parsed message prints (pbdyn_json_encode): whatever the parser builds
- *    has a JSON form;
- *  - that JSON parses again and prints the same: printer and parser agree;
- *  - its encoding decodes (generic decoder) to a message that prints the
- *    same JSON: what the parser builds is a well-formed message;
- *  - nothing reads out of bounds (the JSON is a copy of exactly its size).
- *
- * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py).
- * -DPBDYN_FUZZ_SABOTAGE=1 changes a digit of the printed JSON as it is
- * parsed again: the test that proves the checks fire.
+ * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py);
+ * -DPBDYN_FUZZ_SABOTAGE=1: the build whose checks must fire.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "pbdyn.h"
 #include "fuzz_types.h"
+#include "fuzz_parse.h"
+
+static pbdyn_status print_json(const pbdyn_msg *msg, pbdyn_arena *a, char **out, size_t *n) {
+  return pbdyn_json_encode(msg, NULL, a, out, n, NULL);
+}
+
+static bool json_refusal(pbdyn_status st) {
+  return st == PBDYN_ERR_SYNTAX || st == PBDYN_ERR_NOT_FOUND || st == PBDYN_ERR_UTF8 ||
+         st == PBDYN_ERR_DEPTH;
+}
+
+static const fuzz_format json = {"fuzz_json", "JSON", pbdyn_json_decode, print_json,
+                                 json_refusal, PBDYN_PARSE_IGNORE_UNKNOWN};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -32,76 +32,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-static void check(bool ok, const char *what) {
-  if (!ok) {
-    fprintf(stderr, "fuzz_json: %s\n", what);
-    abort();
-  }
-}
-
-/* The JSON of a message (arena). */
-static char *print(const pbdyn_msg *msg, pbdyn_arena *a, size_t *n) {
-  char *json;
-  check(pbdyn_json_encode(msg, NULL, a, &json, n, NULL) == PBDYN_OK,
-        "parsed message not printable");
-  return json;
-}
-
-static void check_refusal(pbdyn_status st, const pbdyn_parse_error *e, const char *json,
-                          size_t n) {
-  check(st == PBDYN_ERR_SYNTAX || st == PBDYN_ERR_NOT_FOUND || st == PBDYN_ERR_UTF8 ||
-            st == PBDYN_ERR_DEPTH,
-        "unexpected status");
-  check(e->offset <= n, "error offset past the input");
-  uint32_t line = 1, column = 1;
-  for (size_t i = 0; i < e->offset; i++) {
-    if (json[i] == '\n') line++, column = 1;
-    else column++;
-  }
-  check(e->line == line && e->column == column, "line and column disagree with the offset");
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size < 1) return 0;
-  const pbdyn_msgdef *m = types[(data[0] & 0x3f) % ntypes];
-  size_t n = size - 1;
-  char *json = malloc(n ? n : 1); /* no slop after it, so ASan sees any overread */
-  memcpy(json, data + 1, n);
-  pbdyn_arena *a = pbdyn_arena_new(0);
-  pbdyn_msg *msg = pbdyn_msg_new(m, a);
-  pbdyn_parse_error e = {0, 0, 0};
-  pbdyn_parse_opts o = {(data[0] & 0x40) ? PBDYN_PARSE_IGNORE_UNKNOWN : 0, 0, &e};
-  pbdyn_status st = pbdyn_json_decode(json, n, msg, m, a, &o);
-  if (st != PBDYN_OK) {
-    check_refusal(st, &e, json, n);
-  } else {
-    size_t n1, n2, n3, en;
-    char *t1 = print(msg, a, &n1), *enc, *reread = malloc(n1 ? n1 : 1);
-    memcpy(reread, t1, n1);
-#ifdef PBDYN_FUZZ_SABOTAGE
-    for (size_t i = 0; i < n1; i++) {
-      if (reread[i] >= '1' && reread[i] <= '8') {
-        reread[i]++;
-        break;
-      }
-    }
-#endif
-    pbdyn_msg *again = pbdyn_msg_new(m, a);
-    check(pbdyn_json_decode(reread, n1, again, m, a, NULL) == PBDYN_OK, "printed JSON refused");
-    free(reread);
-    char *t2 = print(again, a, &n2);
-    check(n2 == n1 && !memcmp(t1, t2, n1), "printed JSON differs after a parse");
-    check(pbdyn_encode(msg, m, a, &enc, &en) == PBDYN_OK, "encode failed");
-    char *copy = malloc(en ? en : 1);
-    memcpy(copy, enc, en);
-    pbdyn_msg *decoded = pbdyn_msg_new(m, a);
-    pbdyn_decode_opts d = {0, PBDYN_DECODER_GENERIC, 0, NULL};
-    check(pbdyn_decode(copy, en, decoded, m, a, &d) == PBDYN_OK, "encoding does not decode");
-    char *t3 = print(decoded, a, &n3);
-    check(n3 == n1 && !memcmp(t1, t3, n1), "decoded encoding prints other JSON");
-    free(copy);
-  }
-  pbdyn_arena_free(a);
-  free(json);
-  return 0;
+  return fuzz_parse_input(&json, data, size);
 }
