@@ -34,6 +34,9 @@ PBDYN_INLINE void pbdyn__strbuf_put(pbdyn__strbuf *o, const char *s, size_t n) {
   pbdyn__strbuf_put_slow(o, s, n);
 }
 
+/* Append code point cp (at most 0x10FFFF, no surrogate: the parsers check) in UTF-8. */
+void pbdyn__strbuf_put_utf8(pbdyn__strbuf *o, uint32_t cp);
+
 PBDYN_INLINE void pbdyn__strbuf_puts(pbdyn__strbuf *o, const char *s) {
   pbdyn__strbuf_put(o, s, strlen(s));
 }

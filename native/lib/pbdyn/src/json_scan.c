@@ -132,23 +132,6 @@ void pbdyn__json_scan_init(pbdyn__json_scan *s, const char *json, size_t size) {
   pbdyn__json_scan_next(s);
 }
 
-static void put_utf8(pbdyn__strbuf *o, unsigned long cp) {
-  char u[4];
-  size_t n;
-  if (cp < 0x80) {
-    u[0] = (char)cp, n = 1;
-  } else if (cp < 0x800) {
-    u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), n = 2;
-  } else if (cp < 0x10000) {
-    u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 63));
-    u[2] = (char)(0x80 | (cp & 63)), n = 3;
-  } else {
-    u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 63));
-    u[2] = (char)(0x80 | (cp >> 6 & 63)), u[3] = (char)(0x80 | (cp & 63)), n = 4;
-  }
-  pbdyn__strbuf_put(o, u, n);
-}
-
 void pbdyn__json_string_value(const pbdyn__jtok *t, pbdyn__strbuf *o) {
   const char *p = t->p + 1, *end = t->p + t->n - 1, *run = p;
   while (p < end) {
@@ -166,7 +149,7 @@ void pbdyn__json_string_value(const pbdyn__jtok *t, pbdyn__strbuf *o) {
         cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned long)hex4(p + 2) - 0xdc00);
         p += 6;
       }
-      put_utf8(o, cp);
+      pbdyn__strbuf_put_utf8(o, (uint32_t)cp);
     } else {
       const char *named = strchr("b\bf\fn\nr\rt\t", c);
       char byte = named ? named[1] : c; /* \" \\ \/ stand for themselves */

@@ -23,6 +23,23 @@ void pbdyn__strbuf_put_slow(pbdyn__strbuf *o, const char *s, size_t n) {
   o->buf[o->len] = 0;
 }
 
+void pbdyn__strbuf_put_utf8(pbdyn__strbuf *o, uint32_t cp) {
+  char u[4];
+  size_t n;
+  if (cp < 0x80) {
+    u[0] = (char)cp, n = 1;
+  } else if (cp < 0x800) {
+    u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), n = 2;
+  } else if (cp < 0x10000) {
+    u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 63));
+    u[2] = (char)(0x80 | (cp & 63)), n = 3;
+  } else {
+    u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 63));
+    u[2] = (char)(0x80 | (cp >> 6 & 63)), u[3] = (char)(0x80 | (cp & 63)), n = 4;
+  }
+  pbdyn__strbuf_put(o, u, n);
+}
+
 void pbdyn__strbuf_indent(pbdyn__strbuf *o, int depth) {
   for (int i = 0; i < depth; i++) pbdyn__strbuf_put(o, "  ", 2);
 }

@@ -181,23 +181,6 @@ double pbdyn__text_float_value(const pbdyn__tok *t) {
   return v;
 }
 
-static void put_utf8(pbdyn__strbuf *o, uint32_t cp) {
-  char u[4];
-  size_t n;
-  if (cp < 0x80) {
-    u[0] = (char)cp, n = 1;
-  } else if (cp < 0x800) {
-    u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), n = 2;
-  } else if (cp < 0x10000) {
-    u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 63));
-    u[2] = (char)(0x80 | (cp & 63)), n = 3;
-  } else {
-    u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 63));
-    u[2] = (char)(0x80 | (cp >> 6 & 63)), u[3] = (char)(0x80 | (cp & 63)), n = 4;
-  }
-  pbdyn__strbuf_put(o, u, n);
-}
-
 static uint32_t hex_run(const char **p, int digits) {
   uint32_t v = 0;
   for (int i = 0; i < digits; i++) v = v << 4 | (uint32_t)hex_digit(*(*p)++);
@@ -228,7 +211,7 @@ void pbdyn__text_string_value(const pbdyn__tok *t, pbdyn__strbuf *o) {
       byte = (char)v;
     } else if (c == 'u' || c == 'U') {
       uint32_t cp = hex_run(&p, c == 'u' ? 4 : 8);
-      put_utf8(o, cp);
+      pbdyn__strbuf_put_utf8(o, cp);
       run = p;
       continue;
     } else {
