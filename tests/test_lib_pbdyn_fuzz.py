@@ -75,17 +75,25 @@ def schema_file():
     return p, fds
 
 
+
+class SeedCorpus:
+    """A libFuzzer seed folder: each seed is a selector byte (type and options) and the
+    input; `n` counts them."""
+
+    def __init__(self, path):
+        self.path, self.n = path, 0
+        path.mkdir(parents=True, exist_ok=True)
+
+    def put(self, sel: int, data: bytes) -> None:
+        (self.path / f"seed{self.n:04d}").write_bytes(bytes([sel]) + data)
+        self.n += 1
+
 def seed_corpus(path) -> int:
     """Valid messages of every type, the malformed cases and descriptor sets."""
-    path.mkdir(parents=True, exist_ok=True)
     _, fds = schema_file()
     classes = google_classes(fds)
-    n = 0
-
-    def put(sel: int, data: bytes):
-        nonlocal n
-        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + data)
-        n += 1
+    seeds = SeedCorpus(path)
+    put = seeds.put
 
     rng = random.Random(7)
     for i in range(120):
@@ -116,22 +124,17 @@ def seed_corpus(path) -> int:
     put(TYPES.index("google.protobuf.FileDescriptorSet"), descriptor_proto_set())
     put(0x80, descriptor_proto_set())
     put(0x80, allkinds_set())
-    return n
+    return seeds.n
 
 
 def text_seed_corpus(path) -> int:
     """The text of random messages of every type (unknown fields included), and the
     malformed text cases."""
-    path.mkdir(parents=True, exist_ok=True)
     _, fds = schema_file()
     classes = google_classes(fds)
     schema = lib().load_schema(fds)
-    n = 0
-
-    def put(sel: int, text: bytes):
-        nonlocal n
-        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
-        n += 1
+    seeds = SeedCorpus(path)
+    put = seeds.put
 
     for i in range(60):
         t = i % len(TYPES)
@@ -142,7 +145,7 @@ def text_seed_corpus(path) -> int:
         put(t, text)
     for type_name, text, _st, token in MALFORMED_TEXT:
         put(TYPES.index(type_name), fault_offset(text, token)[0])
-    return n
+    return seeds.n
 
 
 JSON_TYPES = ["allkinds2.All", "allkinds3.All", "pbjson.Holder"]
@@ -163,16 +166,11 @@ def json_schema_file():
 
 def json_seed_corpus(path) -> int:
     """The JSON of random messages of every type, and the accepted and refused cases."""
-    path.mkdir(parents=True, exist_ok=True)
     _, fds = json_schema_file()
     classes = google_classes(fds)
     schema = lib().load_schema(fds)
-    n = 0
-
-    def put(sel: int, text: bytes):
-        nonlocal n
-        (path / f"seed{n:04d}").write_bytes(bytes([sel]) + text)
-        n += 1
+    seeds = SeedCorpus(path)
+    put = seeds.put
 
     for i in range(90):
         t = i % len(JSON_TYPES)
@@ -186,7 +184,7 @@ def json_seed_corpus(path) -> int:
             put(JSON_TYPES.index(type_name), text.encode())
     for type_name, text, _st, _token in REFUSED_JSON:
         put(JSON_TYPES.index(type_name), text.replace("...", "").encode())
-    return n
+    return seeds.n
 
 
 def run_fuzzer(exe, corpus, seconds: int, extra=(), json: bool = False):
