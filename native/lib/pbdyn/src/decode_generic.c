@@ -97,6 +97,9 @@ static pbdyn_status add_unknown_enum(pbdyn__dec *d, pbdyn_msg *msg, uint32_t num
   return add_unknown(d, msg, buf, (size_t)(p - buf));
 }
 
+static const char *unknown_field(pbdyn__dec *d, const char *start, const char *ptr, pbdyn_msg *msg,
+                                 uint32_t fnum, int wt);
+
 /* Skip the body of an unknown group whose start tag is already recorded,
  * appending each inner field's bytes to msg's unknown fields as it goes
  * (the group may span the buffer flip, a field never does). */
@@ -110,38 +113,20 @@ static const char *skip_group(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg, ui
     uint32_t fnum = tag >> 3;
     int wt = tag & 7;
     if (fnum == 0) return pbdyn__dec_err(d, PBDYN_ERR_FIELD_NUMBER);
-    uint64_t v;
-    uint32_t size;
-    switch (wt) {
-      case 0:
-        if (!(ptr = pbdyn__varint(ptr, &v))) return pbdyn__dec_err(d, PBDYN_ERR_VARINT);
-        break;
-      case 1: ptr += 8; break;
-      case 5: ptr += 4; break;
-      case 2:
-        if (!(ptr = read_size(d, ptr, &size))) return NULL;
-        ptr += size;
-        break;
-      case 3:
-        if (add_unknown(d, msg, start, (size_t)(ptr - start)))
-          return pbdyn__dec_err(d, PBDYN_ERR_NOMEM);
-        if (!(ptr = skip_group(d, ptr, msg, fnum))) return NULL;
-        continue;
-      case 4:
-        if (fnum != number) return pbdyn__dec_err(d, PBDYN_ERR_GROUP);
-        if (add_unknown(d, msg, start, (size_t)(ptr - start)))
-          return pbdyn__dec_err(d, PBDYN_ERR_NOMEM);
-        d->depth++;
-        return ptr;
-      default: return pbdyn__dec_err(d, PBDYN_ERR_WIRE_TYPE);
+    if (wt == 4) {
+      if (fnum != number) return pbdyn__dec_err(d, PBDYN_ERR_GROUP);
+      if (add_unknown(d, msg, start, (size_t)(ptr - start)))
+        return pbdyn__dec_err(d, PBDYN_ERR_NOMEM);
+      d->depth++;
+      return ptr;
     }
-    CHECK_OVERRUN(d, ptr);
-    if (add_unknown(d, msg, start, (size_t)(ptr - start)))
-      return pbdyn__dec_err(d, PBDYN_ERR_NOMEM);
+    if (wt > 5) return pbdyn__dec_err(d, PBDYN_ERR_WIRE_TYPE);
+    if (!(ptr = unknown_field(d, start, ptr, msg, fnum, wt))) return NULL;
   }
 }
 
-/* An unknown field whose tag (at start) has been read; ptr is after it. */
+/* An unknown field whose tag (at start) has been read, wire type 0-3 or 5; ptr is
+ * after it. A group (3) is recorded whole, through skip_group. */
 static const char *unknown_field(pbdyn__dec *d, const char *start, const char *ptr, pbdyn_msg *msg,
                                  uint32_t fnum, int wt) {
   uint64_t v;
