@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "pbdyn.h"
+#include "read_file.h"
 
 enum {
   REQ_PROTOBUF_PAYLOAD = 1,
@@ -68,18 +69,6 @@ static size_t n_json_in, n_json_in_answered, n_json_in_rejected, n_json_in_unpri
     n_json_in_skipped;
 /* text input or output: answered, rejected input, skipped (unknown fields to leave out) */
 static size_t n_text, n_text_answered, n_text_rejected, n_text_skipped;
-
-static char *read_file(const char *path, size_t *n) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long sz = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)sz + 1);
-  *n = fread(buf, 1, (size_t)sz, fp);
-  fclose(fp);
-  return buf;
-}
 
 static bool read_exact(void *buf, size_t n) { return fread(buf, 1, n, stdin) == n; }
 

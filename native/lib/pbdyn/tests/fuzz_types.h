@@ -10,24 +10,13 @@
 #include <string.h>
 
 #include "pbdyn.h"
+#include "read_file.h"
 
 #define MAX_TYPES 64
 
 static pbdyn_schema *schema;
 static const pbdyn_msgdef *types[MAX_TYPES];
 static int ntypes;
-
-static char *read_file(const char *path, size_t *n) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long sz = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)sz + 1);
-  *n = fread(buf, 1, (size_t)sz, fp);
-  fclose(fp);
-  return buf;
-}
 
 /* Load the schema and the types, or exit naming `harness` (a harness's
  * setup, before any input: not library code). */

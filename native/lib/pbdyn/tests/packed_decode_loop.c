@@ -12,18 +12,7 @@
 
 #include "internal/packed_simd.h"
 #include "pbdyn.h"
-
-static char *read_file(const char *path, size_t *n) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long sz = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)sz + 1);
-  *n = fread(buf, 1, (size_t)sz, fp);
-  fclose(fp);
-  return buf;
-}
+#include "read_file.h"
 
 int main(int argc, char **argv) {
   if (argc != 6) {

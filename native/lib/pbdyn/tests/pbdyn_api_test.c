@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pbdyn.h"
+#include "read_file.h"
 
 static int checks;
 
@@ -29,18 +30,6 @@ static const pbdyn_fielddef *F(const pbdyn_msgdef *m, const char *name) {
     exit(1);
   }
   return f;
-}
-
-static char *read_file(const char *path, size_t *n) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long sz = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)sz + 1);
-  *n = fread(buf, 1, (size_t)sz, fp);
-  fclose(fp);
-  return buf;
 }
 
 static bool str_eq(pbdyn_str s, const char *lit, size_t n) {
