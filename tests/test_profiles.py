@@ -16,7 +16,7 @@ from cpulab import cli
 from cpulab.build import Target
 from cpulab.context import PROFILES, Context
 from cpulab.experiments.base import Experiment
-from cpulab.lab import experiment_budget
+from cpulab.lab import experiment_budget, with_rounds
 from cpulab.measure.runner import FakeRunner
 from cpulab.measure.schedule import Program
 from cpulab.results import Case, Evidence, Verdict
@@ -139,3 +139,33 @@ def test_time_spent_before_the_first_measurement_counts():
     ctx = Context(PROFILE, [], FakeRunner(_noisy(clock)), budget_s=100, clock=clock)
     clock.now = 50  # building, preparing data
     assert _rounds(ctx) == 3  # 60 s of least rounds already end past the budget's 100 s
+
+
+def test_rounds_on_the_command_line_replace_the_profiles_least():
+    assert cli.parser().parse_args(["run", "alloc"]).rounds is None
+    assert cli.parser().parse_args(["run", "alloc", "--rounds", "4"]).rounds == 4
+    quick = PROFILES["quick"]
+    assert with_rounds(quick, None) is quick
+    more = with_rounds(quick, quick.max_rounds + 3)
+    assert (more.rounds, more.max_rounds) == (quick.max_rounds + 3, quick.max_rounds + 3)
+    fewer = with_rounds(PROFILES["full"], 3)
+    assert (fewer.rounds, fewer.max_rounds, fewer.name) == (3, PROFILES["full"].max_rounds,
+                                                            "full")
+
+
+@pytest.mark.parametrize("value", ["2", "0", "-1", "three", "3.5"])
+def test_fewer_than_three_rounds_are_refused(capsys, value):
+    with pytest.raises(SystemExit) as e:
+        cli.parser().parse_args(["run", "alloc", "--rounds", value])
+    assert e.value.code == 2 and "3 or more" in capsys.readouterr().err
+
+
+def test_a_run_with_rounds_has_that_many_processes_and_says_so(capsys, tmp_path):
+    n = PROFILES["quick"].max_rounds  # as many as the profile may add: none can be added
+    rc = cli.main(["run", "--cmd", "true", "--quick", "--rounds", str(n), "--warmup", "0",
+                   "--json", "--db", str(tmp_path / "r.db")])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    (case,) = run["cases"]
+    assert rc == 0 and case["metrics"]["time"]["n"] == n * PROFILES["quick"].reps
+    assert (f"--rounds {n}: at least {n} processes per program (the quick profile's 3)"
+            in run["notes"])

@@ -13,7 +13,7 @@ import subprocess
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cpulab.build import BuildConfig, find_toolchain, matrix
@@ -37,6 +37,7 @@ class Selection:
     compilers: Sequence[str] | None = None
     opts: Sequence[str] | None = None
     pgo: bool = True
+    rounds: int | None = None  # processes per program at least, instead of the profile's
 
 
 def configs_for(exp: Experiment, sel: Selection, note: Callable[[str], None]) -> list[BuildConfig]:
@@ -53,6 +54,15 @@ def configs_for(exp: Experiment, sel: Selection, note: Callable[[str], None]) ->
     return matrix(tcs, opts, pgo)
 
 
+def with_rounds(profile: Profile, rounds: int | None) -> Profile:
+    """The profile with at least `rounds` processes per program (None: as it is): fewer
+    for a long sweep that must end sooner, at the price of wider intervals, or more for
+    a narrower one; the profile's bound on added rounds rises with it."""
+    if rounds is None:
+        return profile
+    return replace(profile, rounds=rounds, max_rounds=max(profile.max_rounds, rounds))
+
+
 def experiment_budget(exp: Experiment, profile: Profile) -> float | None:
     """The seconds `exp`'s measurements may add rounds for: its own where it sets one,
     else the profile's; none in a profile that bounds no experiment (quick, full)."""
@@ -66,9 +76,12 @@ def run_experiment(
     runner: Runner | None = None, reporter: Reporter | None = None,
 ) -> RunRecord:
     """Run one experiment; returns its record (status `failed` if it raised)."""
-    prof = PROFILES[profile]
+    prof = with_rounds(PROFILES[profile], sel.rounds)
     ctx = Context(prof, [], runner or ProcessRunner(), reporter or Reporter(),
                   budget_s=experiment_budget(exp, prof))
+    if sel.rounds:
+        ctx.note(f"--rounds {sel.rounds}: at least {sel.rounds} processes per program "
+                 f"(the {profile} profile's {PROFILES[profile].rounds})")
     ctx.configs = configs_for(exp, sel, ctx.note)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()

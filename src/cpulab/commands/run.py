@@ -6,6 +6,7 @@ so a Ctrl-C or a failure later loses none of the runs before it."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -125,7 +126,7 @@ def cmd_run(args) -> int:
     else:
         exps = _discovered()
     profile = args.profile
-    sel = Selection(args.cc, args.opt, pgo=not args.no_pgo)
+    sel = Selection(args.cc, args.opt, pgo=not args.no_pgo, rounds=args.rounds)
     records, regressed, errors = [], [], []
     with open_store(args.db, create=True) as store:
         for at, exp in enumerate(exps):
@@ -194,6 +195,18 @@ def _figures(rec, exp, out_dir: Path) -> list[Path]:
         return []
 
 
+def rounds_arg(text: str) -> int:
+    """--rounds: at least three processes, the fewest a 95% interval can rest on."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number, 3 or more (an "
+                                         "interval needs three processes)")
+    return n
+
+
 def add_parser(sub) -> None:
     r = sub.add_parser(
         "run", help="build, measure and judge experiments; store the results",
@@ -214,6 +227,10 @@ def add_parser(sub) -> None:
                           help=f"--profile quick: {PROFILES['quick'].rounds} processes x "
                                f"{PROFILES['quick'].reps} reps x "
                                f"{PROFILES['quick'].target_ms} ms")
+    r.add_argument("--rounds", type=rounds_arg, metavar="N",
+                   help="processes per program at least, instead of the profile's (3 or "
+                        "more: an interval needs three); fewer end a long sweep sooner, "
+                        "with wider intervals")
     r.add_argument("--cc", type=list_arg, metavar="LIST",
                    help="compilers, comma-separated: gcc, clang, clang-19, a path "
                         "(default: the experiment's)")
