@@ -7,19 +7,21 @@
  * shifts once more: 3-4 shuffle or shift operations a vector, which share two pipes on
  * Zen 4 and Zen 5 and bound its pace. Here every kind's quotient is one shift of the
  * 64-bit products, taken straight from them:
- *   - the odd lanes come from a second load one element further on (their values land
- *     in the low halves of the 64-bit lanes), not from a shift; the last vectors, where
- *     that load would pass the end of the array, shift instead;
+ *   - the odd lanes move to the low halves of the 64-bit lanes by one shift (a second
+ *     load one element on, which saves it, splits a cache line at every 64-byte load
+ *     and was 1.15-1.3x slower on Zen 5);
  *   - even products shift right by 32 + s, odd ones by s within their high halves, and
  *     the two merge (one masked shift with AVX-512, a blend with AVX2);
  *   - an unsigned divisor whose magic needs N+1 bits takes the round-down magic
  *     m = floor(2^(32+s)/d) instead, with q = (n*m + m) >> (32+s) (Robison, "N-bit
  *     unsigned division via N-bit multiply-add", ARITH 2005: exact wherever the round-up
  *     magic is not): one 64-bit add per product instead of sub, shift, add;
- *   - a signed N+1-bit magic M (in (2^31, 2^32)) multiplies n + 2^31, which is unsigned,
- *     and the product takes off 2^31 * M: n * M exactly, with one xor and one add.
- * That is 2 shifts a vector (3 where the odd lanes are shifted) against the constant's
- * 3-4, and remainders of powers of two are one `and`.
+ *   - a signed N+1-bit magic M (in (2^31, 2^32)) multiplies |n| <= 2^31 unsigned, for
+ *     which the same M and shift are exact: the magnitude's quotient, negated where n
+ *     is negative (vpsignd with AVX2, a masked subtract with AVX-512), with no add and
+ *     no rounding step, as the constant's loop needs.
+ * That is 3 shifts a vector against the constant's 3-4 (and its add or rounding steps),
+ * and remainders of powers of two are one `and`.
  *
  * An instruction-set file defines v32 (the vector type), V32_LANES and the primitives
  *   v32_load, v32_store, v32_set1(int32), v32_set1w(int64: one value per 64-bit lane),
@@ -31,7 +33,8 @@
  *               products E and the odd products O shifted right by s (sw = 32 + s),
  *               logically or arithmetically, as one vector of 32-bit lanes,
  *   v32_trunc(t) t + 1 where t < 0 (floor to truncation),
- *   v32_mullo,
+ *   v32_mullo, v32_abs,
+ *   v32_negwhere(q, x)  q negated in the lanes where x is negative,
  * then includes this file (after rtdiv_batch_body.h's own definitions, which this file
  * shares: RTDIV__NAME, and the ops table built from both).
  */
@@ -41,35 +44,34 @@ typedef struct {
     v32 m;       /* the multiplier */
     v32 w;       /* added to each 64-bit product (ADD kinds) */
     v32 pre;     /* PRE: n's low bits cleared (rtdiv.h) */
-    v32 flip;    /* signed ADD: the sign bit, n + 2^31 */
     v32 bias;    /* POW2: 2^s - 1, the bias of a negative n and the remainder's mask */
     v32 d;       /* the divisor, for remainders */
     __m128i s;   /* the kind's final shift */
     __m128i sw;  /* 32 + s: the even products' shift */
 } rtdiv__lanes32;
 
-/* The quotients of the vector x, xo holding its odd lanes in its even places. KIND and
- * NEG (negate: d < 0 outside MUL) are constants in each loop: one path remains. */
+/* The quotients of the vector x. KIND and NEG (negate: d < 0 outside MUL) are constants
+ * in each loop: one path remains. */
 #define RTDIV__QUO32(SG)                                                                 \
     RTDIV__TARGET static inline __attribute__((always_inline)) v32                       \
-    RTDIV__CAT(rtdiv__quo32_, SG)(v32 x, v32 xo, int kind, int neg,                      \
-                                  const rtdiv__lanes32 *c) {                             \
+    RTDIV__CAT(rtdiv__quo32_, SG)(v32 x, int kind, int neg, const rtdiv__lanes32 *c) {   \
         v32 q;                                                                           \
         if (kind == RTDIV__KIND_POW2) {                                                  \
             if (!SG)                                                                     \
                 return v32_srl(x, c->s);                                                 \
             q = v32_sra(v32_add(x, v32_and(v32_sign(x), c->bias)), c->s);                \
         } else {                                                                         \
-            if (kind == RTDIV__KIND_PRE) {                                               \
+            if (kind == RTDIV__KIND_PRE)                                                 \
                 x = v32_and(x, c->pre);                                                  \
-                xo = v32_and(xo, c->pre);                                                \
-            }                                                                            \
             if (SG && kind == RTDIV__KIND_ADD) {                                         \
-                x = v32_xor(x, c->flip);                                                 \
-                xo = v32_xor(xo, c->flip);                                               \
+                /* |n| <= 2^31 times the unsigned M < 2^32: the magnitude's quotient */   \
+                /* in one shift, then n's sign (and d's) */                               \
+                v32 a = v32_abs(x);                                                      \
+                q = v32_joinu(v32_mulu(a, c->m), v32_mulu(v32_odd(a), c->m), c->s, c->sw); \
+                return v32_negwhere(q, neg ? v32_xor(x, v32_set1(-1)) : x);              \
             }                                                                            \
-            v32 e, o;                                                                    \
-            if (SG && kind != RTDIV__KIND_ADD) {                                         \
+            v32 e, o, xo = v32_odd(x);                                                   \
+            if (SG) {                                                                    \
                 e = v32_muls(x, c->m);                                                   \
                 o = v32_muls(xo, c->m);                                                  \
             } else {                                                                     \
@@ -99,15 +101,14 @@ RTDIV__QUO32(1)
 
 #define RTDIV__LANES32(S, T, UT, ST, UW, SW, N, SG)                                      \
     RTDIV__TARGET static inline __attribute__((always_inline)) v32                       \
-    RTDIV__NAME(S, one)(v32 x, v32 xo, int kind, int neg, int rem,                       \
-                        const rtdiv__lanes32 *c) {                                       \
+    RTDIV__NAME(S, one)(v32 x, int kind, int neg, int rem, const rtdiv__lanes32 *c) {   \
         /* a signed power of two's remainder needs no quotient (the biased n's high */   \
         /* bits are q * 2^s; d = -2^s leaves the same remainder) */                      \
         if (SG && rem && kind == RTDIV__KIND_POW2) {                                     \
             v32 b = v32_add(x, v32_and(v32_sign(x), c->bias));                           \
             return v32_sub(x, v32_and(b, v32_xor(c->bias, v32_set1(-1))));               \
         }                                                                                \
-        v32 q = RTDIV__CAT(rtdiv__quo32_, SG)(x, xo, kind, neg, c);                      \
+        v32 q = RTDIV__CAT(rtdiv__quo32_, SG)(x, kind, neg, c);                          \
         return rem ? RTDIV__CAT(rtdiv__rem32_, SG)(x, q, kind, c) : q;                   \
     }                                                                                    \
                                                                                          \
@@ -116,23 +117,19 @@ RTDIV__QUO32(1)
                          const rtdiv__lanes32 *c) {                                      \
         size_t i = 0;                                                                    \
         /* two vectors an iteration (the multiplies' latency hides behind the other's */ \
-        /* work); the odd lanes loaded one element on, which reads num[i + 2V]: the */   \
-        /* loop stops while that is still inside the array */                            \
-        for (; i + 2 * V32_LANES < n; i += 2 * V32_LANES) {                              \
+        /* work) */                                                                      \
+        for (; i + 2 * V32_LANES <= n; i += 2 * V32_LANES) {                             \
             v32 x0 = v32_load(num + i), x1 = v32_load(num + i + V32_LANES);              \
-            v32 o0 = v32_load(num + i + 1), o1 = v32_load(num + i + V32_LANES + 1);      \
             /* in registers: gcc 12 otherwise reads each vector once per use */          \
             __asm__("" : "+v"(x0), "+v"(x1));                                            \
-            if (kind != RTDIV__KIND_POW2)                                                \
-                __asm__("" : "+v"(o0), "+v"(o1));                                        \
-            v32 q0 = RTDIV__NAME(S, one)(x0, o0, kind, neg, rem, c);                     \
-            v32 q1 = RTDIV__NAME(S, one)(x1, o1, kind, neg, rem, c);                     \
+            v32 q0 = RTDIV__NAME(S, one)(x0, kind, neg, rem, c);                         \
+            v32 q1 = RTDIV__NAME(S, one)(x1, kind, neg, rem, c);                         \
             v32_store(out + i, q0);                                                      \
             v32_store(out + i + V32_LANES, q1);                                          \
         }                                                                                \
         for (; i + V32_LANES <= n; i += V32_LANES) {                                     \
             v32 x = v32_load(num + i);                                                   \
-            v32_store(out + i, RTDIV__NAME(S, one)(x, v32_odd(x), kind, neg, rem, c));   \
+            v32_store(out + i, RTDIV__NAME(S, one)(x, kind, neg, rem, c));               \
         }                                                                                \
         return i;                                                                        \
     }                                                                                    \
@@ -155,13 +152,10 @@ RTDIV__QUO32(1)
             /* ceil(2^(33+s)/d) (d odd, not 1): floor(2^(32+s)/d) = (M - 1) / 2 */       \
             m = (uint32_t)((((uint64_t)1 << 32) + m - 1) >> 1);                          \
             w = m;                                                                       \
-        } else if (kind == RTDIV__KIND_ADD) {                                            \
-            w = (uint64_t)0 - ((uint64_t)m << 31); /* (n + 2^31) * M - 2^31 * M */       \
         }                                                                                \
         c.m = v32_set1((int32_t)m);                                                      \
         c.w = v32_set1w((int64_t)w);                                                     \
         c.pre = v32_set1((int32_t)((UT)~(UT)0 << dv->pre));                              \
-        c.flip = v32_set1(INT32_MIN);                                                    \
         c.bias = v32_set1((int32_t)(((UT)1 << s) - 1));                                  \
         c.d = v32_set1((int32_t)dv->d);                                                  \
         c.s = _mm_cvtsi32_si128((int)s);                                                 \

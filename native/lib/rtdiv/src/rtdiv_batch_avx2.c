@@ -38,6 +38,9 @@ P v32 v32_mulu(v32 a, v32 m) { return _mm256_mul_epu32(a, m); }
 P v32 v32_muls(v32 a, v32 m) { return _mm256_mul_epi32(a, m); }
 P v32 v32_odd(v32 a) { return _mm256_srli_epi64(a, 32); }
 P v32 v32_mullo(v32 a, v32 b) { return _mm256_mullo_epi32(a, b); }
+P v32 v32_abs(v32 a) { return _mm256_abs_epi32(a); }
+/* vpsignd zeroes where x is 0, where q is 0 too (q = |x| / |d| of an x in {0, ~0}) */
+P v32 v32_negwhere(v32 q, v32 x) { return _mm256_sign_epi32(q, x); }
 /* the high halves side by side (no vpsraq in AVX2 for the even products, and no masked
  * shift), then one 32-bit shift */
 P v32 v32_joinu(v32 e, v32 o, __m128i s, __m128i sw) {

@@ -35,6 +35,10 @@ P v32 v32_mulu(v32 a, v32 m) { return _mm512_mul_epu32(a, m); }
 P v32 v32_muls(v32 a, v32 m) { return _mm512_mul_epi32(a, m); }
 P v32 v32_odd(v32 a) { return _mm512_srli_epi64(a, 32); }
 P v32 v32_mullo(v32 a, v32 b) { return _mm512_mullo_epi32(a, b); }
+P v32 v32_abs(v32 a) { return _mm512_abs_epi32(a); }
+P v32 v32_negwhere(v32 q, v32 x) {
+    return _mm512_mask_sub_epi32(q, _mm512_movepi32_mask(x), _mm512_setzero_si512(), q);
+}
 /* even lanes: the product shifted by 32 + s; odd lanes: the high half shifted by s, in
  * place, merged by the mask (no blend) */
 P v32 v32_joinu(v32 e, v32 o, __m128i s, __m128i sw) {
