@@ -353,8 +353,9 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
             return n >> post;                                                            \
         if (kind == RTDIV_KIND_MUL)                                                      \
             return rtdiv_##S##_mulsh(n, dv->magic, post);                                \
-        if (kind == RTDIV_KIND_PRE)                                                      \
-            return rtdiv_##S##_mulsh(n & ((T)~(T)0 << dv->pre), dv->magic, post);        \
+        if (kind == RTDIV_KIND_PRE) /* n's low pre = ctz(d) bits cleared: the mask */   \
+            /* -(d & -d) needs no shift count, so `cl` holds post alone in a loop */     \
+            return rtdiv_##S##_mulsh(n & (T)(0 - (dv->d & (0 - dv->d))), dv->magic, post); \
         T hi = rtdiv_##S##_mulhi(n, dv->magic); /* ADD */                                \
         if (N < 64)                                                                      \
             return (T)(((uint64_t)hi + n) >> (post + 1));                                \
