@@ -25,6 +25,7 @@ from cpulab.experiments.protobuf.experiment import (
     fast_path_frames,
     generated_parsers,
 )
+from cpulab.experiments.protobuf.payloads import WireFields
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
@@ -411,6 +412,45 @@ def test_upb_timer_rejects_an_unknown_payload(manifest):
     assert r.returncode == 2
     err = json.loads(r.stdout.splitlines()[-1])
     assert err["type"] == "error" and "nope" in err["message"]
+
+
+# ---- instructions per field (callgrind) -----------------------------------------------------
+
+def test_wire_fields_counts_occurrences_and_packed_values(manifest):
+    schema, _ = payloads.read_manifest(manifest)
+    fds = schema.read_bytes()
+    classes = payloads._message_classes(fds, ["cpulab.bench.Packed", "cpulab.bench.Strings"])
+    packed = classes["cpulab.bench.Packed"](small=[1, 300, 70000], reals=[1.5, 2.5])
+    assert payloads.wire_fields(fds, "cpulab.bench.Packed", packed.SerializeToString()) == \
+        WireFields(fields=2, values=5)  # two runs; 3 varints, 2 doubles
+    s = classes["cpulab.bench.Strings"]()
+    s.entries.add(name="a", value="b", tags=["x", "y"])
+    s.entries.add(name="c")
+    unknown = bytes([0x98, 0x06, 0x01,  # field 99, a varint
+                     0xA3, 0x06, 0x08, 0x01, 0xA4, 0x06])  # group 100 holding field 1
+    got = payloads.wire_fields(fds, "cpulab.bench.Strings", s.SerializeToString() + unknown)
+    assert got == WireFields(fields=2 + 4 + 1 + 3, values=10)
+    with pytest.raises(ValueError, match="truncated varint"):
+        payloads.wire_fields(fds, "cpulab.bench.Strings", b"\x0a\x80")
+
+
+def test_wire_fields_agree_with_google_s_parser(manifest):
+    """Every field of a decoded message, sub-messages' and repeated ones' included, as
+    Google's parser lists them: the payloads without packed runs have as many."""
+    def count(msg) -> int:
+        n = 0
+        for f, v in msg.ListFields():
+            for x in v if f.is_repeated else [v]:
+                n += 1 + (count(x) if f.type == f.TYPE_MESSAGE else 0)
+        return n
+
+    schema, files = payloads.read_manifest(manifest)
+    for p, (type_name, path) in files.items():
+        got = payloads.wire_fields(schema.read_bytes(), type_name, path.read_bytes())
+        if p in ("descriptor", "debian-protos", "varints", "strings"):
+            assert got.fields == got.values == count(google_message(manifest, p)), p
+        elif p == "packed-bools":
+            assert got == WireFields(fields=1, values=len(google_message(manifest, p).flags))
 
 
 # ---- one quick run, end to end --------------------------------------------------------------
