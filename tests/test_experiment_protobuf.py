@@ -13,7 +13,7 @@ import pytest
 from cpulab import cli
 from cpulab.build import BuildConfig, BuildError, build_one, find_toolchain
 from cpulab.context import PROFILES, Context
-from cpulab.experiments.protobuf import experiment, payloads, printing, upb_native
+from cpulab.experiments.protobuf import counting, experiment, payloads, printing, upb_native
 from cpulab.experiments.protobuf.experiment import (
     EXPERIMENT,
     FRAMED,
@@ -25,9 +25,11 @@ from cpulab.experiments.protobuf.experiment import (
     fast_path_frames,
     generated_parsers,
 )
+from cpulab.experiments.protobuf.payloads import WireFields
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
+from cpulab.measure.schedule import Outcome, Program
 from cpulab.results import VERDICTS, Case, Evidence
 from replay import replay
 
@@ -413,6 +415,136 @@ def test_upb_timer_rejects_an_unknown_payload(manifest):
     assert err["type"] == "error" and "nope" in err["message"]
 
 
+# ---- instructions per field (callgrind) -----------------------------------------------------
+
+def test_wire_fields_counts_occurrences_and_packed_values(manifest):
+    schema, _ = payloads.read_manifest(manifest)
+    fds = schema.read_bytes()
+    classes = payloads._message_classes(fds, ["cpulab.bench.Packed", "cpulab.bench.Strings"])
+    packed = classes["cpulab.bench.Packed"](small=[1, 300, 70000], reals=[1.5, 2.5])
+    assert payloads.wire_fields(fds, "cpulab.bench.Packed", packed.SerializeToString()) == \
+        WireFields(fields=2, values=5)  # two runs; 3 varints, 2 doubles
+    s = classes["cpulab.bench.Strings"]()
+    s.entries.add(name="a", value="b", tags=["x", "y"])
+    s.entries.add(name="c")
+    unknown = bytes([0x98, 0x06, 0x01,  # field 99, a varint
+                     0xA3, 0x06, 0x08, 0x01, 0xA4, 0x06])  # group 100 holding field 1
+    got = payloads.wire_fields(fds, "cpulab.bench.Strings", s.SerializeToString() + unknown)
+    assert got == WireFields(fields=2 + 4 + 1 + 3, values=10)
+    with pytest.raises(ValueError, match="truncated varint"):
+        payloads.wire_fields(fds, "cpulab.bench.Strings", b"\x0a\x80")
+
+
+def test_wire_fields_agree_with_google_s_parser(manifest):
+    """Every field of a decoded message, sub-messages' and repeated ones' included, as
+    Google's parser lists them: the payloads without packed runs have as many."""
+    def count(msg) -> int:
+        n = 0
+        for f, v in msg.ListFields():
+            for x in v if f.is_repeated else [v]:
+                n += 1 + (count(x) if f.type == f.TYPE_MESSAGE else 0)
+        return n
+
+    schema, files = payloads.read_manifest(manifest)
+    for p, (type_name, path) in files.items():
+        got = payloads.wire_fields(schema.read_bytes(), type_name, path.read_bytes())
+        if p in ("descriptor", "debian-protos", "varints", "strings"):
+            assert got.fields == got.values == count(google_message(manifest, p)), p
+        elif p == "packed-bools":
+            assert got == WireFields(fields=1, values=len(google_message(manifest, p).flags))
+
+
+def counted_case(variant: str, payload: str, per_message: float) -> Case:
+    c = fake(variant, payload, 0.25)
+    c.metrics[counting.PER_MESSAGE] = Metric.exact(per_message, "instructions/message",
+                                                   "callgrind")
+    return c
+
+
+def test_per_field_table_divides_by_fields_and_packed_values():
+    fields = {"descriptor": WireFields(1000, 1000), "varints": WireFields(4, 8000)}
+    cases = [counted_case(OURS, "descriptor", 60_000), counted_case(OURS, "varints", 80_000),
+             counted_case("upb-fasttable-git parse", "descriptor", 90_000),
+             fake("upb-fasttable-git parse", "varints", 0.5)]  # not counted
+    t = counting.per_field_table(cases, fields)
+    assert t.columns == ["payload", "fields", "pb-tailcall", "upb-fasttable-git"]
+    assert t.rows == [["descriptor", "1,000", "60.0", "90.0"],
+                      ["varints", "4", "20,000.0", "-"],
+                      ["  per value (8,000)", "", "10.0", "-"]]
+    assert "AVX2" in t.title
+    assert counting.per_field_table([fake(OURS, "descriptor", 0.25)], fields) is None
+
+
+def test_functions_table_ranks_each_decoder_s_own_instructions():
+    fns = {f"f{i}": 100.0 - i for i in range(counting.TOP + 2)}
+    cpp = {"google::protobuf::internal::TcParser::FastSS1(google::protobuf::MessageLite*, "
+           "char const*)": 30.0,
+           "std::basic_string<char, std::char_traits<char> >::_M_replace(unsigned long)": 20.0}
+    t = counting.functions_table({"pb-tailcall": fns, "cpp-tailcall": cpp,
+                                  "upb-generic": "callgrind prog: exit status 1"},
+                                 WireFields(10, 10))
+    mine = [r for r in t.rows if r[0] == "pb-tailcall"]
+    assert mine[0] == ["pb-tailcall", "f0", "100", "10.0", f"{100 / sum(fns.values()):.1%}"]
+    assert mine[-2][1:3] == ["the other 2", "183"] and mine[-1][1:3] == ["total", "955"]
+    assert [r[1] for r in t.rows if r[0] == "cpp-tailcall"] == [
+        "google::protobuf::internal::TcParser::FastSS1", "std::basic_string<>::_M_replace",
+        "total"]
+    assert ["upb-generic", "not counted: callgrind prog: exit status 1", "", "", ""] in t.rows
+
+
+def test_counts_go_to_the_counted_case_of_each_implementation(clang):
+    impl = experiment.Impl("pb-tailcall", BuildConfig(clang, "O2"),
+                           EXPERIMENT.pbdyn_target(True))
+    label = impl.label
+    names = [f"descriptor/{label}/{d}/{s}/{a}" for d in ("fast", "switch")
+             for s in ("copy", "alias") for a in ("fresh", "reused")]
+    lines = [{"type": "meta", "schema": 1, "counters": {}}] + [
+        {"type": "rep", "case": n, "rep": 0, "iters": 1, "units": 7670, "unit": "byte",
+         "ns": 2000, "counters": {}} for n in names]
+    outcome = Outcome(output=parse("\n".join(json.dumps(x) for x in lines)))
+    got = {counting.PER_MESSAGE: Metric.exact(60_000, "instructions/message", "callgrind"),
+           counting.PER_FIELD: Metric.exact(60, "instructions/field", "callgrind")}
+    cases = experiment._cases(Program(["pb_bench"], params={"opt": "O2"}), outcome,
+                              {label: impl}, {"descriptor": 7670}, {},
+                              {(label, "descriptor"): got})
+    counted = [c for c in cases if counting.PER_FIELD in c.metrics]
+    assert [(c.variant, c.params["strings"], c.params["arena"]) for c in counted] == \
+        [(OURS, "copy", "fresh")]
+    assert counted[0].metrics[counting.PER_FIELD].source == "callgrind"
+    failed = experiment._cases(Program(["pb_bench"], params={"opt": "O2"}), outcome,
+                               {label: impl}, {"descriptor": 7670}, {},
+                               {(label, "descriptor"): "valgrind not installed"})
+    (why,) = [c for c in failed if counting.PER_FIELD in c.unavailable]
+    assert why.unavailable[counting.PER_FIELD]["reason"] == "valgrind not installed"
+
+
+@pytest.mark.needs("valgrind", "clang")
+def test_callgrind_counts_pbdyn_per_field(manifest, clang):
+    """pbdyn's tail-call build under callgrind, as the default profile counts it: exact
+    figures of the right size, and the functions' own instructions add up to them."""
+    cfg = BuildConfig(clang, "O2")
+    impl = experiment.Impl("pb-tailcall", cfg, EXPERIMENT.pbdyn_target(True))
+    ctx = Context(PROFILES["default"], [cfg])
+    kernel, art = ctx.build([(EXPERIMENT.kernel_target(), cfg), (impl.target, cfg)])
+    assert kernel.ok and art.ok, (kernel.error, art.error)
+    kernel, built = kernel.path, {impl: art}
+    counts = counting.count(ctx, kernel, built, [impl], manifest, ["descriptor", "packed-bools"])
+    fields = counting.fields_of(manifest)
+    desc = counts[(impl.label, "descriptor")]
+    assert not isinstance(desc, str), desc
+    # 60.2 instructions per field here (clang 19): a bound with room for other compilers
+    per_field = desc[counting.PER_FIELD]
+    assert per_field.source == "callgrind" and 20 < per_field.median < 120
+    assert per_field.median == desc[counting.PER_MESSAGE].median / fields["descriptor"].fields
+    bools = counts[(impl.label, "packed-bools")]
+    # 0.64 per value by the AVX2 kernels, 2.3 by the portable loop
+    assert 0 < bools[counting.PER_MESSAGE].median / fields["packed-bools"].values < 5
+    (fns,) = counting.profile(ctx, kernel, built, [impl], manifest).values()
+    assert not isinstance(fns, str), fns
+    assert next(iter(fns)).startswith("pbdyn__fast_")
+    assert sum(fns.values()) == pytest.approx(desc[counting.PER_MESSAGE].median)
+
+
 # ---- one quick run, end to end --------------------------------------------------------------
 # Replayed from kernel output that `scripts/record-kernel-output protobuf` recorded
 # (tests/data/replay/protobuf.json.gz): payloads, builds and asm are this machine's, the
@@ -463,6 +595,8 @@ def check_quick_run(run: dict) -> None:
         want = {f"{i} {f}" for i in ("pb-tailcall", "cpp-default") for f in ("json", "text")}
         want |= {f"{u} json" for u in json_upbs}
         assert {(p, w, "cla") for w in want} == {x for x in printed if x[0] == p}
+    assert counting.QUICK_NOTE in run["notes"]  # callgrind counts are the default profile's
+    assert not any(counting.PER_FIELD in c["metrics"] for c in run["cases"])
     assert len(run["verdicts"]) == 8
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from cpulab.build import Artifact, BuildConfig, Target, build
 from cpulab.measure import valgrind
@@ -19,6 +20,8 @@ from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.measure.schedule import Adaptive, Outcome, Program, run_interleaved
 from cpulab.results import Case, CaseConditions
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,23 @@ class Context:
         """Exact per-unit counts for each job (key -> argv for an iteration count), or the
         reason they could not be had. Valgrind runs one process per core: its ~50x
         slowdown makes it the longest part of a quick run."""
+        return self._under_valgrind(jobs, lambda argv_for: valgrind.per_unit_counts(
+            self.runner, argv_for, iters, units_per_iter, unit,
+            timeout=self.profile.timeout_s * 4, collect=collect))
+
+    def callgrind_functions(
+        self, jobs: dict[str, Callable[[int], Sequence[str]]], iters: tuple[int, int],
+        units_per_iter: float, collect: str | None = None,
+    ) -> dict[str, dict[str, float] | str]:
+        """Each job's functions and their own instructions per unit, largest first
+        (valgrind.per_unit_functions), or the reason they could not be had."""
+        return self._under_valgrind(jobs, lambda argv_for: valgrind.per_unit_functions(
+            self.runner, argv_for, iters, units_per_iter,
+            timeout=self.profile.timeout_s * 4, collect=collect))
+
+    def _under_valgrind(self, jobs: dict[str, Callable[[int], Sequence[str]]],
+                        count: Callable[[Callable[[int], Sequence[str]]], T]
+                        ) -> dict[str, T | str]:
         why = valgrind.available()
         if why:
             return {k: why for k in jobs}
@@ -173,11 +193,9 @@ class Context:
                             " (callgrind)",
                             total=len(jobs))
 
-        def one(argv_for: Callable[[int], Sequence[str]]) -> dict[str, Metric] | str:
+        def one(argv_for: Callable[[int], Sequence[str]]) -> T | str:
             try:
-                return valgrind.per_unit_counts(
-                    self.runner, argv_for, iters, units_per_iter, unit,
-                    timeout=self.profile.timeout_s * 4, collect=collect)
+                return count(argv_for)
             except valgrind.ValgrindError as e:
                 return str(e)
             finally:

@@ -37,6 +37,7 @@ from cpulab.experiments.dispatch.names import (
     TECHNIQUES,
 )
 from cpulab.experiments.dispatch.verdicts import CLAIMS
+from cpulab.measure import valgrind
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Outcome, Program
 from cpulab.measure.stats import Ratio, geomean
@@ -46,8 +47,7 @@ from cpulab.results.ratios import cycle_metric, geomean_ratio
 
 # The library's manifest carries clang's tail-duplication limits for goto-replicated.
 VM = library("vm")
-# valgrind 3.19 cannot read clang 19's DWARF 5
-DWARF = ("-gdwarf-4",)
+DWARF = valgrind.DWARF_CFLAGS  # the handlers are counted under callgrind
 # Callgrind runs the programs with smaller arguments than the timed runs: the kernel
 # sets up every program before it runs one (~0.3 s per valgrind run instead of ~0.9 s);
 # instructions per VM instruction agree to 3 digits (fib: 24.6 at n=15 and at n=24).

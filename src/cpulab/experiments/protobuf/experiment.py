@@ -31,6 +31,11 @@ The C implementations run in one kernel process per optimisation level
 payload the same way); that process and the Python one are interleaved. Per case:
 throughput in GB/s (GB = 10^9 bytes) and ns per message (clock), ns and TSC ticks per
 byte; and from the machine code, which fast-path functions have a stack frame (asm).
+The default and full profiles also count, under callgrind (counting.py), the exact
+instructions per message and per field that pbdyn's tail-call build and each peer's clang
+build execute (strings copied, a fresh arena), beside the times, and rank each decoder's
+functions by their own instructions on descriptor.proto: what upb or C++ does per field
+that pbdyn does not, and the reverse.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cpulab.asm import find_functions, instruction_mix
@@ -48,11 +53,12 @@ from cpulab.build import Artifact, BuildConfig, Target, library
 from cpulab.claims import ClaimSpec
 from cpulab.context import Context
 from cpulab.experiments.base import Experiment
-from cpulab.experiments.protobuf import payloads, printing
+from cpulab.experiments.protobuf import counting, payloads, printing
 from cpulab.experiments.protobuf.upb import LABEL as UPB_LABEL
 from cpulab.experiments.protobuf.upb_native import GIT_PEER, UpbPeer, upb_peers
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.schedule import Outcome, Program
+from cpulab.measure.valgrind import DWARF_CFLAGS
 from cpulab.paths import KERNELS
 from cpulab.results import Case, CaseConditions, Evidence, EvidenceTable, SeedTable
 
@@ -109,12 +115,13 @@ class Protobuf(Experiment):
         "Decode throughput (GB/s, ns per message) of the pbdyn library's musttail, trampoline "
         "and switch-loop decoders beside native upb (generic and fasttable), protobuf C++ "
         "(default and table-driven parsers; fresh arena, reused arena, reused heap message) "
-        "and upb through Python, on eight payloads, in one run; and whether the fast-path "
-        "functions compile without prologue, epilogue or stack use."
+        "and upb through Python, on eight payloads, in one run; whether the fast-path "
+        "functions compile without prologue, epilogue or stack use; and each decoder's "
+        "exact instructions per field (callgrind)."
     )
     compilers = ("gcc", "clang")
     opts = ("O2",)
-    table_metrics = ("throughput", "ns/message", "time", "tsc", FRAMED)
+    table_metrics = ("throughput", "ns/message", "time", "tsc", counting.PER_FIELD, FRAMED)
     # Against a peer, pbdyn's tail-call decoder at its fastest build meets the peer's fastest
     # (`fastest_build`: C++ is built by gcc and clang, pbdyn's musttail code by clang only).
     claims = (
@@ -182,7 +189,7 @@ class Protobuf(Experiment):
         return PBDYN.target(
             "pbbench-tailcall" if tailcall else "pbbench-trampoline", (DIR / "pbdyn_adapter.c",),
             defines=("PBDYN_TAILCALL=2",) if tailcall else ("PBDYN_TAILCALL=0",),
-            include_dirs=(DIR,), cflags=("-Wl,-Bsymbolic",), shared=True)
+            include_dirs=(DIR,), cflags=("-Wl,-Bsymbolic", *DWARF_CFLAGS), shared=True)
 
     def cpp_target(self, flavour: str, config: BuildConfig) -> Target:
         """protobuf C++ generated code (in a package of its own per build) + adapter."""
@@ -192,11 +199,12 @@ class Protobuf(Experiment):
         return Target(
             f"pbpeer-{flavour}", (*sorted(gen.glob("*.pb.cc")), DIR / "cpp_adapter.cc"),
             defines=(f'PBPEER_PACKAGE="{package}"', f'PBPEER_FLAVOUR="{what}"'),
-            include_dirs=(gen, DIR), cflags=("-Wl,-Bsymbolic",), libs=("protobuf",),
-            shared=True, meta={"generated": str(gen)})
+            include_dirs=(gen, DIR), cflags=("-Wl,-Bsymbolic", *DWARF_CFLAGS),
+            libs=("protobuf",), shared=True, meta={"generated": str(gen)})
 
     def kernel_target(self) -> Target:
-        return Target("pb_bench", (DIR / "pb_bench.c",), include_dirs=(DIR,), libs=("dl",))
+        return Target("pb_bench", (DIR / "pb_bench.c",), include_dirs=(DIR,), libs=("dl",),
+                      cflags=DWARF_CFLAGS)
 
     def targets(self) -> dict[str, Target]:
         return {"pb-tailcall": self.pbdyn_target(True), "pb-trampoline": self.pbdyn_target(False)}
@@ -262,11 +270,16 @@ class Protobuf(Experiment):
             cases.append(Case("pb_print", kernel_cfg.as_dict(),
                               error=f"kernel build failed: {print_kernel.error}"))
         outcomes = ctx.measure(programs + print_programs)
+        if ctx.profile.quick:
+            ctx.note(counting.QUICK_NOTE)
+            counts = {}
+        else:  # after the timed runs, which valgrind's processes would disturb
+            counts = counting.count(ctx, kernel.path, built, loaded, manifest, list(sizes))
         by_label = {i.label: i for i in loaded}
         frames = {i.label: fast_path_frames(built[i].path) for i in loaded
                   if i.name == "pb-tailcall"}
         for p in programs:
-            cases += _cases(p, outcomes[p.key], by_label, sizes, frames)
+            cases += _cases(p, outcomes[p.key], by_label, sizes, frames, counts)
         for p in print_programs:
             cases += printing.cases(p, outcomes[p.key], by_label, sizes, _per_message)
         return cases
@@ -308,7 +321,40 @@ class Protobuf(Experiment):
             ev["protobuf C++ parsers"]["protoc"] = payloads.protoc_version().strip()
         except payloads.PayloadError as e:
             ev["protobuf C++ parsers"]["protoc"] = str(e)
-        return Evidence([cpp_parsers_table(ev["protobuf C++ parsers"])], facts=ev)
+        tables = [cpp_parsers_table(ev["protobuf C++ parsers"])]
+        if not ctx.profile.quick:
+            tables += self.counted_evidence(ctx, cases, ev)
+        return Evidence(tables, facts=ev)
+
+    def counted_evidence(self, ctx: Context, cases: list[Case], facts: dict
+                         ) -> list[EvidenceTable]:
+        """Callgrind's instructions per field of the counted cases, and where each
+        decoder's instructions go on descriptor.proto (run again under callgrind: the
+        builds are run()'s, found in the build cache, the peers where run() left them)."""
+        try:
+            manifest = payloads.make_bench_data()
+        except payloads.PayloadError:
+            return []  # run() has said why
+        fields = counting.fields_of(manifest)
+        per_field = counting.per_field_table(cases, fields)
+        if per_field is None:
+            return []  # nothing counted: the cases say why
+        clang = [c for c in ctx.configs if c.toolchain.family == "clang"]
+        # found again, not built; what is missing run() has noted
+        upbs = upb_peers(replace(ctx, notes=[]), build_now=False)
+        impls, _ = self.impls(ctx, upbs)
+        impls = counting.counted(impls)
+        arts = ctx.build([(self.kernel_target(), clang[0]),
+                          *((i.target, i.config) for i in impls)])
+        built = {i: a for i, a in zip(impls, arts[1:], strict=True) if a.ok}
+        profiles = counting.profile(ctx, arts[0].path, built, list(built), manifest) \
+            if arts[0].ok else {"pb_bench": f"kernel build failed: {arts[0].error}"}
+        facts["callgrind"] = {
+            "fields": {p: {"fields": f.fields, "values": f.values} for p, f in fields.items()},
+            f"functions on {counting.PROFILED}": {
+                n: fns if isinstance(fns, str) else dict(list(fns.items())[:counting.FACTS])
+                for n, fns in profiles.items()}}
+        return [per_field, counting.functions_table(profiles, fields[counting.PROFILED])]
 
     # ---- verdicts (pure) -------------------------------------------------------------
 
@@ -317,10 +363,12 @@ class Protobuf(Experiment):
 # ---- turning the programs' output into cases ----------------------------------------------
 
 def _cases(program: Program, outcome: Outcome, impls: dict[str, Impl],
-           sizes: dict[str, int], frames: dict[str, dict]) -> list[Case]:
+           sizes: dict[str, int], frames: dict[str, dict],
+           counts: dict[tuple[str, str], dict[str, Metric] | str]) -> list[Case]:
     """The cases of one program. The kernel names each "payload/impl label/decoder/
     strings/arena" (its build is the impl's, not the kernel's): the names are read here,
-    not through `context.cases_of`, which gives every case the program's build."""
+    not through `context.cases_of`, which gives every case the program's build. A
+    counted case gets callgrind's figures (`counts`: (impl label, payload) -> them)."""
     if outcome.error or outcome.output is None:
         why = outcome.error or "no output"
         if program.variant is not None:
@@ -343,6 +391,9 @@ def _cases(program: Program, outcome: Outcome, impls: dict[str, Impl],
                      "arena": arena}, metrics, unavailable, conditions=conditions)
         if variant == OURS:
             _add_frames(case, frames.get(label, {"error": "not read"}))
+        counted = counts.get((label, payload))
+        if counted is not None and counting.is_counted(decoder, strings, arena):
+            counting.add_counts(case, counted)
         out.append(case)
     return out
 

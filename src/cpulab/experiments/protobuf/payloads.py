@@ -23,6 +23,7 @@ import hashlib
 import random
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.paths import KERNELS, build_dir
@@ -93,13 +94,92 @@ def debian_proto_files() -> list[str]:
     return found
 
 
-def _message_classes(fds: bytes, names: list[str]) -> dict[str, type]:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+def _pool(fds: bytes):
+    from google.protobuf import descriptor_pb2, descriptor_pool
 
     pool = descriptor_pool.DescriptorPool()
     for f in descriptor_pb2.FileDescriptorSet.FromString(fds).file:
         pool.Add(f)
+    return pool
+
+
+def _message_classes(fds: bytes, names: list[str]) -> dict[str, type]:
+    from google.protobuf import message_factory
+
+    pool = _pool(fds)
     return {n: message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in names}
+
+
+@dataclass(frozen=True)
+class WireFields:
+    """What a decoder reads in one message, counted on the wire.
+
+    `fields`: field occurrences, each tag once (an end-group tag is not a field), those
+    inside sub-messages and groups included; a packed run is one field. `values`: the
+    same with each packed run counted as its elements, the unit of packed payloads,
+    whose few fields each carry thousands of values."""
+
+    fields: int
+    values: int
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        if i >= len(data):
+            raise ValueError("truncated varint")
+        b = data[i]
+        v |= (b & 0x7F) << shift
+        i, shift = i + 1, shift + 7
+        if b < 0x80:
+            return v, i
+
+
+def wire_fields(schema: bytes, type_name: str, data: bytes) -> WireFields:
+    """The fields and values of one serialized message of `type_name` (full name), a
+    type of the FileDescriptorSet `schema`: length-delimited fields of a message type
+    are walked into, those of a numeric type are packed runs. Fields the schema does not
+    name are counted and not walked into."""
+    from google.protobuf.descriptor import FieldDescriptor as F
+
+    fixed = {F.TYPE_FIXED32: 4, F.TYPE_SFIXED32: 4, F.TYPE_FLOAT: 4,
+             F.TYPE_FIXED64: 8, F.TYPE_SFIXED64: 8, F.TYPE_DOUBLE: 8}
+    counts = [0, 0]
+
+    def walk(msg, i: int, end: int, group: int | None = None) -> int:
+        while i < end:
+            key, i = _varint(data, i)
+            number, wire = key >> 3, key & 7
+            if wire == 4:
+                if number != group:
+                    raise ValueError(f"end-group tag {number} outside its group")
+                return i
+            f = msg.fields_by_number.get(number) if msg else None
+            counts[0] += 1
+            counts[1] += 1
+            if wire == 0:
+                _, i = _varint(data, i)
+            elif wire in (1, 5):
+                i += 8 if wire == 1 else 4
+            elif wire == 3:
+                i = walk(f.message_type if f else None, i, end, number)
+            elif wire == 2:
+                n, i = _varint(data, i)
+                if f is not None and f.type == F.TYPE_MESSAGE:
+                    walk(f.message_type, i, i + n)
+                elif f is not None and f.type not in (F.TYPE_STRING, F.TYPE_BYTES):
+                    run = data[i:i + n]
+                    counts[1] += (n // fixed[f.type] if f.type in fixed
+                                  else sum(b < 0x80 for b in run)) - 1
+                i += n
+            else:
+                raise ValueError(f"wire type {wire} at byte {i}")
+        if group is not None or i != end:
+            raise ValueError("message ends inside a field")
+        return i
+
+    walk(_pool(schema).FindMessageTypeByName(type_name), 0, len(data))
+    return WireFields(*counts)
 
 
 _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "net", "disk", "user", "id", "cache",

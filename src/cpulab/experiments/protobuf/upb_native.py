@@ -20,6 +20,7 @@ from pathlib import Path
 from cpulab.build import Target
 from cpulab.build.peer_script import build_hint, peer_path
 from cpulab.context import Context
+from cpulab.measure.valgrind import DWARF_CFLAGS
 from cpulab.paths import KERNELS
 
 DIR = KERNELS / "protobuf"
@@ -68,14 +69,14 @@ class UpbPeer:
             # library's (no asserts, no allocation counting).
             defines=(*defines, "NDEBUG", f'UPB_PEER_WHAT="{mode}, {self.source}"'),
             include_dirs=(headers, headers / "utf8_range", DIR),
-            cflags=("-Wl,-Bsymbolic",), ldflags=(str(lib),), deps=(lib,), shared=True,
-            meta={"upb": self.recipe})
+            cflags=("-Wl,-Bsymbolic", *DWARF_CFLAGS), ldflags=(str(lib),), deps=(lib,),
+            shared=True, meta={"upb": self.recipe})
 
 
-def upb_peers(ctx: Context) -> list[UpbPeer]:
-    """Every native upb this machine has, building the missing ones unless --quick; a
-    note for each one that is not measured, with the reason and the command that builds
-    it."""
+def upb_peers(ctx: Context, build_now: bool | None = None) -> list[UpbPeer]:
+    """Every native upb this machine has, building the missing ones if `build_now`
+    (None: unless --quick); a note for each one that is not measured, with the reason
+    and the command that builds it."""
     peers = []
     for name, args in _peer_args().items():
         if args is None:
@@ -83,12 +84,12 @@ def upb_peers(ctx: Context) -> list[UpbPeer]:
                      "github.com/protocolbuffers/protobuf to build upb's current fasttable, "
                      "which also parses sub-messages, beside the PyPI ones")
             continue
-        build_now = not ctx.profile.quick
-        prefix = peer_path(ctx, PEER_SCRIPT, args, build_now=build_now,
+        build = not ctx.profile.quick if build_now is None else build_now
+        prefix = peer_path(ctx, PEER_SCRIPT, args, build_now=build,
                            timeout=PEER_BUILD_TIMEOUT_S,
                            phase=f"building the {name} peer (once; cached)")
         if not isinstance(prefix, Path):
-            hint = "" if build_now else build_hint(PEER_SCRIPT, args)
+            hint = "" if build else build_hint(PEER_SCRIPT, args)
             ctx.note(f"{name} not measured: {prefix}{hint}")
             continue
         try:
