@@ -109,8 +109,9 @@ class Divide(Experiment):
         ClaimSpec("faster", "rtdiv_batch", than="const_vec", by=1 / CONST_BOUND,
                   metric=CYCLES, where=TPUT,
                   text=f"(e) rtdiv's batch divides an array within {CONST_BOUND}x of the "
-                       "compiler's vectorised constant loop (const_vec: built for the best "
-                       "ISA this CPU has), for every type, divisor kind and compiler",
+                       "compiler's vectorised constant loop (const_vec: the same array "
+                       "into an output array, built for the best ISA this CPU has), for "
+                       "every type, divisor kind and compiler",
                   seed="no figure: the seed has no batch"),
     )
 
