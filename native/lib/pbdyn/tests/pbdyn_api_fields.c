@@ -112,3 +112,97 @@ void test_typed_accessors(const pbdyn_schema *s) {
                            &v));
   pbdyn_arena_free(a);
 }
+
+/* Every field of msg's type given a value that reads as nonzero: all bits
+ * set for numbers, true, "x" for strings, an empty message, one element for a
+ * repeated field and one entry for a map, so that a read through another
+ * type's layout would find something. */
+static void fill(pbdyn_msg *msg, pbdyn_arena *a) {
+  const pbdyn_msgdef *m = pbdyn_msg_msgdef(msg);
+  for (size_t i = 0; i < pbdyn_msgdef_field_count(m); i++) {
+    const pbdyn_fielddef *f = pbdyn_msgdef_field(m, i);
+    pbdyn_type t = pbdyn_fielddef_type(f);
+    bool sub = t == PBDYN_TYPE_MESSAGE || t == PBDYN_TYPE_GROUP;
+    pbdyn_value v;
+    memset(&v, 0xff, sizeof v);
+    if (t == PBDYN_TYPE_STRING || t == PBDYN_TYPE_BYTES) v.str = (pbdyn_str){"x", 1};
+    if (t == PBDYN_TYPE_BOOL) v.b = true; /* 0xff is no bool */
+    if (pbdyn_fielddef_is_repeated(f))
+      CHECK(sub ? pbdyn_msg_array_append_msg(msg, f, a) != NULL
+                : pbdyn_msg_array_append(msg, f, v, a) == PBDYN_OK);
+    else
+      CHECK(sub ? pbdyn_msg_mutable(msg, f, a) != NULL : pbdyn_msg_set(msg, f, v) == PBDYN_OK);
+  }
+}
+
+static bool is_zero(pbdyn_value v) {
+  pbdyn_value z;
+  memset(&z, 0, sizeof z);
+  return memcmp(&v, &z, sizeof v) == 0;
+}
+
+/* The untyped accessors given a field of another message type: each returns
+ * what pbdyn.h says (false, a zero value, 0, NULL, PBDYN_ERR_ARG) and reads,
+ * writes and allocates nothing; and an index past the end reads as zero.
+ * Every field of every other type of the schema is tried on a message whose
+ * every field is set, so that a read through the wrong layout would show. */
+void test_wrong_fields(const pbdyn_schema *s) {
+  const pbdyn_msgdef *m = pbdyn_schema_find(s, "allkinds3.All");
+  pbdyn_arena *a = pbdyn_arena_new(0);
+  pbdyn_msg *msg = pbdyn_msg_new(m, a);
+  fill(msg, a);
+  char *before, *after;
+  size_t before_len, after_len;
+  CHECK(pbdyn_encode(msg, NULL, a, &before, &before_len) == PBDYN_OK);
+  size_t used = pbdyn_arena_used(a);
+  pbdyn_value v = {.u64 = 1}, k = {.u64 = 0};
+  pbdyn_map_iter it;
+  size_t tried = 0;
+  for (size_t t = 0; t < pbdyn_schema_msg_count(s); t++) {
+    const pbdyn_msgdef *other = pbdyn_schema_msg(s, t);
+    if (other == m) continue;
+    for (size_t i = 0; i < pbdyn_msgdef_field_count(other); i++) {
+      const pbdyn_fielddef *f = pbdyn_msgdef_field(other, i);
+      size_t n = 12345;
+      CHECK(!pbdyn_msg_has(msg, f));
+      CHECK(is_zero(pbdyn_msg_get(msg, f)));
+      CHECK(pbdyn_msg_set(msg, f, v) == PBDYN_ERR_ARG);
+      CHECK(pbdyn_msg_mutable(msg, f, a) == NULL);
+      CHECK(pbdyn_msg_clear(msg, f) == PBDYN_ERR_ARG);
+      CHECK(pbdyn_msg_oneof_case(msg, f) == 0);
+      CHECK(pbdyn_msg_array_size(msg, f) == 0);
+      CHECK(is_zero(pbdyn_msg_array_get(msg, f, 0)));
+      CHECK(pbdyn_msg_array_append(msg, f, v, a) == PBDYN_ERR_ARG);
+      CHECK(pbdyn_msg_array_append_msg(msg, f, a) == NULL);
+      CHECK(!pbdyn_msg_map_get(msg, f, k, &v) && v.u64 == 1);
+      CHECK(pbdyn_msg_map_size(msg, f, &n) == PBDYN_ERR_ARG && n == 12345);
+      CHECK(pbdyn_msg_map_set(msg, f, k, v, a) == PBDYN_ERR_ARG);
+      CHECK(pbdyn_msg_map_iter_init(msg, f, a, &it) == PBDYN_ERR_ARG);
+      tried++;
+    }
+  }
+  CHECK(tried > 150); /* allkinds2's messages, Item, the map entries */
+  CHECK(pbdyn_arena_used(a) == used);
+  CHECK(pbdyn_encode(msg, NULL, a, &after, &after_len) == PBDYN_OK);
+  CHECK(after_len == before_len && memcmp(after, before, after_len) == 0);
+
+  /* an index past the end, a singular field read as an array and the
+   * other way round: zero, as for a field of another type */
+  const pbdyn_fielddef *r = F(m, "r_int32"), *mf = F(m, "m_int32_item");
+  int32_t x = 5;
+  CHECK(pbdyn_msg_array_size(msg, r) == 1 && pbdyn_msg_array_get(msg, r, 0).i32 == -1);
+  CHECK(is_zero(pbdyn_msg_array_get(msg, r, 1)));
+  CHECK(is_zero(pbdyn_msg_array_get(msg, r, SIZE_MAX)));
+  CHECK(pbdyn_msg_array_get_int32(msg, r, 1, &x) == PBDYN_ERR_ARG && x == 5);
+  CHECK(pbdyn_msg_array_get(msg, mf, 0).msg != NULL && is_zero(pbdyn_msg_array_get(msg, mf, 1)));
+  CHECK(is_zero(pbdyn_msg_get(msg, r)) && is_zero(pbdyn_msg_get(msg, mf)));
+  CHECK(pbdyn_msg_array_size(msg, F(m, "i_int32")) == 0);
+  CHECK(is_zero(pbdyn_msg_array_get(msg, F(m, "i_int32"), 0)));
+  CHECK(pbdyn_msg_mutable(msg, F(m, "i_int32"), a) == NULL);
+  CHECK(pbdyn_msg_array_append_msg(msg, r, a) == NULL);
+  /* the fields of its own type still read what was set */
+  CHECK(pbdyn_msg_get(msg, F(m, "i_int32")).i32 == -1);
+  CHECK(pbdyn_msg_oneof_case(msg, F(m, "k_int32")) == 66); /* k_float, set last */
+  CHECK(pbdyn_msg_clear(msg, r) == PBDYN_OK && pbdyn_msg_array_size(msg, r) == 0);
+  pbdyn_arena_free(a);
+}

@@ -100,7 +100,7 @@ static void test_accessors(const pbdyn_schema *s) {
   v.str = (pbdyn_str){"hello", 5};
   pbdyn_msg_set(msg, F(m, "o_string"), v);
   CHECK(str_eq(pbdyn_msg_get(msg, F(m, "o_string")).str, "hello", 5));
-  pbdyn_msg_clear(msg, F(m, "o_int32"));
+  CHECK(pbdyn_msg_clear(msg, F(m, "o_int32")) == PBDYN_OK);
   CHECK(!pbdyn_msg_has(msg, F(m, "o_int32")));
   CHECK(pbdyn_msg_set(msg, F(m, "r_int32"), v) == PBDYN_ERR_ARG);
 
@@ -123,7 +123,7 @@ static void test_accessors(const pbdyn_schema *s) {
   CHECK(!pbdyn_msg_has(msg, F(m, "c_int32")) && pbdyn_msg_has(msg, F(m, "c_string")));
   pbdyn_msg *cl = pbdyn_msg_mutable(msg, F(m, "c_leaf"), a);
   CHECK(cl != NULL && pbdyn_msg_oneof_case(msg, F(m, "c_leaf")) == 82);
-  pbdyn_msg_clear(msg, F(m, "c_leaf"));
+  CHECK(pbdyn_msg_clear(msg, F(m, "c_leaf")) == PBDYN_OK);
   CHECK(pbdyn_msg_oneof_case(msg, F(m, "c_leaf")) == 0);
 
   /* repeated */
@@ -319,6 +319,8 @@ static void test_null_arguments(const pbdyn_schema *s) {
   CHECK(pbdyn_msg_array_append(NULL, r, v, a) == PBDYN_ERR_ARG);
   CHECK(pbdyn_msg_array_append(msg, NULL, v, a) == PBDYN_ERR_ARG);
   CHECK(pbdyn_msg_array_append(msg, r, v, NULL) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_clear(NULL, f) == PBDYN_ERR_ARG);
+  CHECK(pbdyn_msg_clear(msg, NULL) == PBDYN_ERR_ARG);
   CHECK(!pbdyn_msg_has(msg, f) && pbdyn_msg_array_size(msg, r) == 0);
   const char wire[] = "\xa8\x01\x07"; /* o_int32 (21): 7 */
   CHECK(pbdyn_decode(wire, 3, NULL, m, a, NULL) == PBDYN_ERR_ARG);
@@ -532,6 +534,7 @@ int main(int argc, char **argv) {
   test_error_offsets(s);
   test_message_types(s);
   test_typed_accessors(s);
+  test_wrong_fields(s);
   test_map_api(s);
   test_enum_names(s);
   test_text_decode(s);

@@ -36,9 +36,10 @@ static inline bool str_eq(pbdyn_str s, const char *lit, size_t n) {
   return s.size == n && (n == 0 || memcmp(s.data, lit, n) == 0);
 }
 
-/* pbdyn_api_fields.c: message types, typed accessors. */
+/* pbdyn_api_fields.c: message types, typed accessors, fields of another type. */
 void test_message_types(const pbdyn_schema *s);
 void test_typed_accessors(const pbdyn_schema *s);
+void test_wrong_fields(const pbdyn_schema *s);
 /* pbdyn_api_maps.c: the map API. */
 void test_map_api(const pbdyn_schema *s);
 
