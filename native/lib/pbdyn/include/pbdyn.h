@@ -303,6 +303,14 @@ pbdyn_status pbdyn_msg_map_size(const pbdyn_msg *msg, const pbdyn_fielddef *f, s
 pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
                                pbdyn_value val, pbdyn_arena *a);
 
+/* Delete a key from a map field: every entry with that key goes (the wire
+ * may have repeated it), and the others keep their order. *deleted says
+ * whether the key was there (deleted may be NULL). PBDYN_ERR_ARG when f is
+ * not a map field of msg's type. The entries stay in the arena until it is
+ * reset or freed: an iterator made before the delete still reads them. */
+pbdyn_status pbdyn_msg_map_delete(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                                  bool *deleted);
+
 /* Iteration over a map's entries, each key once (its last value), in
  * increasing key order (strings bytewise), as the text format prints them:
  *

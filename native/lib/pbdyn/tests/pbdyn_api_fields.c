@@ -157,6 +157,7 @@ void test_wrong_fields(const pbdyn_schema *s) {
   size_t used = pbdyn_arena_used(a);
   pbdyn_value v = {.u64 = 1}, k = {.u64 = 0};
   pbdyn_map_iter it;
+  bool deleted = true;
   size_t tried = 0;
   for (size_t t = 0; t < pbdyn_schema_msg_count(s); t++) {
     const pbdyn_msgdef *other = pbdyn_schema_msg(s, t);
@@ -177,6 +178,7 @@ void test_wrong_fields(const pbdyn_schema *s) {
       CHECK(!pbdyn_msg_map_get(msg, f, k, &v) && v.u64 == 1);
       CHECK(pbdyn_msg_map_size(msg, f, &n) == PBDYN_ERR_ARG && n == 12345);
       CHECK(pbdyn_msg_map_set(msg, f, k, v, a) == PBDYN_ERR_ARG);
+      CHECK(pbdyn_msg_map_delete(msg, f, k, &deleted) == PBDYN_ERR_ARG && deleted);
       CHECK(pbdyn_msg_map_iter_init(msg, f, a, &it) == PBDYN_ERR_ARG);
       tried++;
     }

@@ -1,9 +1,10 @@
 /* The public API exercised from C: schema introspection, accessors by name
  * and by number, presence and defaults, oneofs, repeated fields, maps,
  * unknown fields, copy versus alias, the arena, encode/decode round trips
- * and schema errors; message types and typed accessors in pbdyn_api_fields.c,
- * the map API in pbdyn_api_maps.c. Usage: pbdyn_api_test ALLKINDS.pb; prints
- * "ok N checks" and exits 0, or names the first failed check and exits 1. */
+ * and schema errors; message types, typed accessors and fields of another
+ * type in pbdyn_api_fields.c, the map API in pbdyn_api_maps.c. Usage:
+ * pbdyn_api_test ALLKINDS.pb; prints "ok N checks" and exits 0, or names the
+ * first failed check and exits 1. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -536,6 +537,7 @@ int main(int argc, char **argv) {
   test_typed_accessors(s);
   test_wrong_fields(s);
   test_map_api(s);
+  test_map_delete(s);
   test_enum_names(s);
   test_text_decode(s);
   test_json_decode(s);

@@ -40,7 +40,8 @@ static inline bool str_eq(pbdyn_str s, const char *lit, size_t n) {
 void test_message_types(const pbdyn_schema *s);
 void test_typed_accessors(const pbdyn_schema *s);
 void test_wrong_fields(const pbdyn_schema *s);
-/* pbdyn_api_maps.c: the map API. */
+/* pbdyn_api_maps.c: the map API, deleting keys. */
 void test_map_api(const pbdyn_schema *s);
+void test_map_delete(const pbdyn_schema *s);
 
 #endif /* PBDYN_TEST_API_TEST_H */
