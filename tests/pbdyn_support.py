@@ -135,6 +135,9 @@ class Lib:
         d.pbt_map_rebuild.argtypes = [vp, cp, cp, sz, ctypes.c_int, cp, ctypes.POINTER(vp),
                                       ctypes.POINTER(sz)]
         d.pbt_map_rebuild.restype = ctypes.c_int
+        d.pbt_map_delete.argtypes = [vp, cp, cp, sz, ctypes.c_int, cp, cp, sz,
+                                     ctypes.POINTER(vp), ctypes.POINTER(sz), sz * 4]
+        d.pbt_map_delete.restype = ctypes.c_int
         d.pbt_enum_listing.argtypes = [vp, cp, ctypes.POINTER(vp), ctypes.POINTER(sz)]
         d.pbt_enum_listing.restype = ctypes.c_int
         d.pbt_text_to_binary.argtypes = [vp, cp, cp, sz, ctypes.POINTER(vp), ctypes.POINTER(sz),
@@ -223,6 +226,17 @@ class Schema:
                                           decoder, field.encode(), ctypes.byref(out),
                                           ctypes.byref(n))
         return st, self._take(out, n).decode()
+
+    def map_delete(self, type_name: str, data: bytes, field: str, keys: bytes,
+                   decoder: int = FAST) -> tuple[int, bytes, tuple[int, int, int, int]]:
+        """Each key of the map field in `keys` (a message of the same type) deleted from
+        the map of `data`, the result encoded (pbt_map_delete): the status, the encoding
+        and (keys deleted, keys absent, map size after, keys iterated after)."""
+        out, n, counts = ctypes.c_void_p(), ctypes.c_size_t(), (ctypes.c_size_t * 4)()
+        st = self.lib.dll.pbt_map_delete(self.handle, type_name.encode(), data, len(data),
+                                         decoder, field.encode(), keys, len(keys),
+                                         ctypes.byref(out), ctypes.byref(n), counts)
+        return st, self._take(out, n), tuple(counts)
 
     def enum_listing(self, name: str) -> tuple[int, str]:
         """Each value of an enum by index, by name and by number (pbt_enum_listing)."""

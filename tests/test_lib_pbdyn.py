@@ -23,6 +23,9 @@ from pbdyn_support import (
     lib,
 )
 
+# The C API test program: its driver and the files of its test groups.
+API_TEST_SOURCES = ("pbdyn_api_test.c", "pbdyn_api_fields.c", "pbdyn_api_maps.c")
+
 
 def api_test(cc: str, defines: tuple[str, ...] = (), sanitize: bool = False):
     tc = find_toolchain(cc)
@@ -30,8 +33,8 @@ def api_test(cc: str, defines: tuple[str, ...] = (), sanitize: bool = False):
     t = PBDYN.target(
         f"pbdyn_api_test_{cc}{'_san' if sanitize else ''}"
         f"{'_' + '_'.join(defines) if defines else ''}".replace("=", ""),
-        (PBDYN_DIR / "tests" / "pbdyn_api_test.c",), defines=defines, cflags=flags, ldflags=flags,
-        libs=("m", "pthread"),
+        tuple(PBDYN_DIR / "tests" / f for f in API_TEST_SOURCES), defines=defines, cflags=flags,
+        ldflags=flags, libs=("m", "pthread"),
     )
     return build_one(t, BuildConfig(tc, "O1" if sanitize else "O2"))
 

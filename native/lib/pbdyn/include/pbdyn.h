@@ -238,11 +238,22 @@ pbdyn_msg *pbdyn_msg_new(const pbdyn_msgdef *m, pbdyn_arena *a);
  * type, and returns PBDYN_ERR_ARG when m is another type. */
 const pbdyn_msgdef *pbdyn_msg_msgdef(const pbdyn_msg *msg);
 
-/* Whether a field with presence is set (for repeated fields: non-empty). */
+/* A field of another type. Every function below that takes a message and a
+ * field (the typed accessors and the map functions too) first checks that
+ * the field is one of the message's type's own, because a field of another
+ * type addresses another layout; the check is one comparison (a field
+ * definition knows its message type). Given such a field, or an index past
+ * the end, a function that returns a status returns PBDYN_ERR_ARG and the
+ * others return what their comment says; none reads or writes a value. */
+
+/* Whether a field with presence is set (for repeated fields: non-empty);
+ * false for a field of another type. */
 bool pbdyn_msg_has(const pbdyn_msg *msg, const pbdyn_fielddef *f);
 
 /* A singular field's value, or its default when unset (proto2 [default=],
- * else zero; an unset message reads as NULL). */
+ * else zero; an unset message reads as NULL). A repeated field or a field
+ * of another type reads as a zero pbdyn_value (all bits 0: numbers 0,
+ * false, an empty string, a NULL message), not as f's default. */
 pbdyn_value pbdyn_msg_get(const pbdyn_msg *msg, const pbdyn_fielddef *f);
 
 /* Set a singular field (and its presence; for a oneof member, the case);
@@ -250,21 +261,29 @@ pbdyn_value pbdyn_msg_get(const pbdyn_msg *msg, const pbdyn_fielddef *f);
  * Strings are stored as given: copy them into the arena first if needed. */
 pbdyn_status pbdyn_msg_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v);
 
-/* The sub-message of a singular message field, created empty if unset. */
+/* The sub-message of a singular message field, created empty if unset;
+ * NULL for any other field, a field of another type, or an exhausted arena. */
 pbdyn_msg *pbdyn_msg_mutable(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_arena *a);
 
-/* Clear a field: presence, value, repeated elements. */
-void pbdyn_msg_clear(pbdyn_msg *msg, const pbdyn_fielddef *f);
+/* Clear a field: presence, value, repeated elements (a oneof member only
+ * while it is the set one). PBDYN_ERR_ARG for a field of another type. */
+pbdyn_status pbdyn_msg_clear(pbdyn_msg *msg, const pbdyn_fielddef *f);
 
-/* Field number of the set member of the oneof that f belongs to, or 0. */
+/* Field number of the set member of the oneof that f belongs to; 0 when
+ * none is set, for a field in no oneof, and for a field of another type. */
 uint32_t pbdyn_msg_oneof_case(const pbdyn_msg *msg, const pbdyn_fielddef *f);
 
-/* Repeated fields (maps: entries in arrival order, see pbdyn_msg_map_get). */
+/* Repeated fields (maps: entries in arrival order, see pbdyn_msg_map_get).
+ * array_size is 0 and array_get a zero pbdyn_value (as pbdyn_msg_get's) for
+ * a singular field or a field of another type; array_get also for an index
+ * i past the end. array_append: PBDYN_ERR_ARG for a singular field or a
+ * field of another type. */
 size_t pbdyn_msg_array_size(const pbdyn_msg *msg, const pbdyn_fielddef *f);
 pbdyn_value pbdyn_msg_array_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i);
 pbdyn_status pbdyn_msg_array_append(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v,
                                     pbdyn_arena *a);
-/* Append a new empty message to a repeated message field; NULL on error. */
+/* Append a new empty message to a repeated message field; NULL for any
+ * other field, a field of another type, or an exhausted arena. */
 pbdyn_msg *pbdyn_msg_array_append_msg(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_arena *a);
 
 /* Look a key up in a map field; the last entry with that key wins, as on
@@ -283,6 +302,14 @@ pbdyn_status pbdyn_msg_map_size(const pbdyn_msg *msg, const pbdyn_fielddef *f, s
  * pbdyn_msg_set. PBDYN_ERR_ARG when f is not a map field of msg's type. */
 pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
                                pbdyn_value val, pbdyn_arena *a);
+
+/* Delete a key from a map field: every entry with that key goes (the wire
+ * may have repeated it), and the others keep their order. *deleted says
+ * whether the key was there (deleted may be NULL). PBDYN_ERR_ARG when f is
+ * not a map field of msg's type. The entries stay in the arena until it is
+ * reset or freed: an iterator made before the delete still reads them. */
+pbdyn_status pbdyn_msg_map_delete(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                                  bool *deleted);
 
 /* Iteration over a map's entries, each key once (its last value), in
  * increasing key order (strings bytewise), as the text format prints them:

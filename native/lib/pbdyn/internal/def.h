@@ -92,6 +92,7 @@ struct pbdyn_fielddef {
   uint8_t mode;         /* PBDYN_MODE_* */
   uint8_t rep;          /* PBDYN_REP_* of one value */
   uint8_t flags;        /* PBDYN_F_* */
+  const pbdyn_msgdef *containing; /* the message type it is a field of */
   const char *name;
   const char *json_name; /* the descriptor's json_name, else lowerCamelCase */
   const char *oneof_name;

@@ -36,10 +36,10 @@ PBDYN_INLINE const pbdyn_msgdef *pbdyn__msg_check(const pbdyn_msg *msg, const pb
   return !m || m == own ? own : NULL;
 }
 
-/* Whether f is one of m's fields (not a field of another type). */
+/* Whether f is one of m's fields (not a field of another type): one
+ * comparison, which every accessor given a message and a field pays. */
 PBDYN_INLINE bool pbdyn__field_of(const pbdyn_msgdef *m, const pbdyn_fielddef *f) {
-  uintptr_t p = (uintptr_t)f, lo = (uintptr_t)m->fields;
-  return p >= lo && p < lo + m->field_count * sizeof *f && (p - lo) % sizeof *f == 0;
+  return f->containing == m;
 }
 
 PBDYN_INLINE pbdyn__unknown *pbdyn__msg_unknown_ptr(const pbdyn_msg *msg) {

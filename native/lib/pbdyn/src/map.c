@@ -1,7 +1,7 @@
 /* Maps are stored as the array of their entries in arrival order; a later
  * entry with the same key replaces an earlier one. This file resolves that
  * for the encoder, the printers and the map API: which entries survive, and
- * how keys order; and it looks keys up and sets them.
+ * how keys order; and it looks keys up, sets and deletes them.
  * Survivors are found with a hash set over the keys (FNV-1a), from the last
  * entry backwards, so n entries cost O(n). */
 #define _GNU_SOURCE /* qsort_r */
@@ -191,6 +191,22 @@ pbdyn_status pbdyn_msg_map_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_va
   if (!st) st = pbdyn_msg_set(e, vf, val);
   pbdyn_value entry = {.msg = e};
   return st ? st : pbdyn_msg_array_append(msg, f, entry, a);
+}
+
+/* Every entry with the key goes, not only the last that pbdyn_msg_map_get
+ * reads: an earlier duplicate would otherwise survive as the key's value. */
+pbdyn_status pbdyn_msg_map_delete(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value key,
+                                  bool *deleted) {
+  if (!is_map_of(msg, f)) return PBDYN_ERR_ARG;
+  pbdyn__array *arr = PBDYN_PTR_AT(msg, f->offset, pbdyn__array);
+  const pbdyn_fielddef *kf = &f->msg->fields[0];
+  pbdyn_msg **ents = arr->data;
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < arr->size; i++)
+    if (!key_equal(kf, pbdyn_msg_get(ents[i], kf), key)) ents[kept++] = ents[i];
+  if (deleted) *deleted = kept < arr->size;
+  arr->size = kept;
+  return PBDYN_OK;
 }
 
 pbdyn_status pbdyn_msg_map_iter_init(const pbdyn_msg *msg, const pbdyn_fielddef *f,

@@ -1,7 +1,9 @@
 /* Message accessors: presence, get/set by field definition, repeated fields,
  * maps and unknown fields. Field definitions are found by number or name
  * through def.c; these functions take the definition so that a caller
- * resolves names once, outside its loops. */
+ * resolves names once, outside its loops. Each checks first that the field
+ * is one of the message's type's own (one comparison, pbdyn__field_of): a
+ * field of another type would address another layout. */
 #include <string.h>
 
 #include "internal/arena.h"
@@ -56,7 +58,13 @@ bool pbdyn__field_present(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
   return nonzero(p, pbdyn__rep_size(f->rep));
 }
 
+/* Whether f is a field of msg's type. */
+static bool owns(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
+  return pbdyn__field_of(pbdyn__msg_def(msg), f);
+}
+
 bool pbdyn_msg_has(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
+  if (!owns(msg, f)) return false;
   if (f->mode != PBDYN_MODE_SINGULAR) return PBDYN_CPTR_AT(msg, f->offset, pbdyn__array)->size != 0;
   return pbdyn__field_present(msg, f);
 }
@@ -64,14 +72,13 @@ bool pbdyn_msg_has(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
 pbdyn_value pbdyn_msg_get(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
   pbdyn_value v;
   memset(&v, 0, sizeof v);
-  if (f->mode != PBDYN_MODE_SINGULAR) return v;
+  if (!owns(msg, f) || f->mode != PBDYN_MODE_SINGULAR) return v;
   if (!pbdyn__field_present(msg, f)) return f->rep == PBDYN_REP_MSG ? v : f->defval;
   return read_rep(PBDYN_CPTR_AT(msg, f->offset, char), f->rep);
 }
 
 pbdyn_status pbdyn_msg_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v) {
-  if (!msg || !f || !pbdyn__field_of(pbdyn__msg_def(msg), f)) return PBDYN_ERR_ARG;
-  if (f->mode != PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
+  if (!msg || !f || !owns(msg, f) || f->mode != PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
   if (f->oneof_case) *PBDYN_PTR_AT(msg, f->oneof_case, uint32_t) = f->number;
   if (f->hasbit != PBDYN_NO_HASBIT) pbdyn__hasbit_set(msg, f->hasbit);
   if (f->type == PBDYN_TYPE_BOOL) v.b = v.b != 0;
@@ -80,7 +87,7 @@ pbdyn_status pbdyn_msg_set(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value 
 }
 
 pbdyn_msg *pbdyn_msg_mutable(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_arena *a) {
-  if (f->mode != PBDYN_MODE_SINGULAR || f->rep != PBDYN_REP_MSG) return NULL;
+  if (!owns(msg, f) || f->mode != PBDYN_MODE_SINGULAR || f->rep != PBDYN_REP_MSG) return NULL;
   pbdyn_msg **slot = PBDYN_PTR_AT(msg, f->offset, pbdyn_msg *);
   if (pbdyn__field_present(msg, f)) return *slot;
   pbdyn_msg *sub = pbdyn_msg_new(f->msg, a);
@@ -90,33 +97,36 @@ pbdyn_msg *pbdyn_msg_mutable(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_aren
   return sub;
 }
 
-void pbdyn_msg_clear(pbdyn_msg *msg, const pbdyn_fielddef *f) {
+pbdyn_status pbdyn_msg_clear(pbdyn_msg *msg, const pbdyn_fielddef *f) {
+  if (!msg || !f || !owns(msg, f)) return PBDYN_ERR_ARG;
   if (f->mode != PBDYN_MODE_SINGULAR) {
     PBDYN_PTR_AT(msg, f->offset, pbdyn__array)->size = 0;
-    return;
+    return PBDYN_OK;
   }
   if (f->oneof_case) {
     uint32_t *c = PBDYN_PTR_AT(msg, f->oneof_case, uint32_t);
-    if (*c != f->number) return;
+    if (*c != f->number) return PBDYN_OK;
     *c = 0;
   }
   if (f->hasbit != PBDYN_NO_HASBIT) pbdyn__hasbit_clear(msg, f->hasbit);
   memset(PBDYN_PTR_AT(msg, f->offset, char), 0, pbdyn__rep_size(f->rep));
+  return PBDYN_OK;
 }
 
 uint32_t pbdyn_msg_oneof_case(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
-  return f->oneof_case ? *PBDYN_CPTR_AT(msg, f->oneof_case, uint32_t) : 0;
+  if (!owns(msg, f) || !f->oneof_case) return 0;
+  return *PBDYN_CPTR_AT(msg, f->oneof_case, uint32_t);
 }
 
 size_t pbdyn_msg_array_size(const pbdyn_msg *msg, const pbdyn_fielddef *f) {
-  if (f->mode == PBDYN_MODE_SINGULAR) return 0;
+  if (!owns(msg, f) || f->mode == PBDYN_MODE_SINGULAR) return 0;
   return PBDYN_CPTR_AT(msg, f->offset, pbdyn__array)->size;
 }
 
 pbdyn_value pbdyn_msg_array_get(const pbdyn_msg *msg, const pbdyn_fielddef *f, size_t i) {
   pbdyn_value v;
   memset(&v, 0, sizeof v);
-  if (f->mode == PBDYN_MODE_SINGULAR) return v;
+  if (!owns(msg, f) || f->mode == PBDYN_MODE_SINGULAR) return v;
   const pbdyn__array *arr = PBDYN_CPTR_AT(msg, f->offset, pbdyn__array);
   if (i >= arr->size) return v;
   return read_rep((const char *)arr->data + i * pbdyn__rep_size(f->rep), f->rep);
@@ -139,8 +149,7 @@ void *pbdyn__array_reserve(pbdyn__array *arr, uint32_t elem, size_t n, pbdyn_are
 
 pbdyn_status pbdyn_msg_array_append(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_value v,
                                     pbdyn_arena *a) {
-  if (!msg || !f || !a || !pbdyn__field_of(pbdyn__msg_def(msg), f)) return PBDYN_ERR_ARG;
-  if (f->mode == PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
+  if (!msg || !f || !a || !owns(msg, f) || f->mode == PBDYN_MODE_SINGULAR) return PBDYN_ERR_ARG;
   pbdyn__array *arr = PBDYN_PTR_AT(msg, f->offset, pbdyn__array);
   uint32_t elem = pbdyn__rep_size(f->rep);
   if (!pbdyn__array_reserve(arr, elem, 1, a)) return PBDYN_ERR_NOMEM;
@@ -151,7 +160,7 @@ pbdyn_status pbdyn_msg_array_append(pbdyn_msg *msg, const pbdyn_fielddef *f, pbd
 }
 
 pbdyn_msg *pbdyn_msg_array_append_msg(pbdyn_msg *msg, const pbdyn_fielddef *f, pbdyn_arena *a) {
-  if (f->mode == PBDYN_MODE_SINGULAR || f->rep != PBDYN_REP_MSG) return NULL;
+  if (!owns(msg, f) || f->mode == PBDYN_MODE_SINGULAR || f->rep != PBDYN_REP_MSG) return NULL;
   pbdyn_msg *sub = pbdyn_msg_new(f->msg, a);
   pbdyn_value v = {.msg = sub};
   if (!sub || pbdyn_msg_array_append(msg, f, v, a)) return NULL;

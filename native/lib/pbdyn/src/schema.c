@@ -250,6 +250,7 @@ static pbdyn_status build_msg(builder *b, item *it) {
     if (rf->number < 1 || rf->number > (1 << 29) - 1) return PBDYN_ERR_SCHEMA;
     if (rf->label < 1 || rf->label > 3) return PBDYN_ERR_SCHEMA;
     f->number = (uint32_t)rf->number;
+    f->containing = m;
     f->name = rf->name;
     f->json_name = rf->json_name ? rf->json_name : json_name(b->a, rf->name);
     if (!f->json_name) return PBDYN_ERR_NOMEM;

@@ -135,6 +135,43 @@ int pbt_map_rebuild(const pbdyn_schema *s, const char *type, const char *buf, si
   return st;
 }
 
+/* Decode buf as `type`, then delete from its map field `field` each key
+ * that field has in `keys` (a message of the same type) and encode the
+ * result; counts[] gets the keys deleted, the keys absent, then the map's
+ * size and the number of keys its iteration yields after the deletes. */
+int pbt_map_delete(const pbdyn_schema *s, const char *type, const char *buf, size_t len,
+                   int decoder, const char *field, const char *keys, size_t keys_len,
+                   char **out, size_t *outlen, size_t counts[4]) {
+  pbdyn_arena *a = NULL;
+  pbdyn_msg *msg, *key_msg = NULL;
+  const pbdyn_msgdef *m;
+  *out = NULL;
+  *outlen = 0;
+  memset(counts, 0, 4 * sizeof *counts);
+  int st = decode(s, type, buf, len, decoder, 0, &a, &msg, &m);
+  const pbdyn_fielddef *f = m ? pbdyn_msgdef_field_by_name(m, field) : NULL;
+  if (st == PBDYN_OK && !f) st = PBDYN_ERR_NOT_FOUND;
+  if (st == PBDYN_OK && !(key_msg = pbdyn_msg_new(m, a))) st = PBDYN_ERR_NOMEM;
+  if (st == PBDYN_OK) st = pbdyn_decode(keys, keys_len, key_msg, m, a, NULL);
+  pbdyn_map_iter it;
+  pbdyn_value k, v;
+  if (st == PBDYN_OK) st = pbdyn_msg_map_iter_init(key_msg, f, a, &it);
+  while (st == PBDYN_OK && pbdyn_map_iter_next(&it, &k, &v)) {
+    bool deleted = false;
+    st = pbdyn_msg_map_delete(msg, f, k, &deleted);
+    counts[deleted ? 0 : 1]++;
+  }
+  if (st == PBDYN_OK) st = pbdyn_msg_map_size(msg, f, &counts[2]);
+  if (st == PBDYN_OK) st = pbdyn_msg_map_iter_init(msg, f, a, &it);
+  while (st == PBDYN_OK && pbdyn_map_iter_next(&it, &k, &v)) counts[3]++;
+  char *r;
+  size_t n;
+  if (st == PBDYN_OK) st = pbdyn_encode(msg, m, a, &r, &n);
+  if (st == PBDYN_OK) st = copy_out(r, n, out, outlen);
+  pbdyn_arena_free(a);
+  return st;
+}
+
 /* Each value of enum `name`: "NAME=NUMBER by_name=N by_number=FIRST_NAME\n". */
 int pbt_enum_listing(const pbdyn_schema *s, const char *name, char **out, size_t *outlen) {
   const pbdyn_enumdef *e = pbdyn_schema_find_enum(s, name);
