@@ -51,6 +51,10 @@ struct pbdyn__dec {
   uint32_t grow_elem;    /* array for grow_n elements of grow_elem bytes, */
   uint32_t grow_n;       /* and/or grow_bytes in the arena block */
   size_t grow_bytes;
+  pbdyn__array *copy_arr;    /* a fixed-width run a fast field function hands */
+  const char *copy_from; /* to pbdyn__fast_copy: copy_n elements of */
+  uint32_t copy_elem;    /* copy_elem bytes at copy_from */
+  uint32_t copy_n;
   pbdyn_arena *arena;
   pbdyn__msgdecoder *decode_msg; /* decodes sub-messages met by the generic code */
   const char *field_start; /* the tag of the field the generic code last began */
@@ -171,6 +175,29 @@ bool pbdyn__dec_reserve_bytes(pbdyn__dec *d, size_t n);
 /* Grow an array to hold `n` more elements; NULL (and status) if out of
  * memory. */
 void *pbdyn__dec_array_reserve(pbdyn__dec *d, pbdyn__array *arr, uint32_t elem, size_t n);
+
+/* Append a packed fixed-width run, n elements of elem bytes at p (all of
+ * them input bytes: no slop is read), to arr; false (and status) if out of
+ * memory. Every decoder's path for the runs it does not copy inline. An
+ * empty array (a field's first run, the common case) takes the run's size
+ * from the arena block here, with no call: ~15 instructions, against ~45
+ * through pbdyn__dec_array_reserve. */
+PBDYN_INLINE bool pbdyn__dec_fixed_run(pbdyn__dec *d, pbdyn__array *arr, uint32_t elem,
+                                      const char *p, uint32_t n) {
+  size_t bytes = (size_t)n * elem;
+  size_t room = PBDYN_ALIGN8(bytes + 16); /* the padding pbdyn__dec_array_reserve leaves */
+  if (arr->cap == 0 && n >= 8 && PBDYN_LIKELY((size_t)(d->aend - d->aptr) >= room)) {
+    arr->data = d->aptr;
+    arr->cap = n;
+    d->aptr += room;
+  } else if (arr->cap - arr->size < n && !pbdyn__dec_array_reserve(d, arr, elem, n)) {
+    return false;
+  }
+  /* the wire's little-endian values are the host's (port.h) */
+  memcpy((char *)arr->data + (size_t)arr->size * elem, p, bytes);
+  arr->size += n;
+  return true;
+}
 
 /* ---- varints (no bounds checks: callers stand on the slop) ---- */
 
