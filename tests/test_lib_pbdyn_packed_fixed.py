@@ -59,14 +59,16 @@ def allkinds():
 
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_every_length(build, allkinds):
-    """Runs of 0 to 300 bytes (inline copy up to 256, memcpy above), then the longest run
-    a two-byte length holds and the first a three-byte length needs; each followed by a
-    field of another kind, and alone (the run ends the input)."""
+    """Runs of 0 to 300 bytes (inline copy up to 256, memcpy above), either side of 4 KiB
+    (where arrays start to be placed for memcpy), the longest run a two-byte length holds
+    and the first a three-byte length needs; each followed by a field of another kind, and
+    alone (the run ends the input)."""
     fds, cls = allkinds
     schema = lib(build).load_schema(fds)
     rng = random.Random(39)
     for name, (number, size) in FIELDS.items():
-        lengths = [*range(0, 300 // size + 1), 16383 // size, 16384 // size]
+        lengths = [*range(0, 300 // size + 1), 4095 // size, 4096 // size, 16383 // size,
+                   16384 // size]
         for n in lengths:
             run = packed(number, values(rng, n, size))
             check(schema, cls, run + b"\x08\x01", f"{name} n={n}")
