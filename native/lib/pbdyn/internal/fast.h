@@ -156,12 +156,16 @@ pbdyn__fast_ret PBDYN_CC pbdyn__fast_start(PBDYN_FAST_PARAMS);
 
 /* What a core tells its wrapper. PBDYN_FAST_GROW: memory is short (a full
  * array or arena block); the wrapper tail-calls pbdyn__fast_grow, which provides
- * what d->grow_* describe and dispatches the same field again. So that no
- * field function makes a call on its common path, and most none at all:
- * they need no stack frame. */
-enum { PBDYN_FAST_NEXT = 0, PBDYN_FAST_FALLBACK = 1, PBDYN_FAST_GROW = 2 };
+ * what d->grow_* describe and dispatches the same field again.
+ * PBDYN_FAST_COPY: a packed fixed-width run to append (d->copy_*, the input
+ * already past it); the wrapper tail-calls pbdyn__fast_copy, which grows the
+ * array, copies the run with libc's memcpy and dispatches the next field. So
+ * that no field function makes a call on its common path, and most none at
+ * all: they need no stack frame. */
+enum { PBDYN_FAST_NEXT = 0, PBDYN_FAST_FALLBACK = 1, PBDYN_FAST_GROW = 2, PBDYN_FAST_COPY = 3 };
 
 pbdyn__fast_ret PBDYN_CC pbdyn__fast_grow(PBDYN_FAST_PARAMS);
+pbdyn__fast_ret PBDYN_CC pbdyn__fast_copy(PBDYN_FAST_PARAMS);
 
 PBDYN_INLINE int pbdyn__fast_need(pbdyn__dec *d, pbdyn__array *arr, uint32_t elem, uint32_t n,
                                   size_t bytes) {
@@ -227,6 +231,7 @@ PBDYN_INLINE void pbdyn__fast_presence(pbdyn_msg *msg, uint64_t *hasbits, uint64
     int r_ = core;                                                              \
     if (PBDYN_UNLIKELY(r_ != PBDYN_FAST_NEXT)) {                                      \
       if (r_ == PBDYN_FAST_GROW) PBDYN_JUMP(pbdyn__fast_grow, data);                      \
+      if (r_ == PBDYN_FAST_COPY) PBDYN_JUMP(pbdyn__fast_copy, data);                      \
       PBDYN_JUMP(pbdyn__fast_fallback, data);                                          \
     }                                                                           \
     PBDYN_DISPATCH();                                                              \

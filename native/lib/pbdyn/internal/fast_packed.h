@@ -13,7 +13,11 @@
  * one-byte values in a row (bools, small counts) are taken in one step.
  * Values of 9 and 10 bytes (negative int32 and int64) take a branch of their
  * own; closed enums, whose values must be checked, keep a per-value loop.
- * A fixed-width run is copied 32 bytes per step, with no call.
+ * A fixed-width run of up to 256 bytes is copied 32 bytes per step, with no
+ * call; a longer one (or one the array has no room for) is one memcpy in
+ * pbdyn__fast_copy, tail-called, which first grows the array if need be (an
+ * empty one to the run's exact size): no second dispatch of the field, no
+ * generic decoder.
  *
  * Runs of 64 bytes or more first go through the vector kernels the CPU has
  * (packed_simd.h: AVX-512 decodes 16 or 8 values per 64-byte step, AVX2
@@ -25,7 +29,7 @@
  * 16 bytes) from a zero-padded copy. Before, such a run, the last field of
  * many real messages and the whole of a one-field message, fell back to the
  * generic decoder value by value (3-5x slower on 12,000 bools). A fixed-width
- * run there is still left to the generic decoder, which copies it whole.
+ * run there goes to the memcpy, which reads no slop.
  */
 #ifndef PBDYN_INTERNAL_FAST_PACKED_H
 #define PBDYN_INTERNAL_FAST_PACKED_H
@@ -34,9 +38,9 @@
 #include "internal/packed_simd.h"
 
 #define PBDYN_HIGH_BITS 0x8080808080808080ull
-/* Longer fixed-width runs go to the generic decoder's memcpy: libc's copies
- * with the widest vectors the CPU has, where this header may use only
- * baseline x86-64's 16 bytes. */
+/* Longer fixed-width runs go to libc's memcpy (pbdyn__fast_copy), which
+ * copies with the widest vectors the CPU has, where this header may use
+ * only baseline x86-64's 16 bytes. */
 #define PBDYN_PACKED_FIXED_INLINE_MAX 256
 /* Varint runs this long or longer go through the vector kernels first
  * (packed_simd.h): a kernel is a call, and works on whole 64-byte blocks. */
@@ -160,13 +164,20 @@ PBDYN_INLINE int pbdyn__core_packed(pbdyn__dec *d, const char **pptr, pbdyn_msg 
     return PBDYN_FAST_NEXT;
   }
   if (!pbdyn__kind_is_varint(kind)) {
-    /* a run crossing `end` is one memcpy in the generic decoder: a call here
-     * would cost every fixed-width run a stack frame */
-    if (PBDYN_UNLIKELY(size & (elem - 1)) || PBDYN_UNLIKELY(pend != cut) ||
-        size > PBDYN_PACKED_FIXED_INLINE_MAX)
-      return PBDYN_FAST_FALLBACK;
+    /* not a whole number of values: the generic decoder reports it */
+    if (PBDYN_UNLIKELY(size & (elem - 1))) return PBDYN_FAST_FALLBACK;
     uint32_t n = size / elem;
-    if (PBDYN_UNLIKELY(arr->cap - arr->size < n)) return pbdyn__fast_need(d, arr, elem, n, 0);
+    *pptr = pend;
+    if (size > PBDYN_PACKED_FIXED_INLINE_MAX || PBDYN_UNLIKELY(pend != cut) ||
+        PBDYN_UNLIKELY(arr->cap - arr->size < n)) {
+      /* one memcpy, with the growth, in pbdyn__fast_copy: a call here would
+       * cost every fixed-width run a stack frame */
+      d->copy_arr = arr;
+      d->copy_elem = elem;
+      d->copy_from = p;
+      d->copy_n = n;
+      return PBDYN_FAST_COPY;
+    }
     /* 32 bytes per step, then one 16-byte step over the rest: the source has slop,
      * arrays have 16 bytes of padding (pbdyn__dec_array_reserve) */
     char *dst = (char *)arr->data + (size_t)arr->size * elem;
@@ -179,7 +190,6 @@ PBDYN_INLINE int pbdyn__core_packed(pbdyn__dec *d, const char **pptr, pbdyn_msg 
     }
     for (; i < size; i += 16) *(pbdyn__v16 *)(dst + i) = *(const pbdyn__v16 *)(p + i);
     arr->size += n;
-    *pptr = pend;
     return PBDYN_FAST_NEXT;
   }
   if (PBDYN_UNLIKELY(pend[-1] & 0x80)) return PBDYN_FAST_FALLBACK; /* last varint unterminated */

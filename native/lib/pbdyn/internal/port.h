@@ -28,6 +28,8 @@
 #define PBDYN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PBDYN_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PBDYN_INLINE static inline __attribute__((always_inline))
+/* A slow path kept out of its caller, whose fast path then needs no frame. */
+#define PBDYN_NOINLINE __attribute__((noinline))
 
 /* A loop that must stay a loop (register pressure in frameless code). */
 #if defined(__clang__)

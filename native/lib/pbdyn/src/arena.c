@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "internal/arena.h"
+#include "internal/port.h"
 
 #define PBDYN_ARENA_MIN_BLOCK 4096
 #define PBDYN_ARENA_MAX_STEP (1u << 20)
@@ -35,7 +36,9 @@ pbdyn_arena *pbdyn_arena_new(size_t initial) {
   return a;
 }
 
-void *pbdyn__arena_alloc_slow(pbdyn_arena *a, size_t size) {
+/* Not inlined into pbdyn_arena_alloc: its bump is then 8 instructions, not
+ * 23 behind the pushes of the malloc path. */
+PBDYN_NOINLINE void *pbdyn__arena_alloc_slow(pbdyn_arena *a, size_t size) {
   size_t last = a->blocks ? a->blocks->size : 0;
   size_t step = last < PBDYN_ARENA_MAX_STEP ? last * 2 : last + PBDYN_ARENA_MAX_STEP;
   if (step < PBDYN_ARENA_MIN_BLOCK) step = PBDYN_ARENA_MIN_BLOCK;
@@ -60,17 +63,25 @@ void *pbdyn_arena_alloc(pbdyn_arena *a, size_t size) {
   return pbdyn__arena_alloc_slow(a, size);
 }
 
-void pbdyn_arena_reset(pbdyn_arena *a) {
-  pbdyn__block *keep = a->blocks;
-  for (pbdyn__block *b = a->blocks; b; b = b->next)
+/* Free every block but the largest, which becomes the only one. */
+static PBDYN_NOINLINE pbdyn__block *keep_largest(pbdyn__block *blocks) {
+  pbdyn__block *keep = blocks;
+  for (pbdyn__block *b = blocks; b; b = b->next)
     if (b->size > keep->size) keep = b;
-  pbdyn__block *b = a->blocks;
+  pbdyn__block *b = blocks;
   while (b) {
     pbdyn__block *next = b->next;
     if (b != keep) free(b);
     b = next;
   }
   keep->next = NULL;
+  return keep;
+}
+
+/* A warm arena has one block: ~8 instructions, no frame. */
+void pbdyn_arena_reset(pbdyn_arena *a) {
+  pbdyn__block *keep = a->blocks;
+  if (PBDYN_UNLIKELY(keep->next)) keep = keep_largest(keep);
   a->blocks = keep;
   a->ptr = keep->data;
   a->end = keep->data + keep->size;

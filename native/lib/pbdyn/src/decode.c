@@ -51,9 +51,10 @@ bool pbdyn__dec_reserve_bytes(pbdyn__dec *d, size_t n) {
 void *pbdyn__dec_array_reserve(pbdyn__dec *d, pbdyn__array *arr, uint32_t elem, size_t n) {
   if (arr->cap - arr->size >= n) return arr->data;
   size_t need = (size_t)arr->size + n;
-  /* 8 to start: repeated fields of descriptor.proto average about that */
+  /* 8 to start: repeated fields of descriptor.proto average about that;
+   * doubling, or exactly what a packed run needs when that is more */
   size_t cap = arr->cap ? (size_t)arr->cap * 2 : 8;
-  while (cap < need) cap *= 2;
+  if (cap < need) cap = need;
   if (need > UINT32_MAX) {
     d->status = PBDYN_ERR_NOMEM;
     return NULL;

@@ -293,10 +293,7 @@ static const char *decode_packed(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
     /* fixed-size run: in one piece (it lies inside the current message,
      * which lies inside one buffer: the caller's or the patch) */
     if (size % elem) return pbdyn__dec_err(d, PBDYN_ERR_LENGTH);
-    uint32_t n = size / elem;
-    if (n && !pbdyn__dec_array_reserve(d, arr, elem, n)) return NULL;
-    if (n) memcpy((char *)arr->data + (size_t)arr->size * elem, ptr, size);
-    arr->size += n;
+    if (size && !pbdyn__dec_fixed_run(d, arr, elem, ptr, size / elem)) return NULL;
     return ptr + size;
   }
   ptrdiff_t delta = pbdyn__dec_push_limit(d, ptr, size);

@@ -63,6 +63,11 @@ const char *pbdyn__switch_msg(pbdyn__dec *d, const char *ptr, pbdyn_msg *msg,
       d->grow_bytes = 0;
       continue;
     }
+    if (r == PBDYN_FAST_COPY) { /* ptr is already past the run */
+      if (!pbdyn__dec_fixed_run(d, d->copy_arr, d->copy_elem, d->copy_from, d->copy_n))
+        return NULL;
+      continue;
+    }
     /* one field by the generic decoder (errors included) */
     if (d->status != PBDYN_OK) return NULL;
     pbdyn__fast_flush(msg, hasbits);

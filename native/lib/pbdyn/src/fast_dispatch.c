@@ -58,6 +58,14 @@ pbdyn__fast_ret PBDYN_CC pbdyn__fast_grow(PBDYN_FAST_PARAMS) {
   PBDYN_DISPATCH();
 }
 
+/* Append the packed fixed-width run a field function passed over, then go on. */
+pbdyn__fast_ret PBDYN_CC pbdyn__fast_copy(PBDYN_FAST_PARAMS) {
+  (void)data, (void)msg, (void)m;
+  if (!pbdyn__dec_fixed_run(d, d->copy_arr, d->copy_elem, d->copy_from, d->copy_n))
+    PBDYN_RETURN_ERROR();
+  PBDYN_DISPATCH();
+}
+
 #if PBDYN_MUSTTAIL
 pbdyn__fast_ret PBDYN_CC pbdyn__fast_start(PBDYN_FAST_PARAMS) {
   (void)data;
