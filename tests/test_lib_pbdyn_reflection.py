@@ -40,6 +40,16 @@ def only_map(cls, msg, name: str):
     return out
 
 
+def repeated_keys(cls, rng):
+    """Two random messages of cls with the same map keys and new values, and their
+    concatenation on the wire, where each shared key appears twice."""
+    first, second = cls(), cls()
+    fill_random(first, rng, max_depth=2, density=0.8, unknown=0)
+    second.CopyFrom(first)
+    fill_random(second, rng, max_depth=2, density=0.8, unknown=0)  # same keys, new values
+    return first, second, first.SerializePartialToString() + second.SerializePartialToString()
+
+
 def test_maps_keep_each_key_once_with_its_last_value(classes):
     """Two random messages concatenated on the wire: keys present in both appear twice,
     and the second value wins, in Google's parser and in the map API."""
@@ -49,11 +59,7 @@ def test_maps_keep_each_key_once_with_its_last_value(classes):
     for i in range(60 * SCALE):
         name = MAP_TYPES[i % 2]
         cls = classes[name]
-        first, second = cls(), cls()
-        fill_random(first, rng, max_depth=2, density=0.8, unknown=0)
-        second.CopyFrom(first)
-        fill_random(second, rng, max_depth=2, density=0.8, unknown=0)  # same keys, new values
-        data = first.SerializePartialToString() + second.SerializePartialToString()
+        first, second, data = repeated_keys(cls, rng)
         merged = cls.FromString(data)
         for fd in cls.DESCRIPTOR.fields:
             if not is_map(fd):
@@ -79,12 +85,9 @@ def test_map_delete_matches_google_del(classes):
     for i in range(60 * SCALE):
         name = MAP_TYPES[i % 2]
         cls = classes[name]
-        first, second, stranger = cls(), cls(), cls()
-        fill_random(first, rng, max_depth=2, density=0.8, unknown=0)
-        second.CopyFrom(first)
-        fill_random(second, rng, max_depth=2, density=0.8, unknown=0)  # same keys, new values
+        first, second, data = repeated_keys(cls, rng)
+        stranger = cls()
         fill_random(stranger, rng, max_depth=2, density=0.8, unknown=0)
-        data = first.SerializePartialToString() + second.SerializePartialToString()
         merged = cls.FromString(data)
         for fd in cls.DESCRIPTOR.fields:
             if not is_map(fd):
