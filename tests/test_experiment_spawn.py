@@ -69,6 +69,26 @@ def test_a_failing_child_fails_the_run(exes, tmp_path):
     assert rc == 1 and "exited with status 1" in out
 
 
+def test_a_commands_ok_status_is_accepted_and_no_other(exes, tmp_path):
+    """--param ok_status=1: a search tool that finds nothing exits 1, and that is a run;
+    any other non-zero status still fails it."""
+    argv = tmp_path / "cmd.argv"
+    argv.write_text("/bin/false\n")  # exits 1
+    rc, out = run(exes["spawn"], "--iters", "2", "--reps", "1", "--case", "command",
+                  "--param", f"command={argv}", "--param", "ok_status=1")
+    assert rc == 0, out
+    rc, out = run(exes["spawn"], "--iters", "1", "--reps", "1", "--case", "command",
+                  "--param", f"command={argv}", "--param", "ok_status=2")
+    assert rc == 1 and "exited with status 1" in out
+    argv.write_text("/bin/sh\n-c\nexit 2\n")
+    rc, out = run(exes["spawn"], "--iters", "1", "--reps", "1", "--case", "command",
+                  "--param", f"command={argv}", "--param", "ok_status=1")
+    assert rc == 1 and "exited with status 2" in out
+    p = subprocess.run([str(exes["spawn"]), "--case", "command", "--param", f"command={argv}",
+                        "--param", "ok_status=256"], capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "ok_status=256" in p.stdout + p.stderr
+
+
 def test_command_file_is_checked(exes, tmp_path):
     argv = tmp_path / "cmd.argv"
     argv.write_text("false\n")

@@ -13,9 +13,10 @@
  *                        that needs a shell
  *   command              posix_spawn() of the argv in --param command=FILE (one argument
  *                        per line), stdout to /dev/null, unit "run": a no-op build by
- *                        make or ninja, for instance
+ *                        make or ninja, for instance; --param ok_status=N accepts status
+ *                        N too (1: a search tool that found nothing, as grep says it)
  *
- * Every child must exit with status 0, or the run fails. The harness's software counters
+ * Every child must exit with status 0 (or the command's ok_status), or the run fails. The harness's software counters
  * count the parent only (the copy-on-write faults fork leaves it, for instance); what the
  * children cost is taken from getrusage(RUSAGE_CHILDREN) around each call, in setup and
  * teardown, outside the timed region, and printed as one extra line per call:
@@ -81,7 +82,10 @@ static void usage_after(void *arg)
 
 /* ---- reaping ---------------------------------------------------------------------------- */
 
-static void reap(pid_t pid, const char *what)
+/* A status besides 0 that the command's runs may end with (--param ok_status; 0: none). */
+static int command_ok_status;
+
+static void reap(pid_t pid, const char *what, int ok_status)
 {
     int status;
     while (waitpid(pid, &status, 0) < 0)
@@ -89,7 +93,7 @@ static void reap(pid_t pid, const char *what)
             clh_fail("%s: waitpid: %s", what, strerror(errno));
     if (WIFSIGNALED(status))
         clh_fail("%s: the child was killed by signal %d", what, WTERMSIG(status));
-    if (WEXITSTATUS(status) != 0)
+    if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != ok_status)
         clh_fail("%s: the child exited with status %d%s", what, WEXITSTATUS(status),
                  WEXITSTATUS(status) == 127 ? " (exec failed)" : "");
 }
@@ -105,7 +109,7 @@ static uint64_t fork_exit(uint64_t iters, void *arg)
             clh_fail("fork-exit: fork: %s", strerror(errno));
         if (pid == 0)
             _exit(0);
-        reap(pid, "fork-exit");
+        reap(pid, "fork-exit", 0);
     }
     return iters;
 }
@@ -122,7 +126,7 @@ static uint64_t fork_exec(uint64_t iters, void *arg)
             execve(child_path, argv, environ);
             _exit(127);
         }
-        reap(pid, "fork-exec");
+        reap(pid, "fork-exec", 0);
     }
     return iters;
 }
@@ -147,20 +151,21 @@ static uint64_t vfork_exec(uint64_t iters, void *arg)
         pid_t pid = vfork_exec_one(argv);
         if (pid < 0)
             clh_fail("vfork-exec: vfork: %s", strerror(errno));
-        reap(pid, "vfork-exec");
+        reap(pid, "vfork-exec", 0);
     }
     return iters;
 }
 
 static void spawn_and_reap(const char *what, const char *path, char *const argv[],
-                           const posix_spawn_file_actions_t *actions, uint64_t iters)
+                           const posix_spawn_file_actions_t *actions, int ok_status,
+                           uint64_t iters)
 {
     for (uint64_t i = 0; i < iters; i++) {
         pid_t pid;
         int err = posix_spawn(&pid, path, actions, NULL, argv, environ);
         if (err != 0)
             clh_fail("%s: posix_spawn(%s): %s", what, path, strerror(err));
-        reap(pid, what);
+        reap(pid, what, ok_status);
     }
 }
 
@@ -168,7 +173,7 @@ static uint64_t spawn_static(uint64_t iters, void *arg)
 {
     (void)arg;
     char *const argv[] = { (char *)child_path, NULL };
-    spawn_and_reap("posix-spawn", child_path, argv, NULL, iters);
+    spawn_and_reap("posix-spawn", child_path, argv, NULL, 0, iters);
     return iters;
 }
 
@@ -176,7 +181,7 @@ static uint64_t spawn_dynamic(uint64_t iters, void *arg)
 {
     (void)arg;
     char *const argv[] = { (char *)child_dynamic_path, NULL };
-    spawn_and_reap("posix-spawn-dynamic", child_dynamic_path, argv, NULL, iters);
+    spawn_and_reap("posix-spawn-dynamic", child_dynamic_path, argv, NULL, 0, iters);
     return iters;
 }
 
@@ -184,14 +189,14 @@ static uint64_t spawn_sh(uint64_t iters, void *arg)
 {
     (void)arg;
     char *const argv[] = { "sh", "-c", "true", NULL };
-    spawn_and_reap("posix-spawn-sh", "/bin/sh", argv, NULL, iters);
+    spawn_and_reap("posix-spawn-sh", "/bin/sh", argv, NULL, 0, iters);
     return iters;
 }
 
 static uint64_t spawn_command(uint64_t iters, void *arg)
 {
     (void)arg;
-    spawn_and_reap("command", command_argv[0], command_argv, &quiet, iters);
+    spawn_and_reap("command", command_argv[0], command_argv, &quiet, command_ok_status, iters);
     return iters;
 }
 
@@ -236,6 +241,11 @@ int main(int argc, char **argv)
      * and ugrep notice /dev/null and stop at the first match, so a search is timed
      * writing its whole output to a file. */
     const char *stdout_path = clh_param_str("stdout", "/dev/null");
+    uint64_t ok_status = clh_param_u64("ok_status", 0);
+    if (ok_status > 255)
+        clh_usage_error("--param ok_status=%llu: an exit status is 0 .. 255",
+                        (unsigned long long)ok_status);
+    command_ok_status = (int)ok_status;
 
     static struct spawn_case state[7] = {
         { .name = "fork-exit" }, { .name = "fork-exec" }, { .name = "vfork-exec" },
