@@ -66,9 +66,11 @@ class Profile:
         return Adaptive(self.max_rounds, self.precision, budget)
 
 
+LEAST_ROUNDS = 3  # the fewest processes a 95% interval rests on (also `run --rounds`'s)
+
 PROFILES = {
-    # quick: for tests and a first look; three processes are the least an interval needs.
-    "quick": Profile("quick", rounds=3, reps=2, target_ms=5, timeout_s=60,
+    # quick: for tests and a first look, with the least rounds an interval needs.
+    "quick": Profile("quick", rounds=LEAST_ROUNDS, reps=2, target_ms=5, timeout_s=60,
                      max_rounds=5, precision=0.03, budget_s=20),
     # default: `make lab`, every experiment within minutes on 2 cores. A loaded machine
     # rarely reaches 1%, so rounds go on until a budget: 60 s from each experiment's

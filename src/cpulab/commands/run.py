@@ -25,7 +25,7 @@ from cpulab.commands.experiment_names import experiment
 from cpulab.commands.progress import ProgressBar
 from cpulab.commands.record import render_record
 from cpulab.commands.regression import REGRESSION_STATUS, add_fail_on_regression, regressions
-from cpulab.context import PROFILES
+from cpulab.context import LEAST_ROUNDS, PROFILES
 from cpulab.lab import Selection, run_experiment
 from cpulab.report.export import ExportError, check_folder
 from cpulab.store import Store
@@ -196,14 +196,14 @@ def _figures(rec, exp, out_dir: Path) -> list[Path]:
 
 
 def rounds_arg(text: str) -> int:
-    """--rounds: at least three processes, the fewest a 95% interval can rest on."""
+    """--rounds: at least LEAST_ROUNDS processes, the fewest a 95% interval rests on."""
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 3:
-        raise argparse.ArgumentTypeError(f"{text!r}: a whole number, 3 or more (an "
-                                         "interval needs three processes)")
+    if n < LEAST_ROUNDS:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number, {LEAST_ROUNDS} or more "
+                                         f"(an interval needs {LEAST_ROUNDS} processes)")
     return n
 
 
@@ -228,9 +228,9 @@ def add_parser(sub) -> None:
                                f"{PROFILES['quick'].reps} reps x "
                                f"{PROFILES['quick'].target_ms} ms")
     r.add_argument("--rounds", type=rounds_arg, metavar="N",
-                   help="processes per program at least, instead of the profile's (3 or "
-                        "more: an interval needs three); fewer end a long sweep sooner, "
-                        "with wider intervals")
+                   help=f"processes per program at least, instead of the profile's "
+                        f"({LEAST_ROUNDS} or more: an interval needs them); fewer end a long "
+                        "sweep sooner, with wider intervals")
     r.add_argument("--cc", type=list_arg, metavar="LIST",
                    help="compilers, comma-separated: gcc, clang, clang-19, a path "
                         "(default: the experiment's)")
