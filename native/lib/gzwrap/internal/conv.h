@@ -36,14 +36,18 @@ typedef struct gzw_out {
 } gzw_out;
 
 /* The walk of a gzip member's blocks while it streams (src/scan.c): `at` is the input bit
- * where the block being walked starts, so that all before it is final. */
+ * where the block being walked starts, so that all before it is final. Where the inflater
+ * tells the stream's end to the bit (end_bit_known), the walk stops at the final block's
+ * header and `end` comes from the inflater. */
 typedef struct gzw_walk {
     int on;              /* walking this member */
     uint64_t in0, out0;  /* where its deflate stream starts in the input and the output */
     uint64_t at;         /* input bit of the next block header to walk */
     int paused;          /* stopped at `at`: a block longer than half the window */
-    int done;            /* its final block was walked: */
-    uint64_t final, end; /* input bits of that block's header and just past its end */
+    int done;            /* its final block's header was reached: */
+    uint64_t final;      /* input bit of that header */
+    int ended;           /* the stream's end is known (by the walk or the inflater): */
+    uint64_t end;        /* input bit just past its end-of-block code */
     char what[48];       /* the stream, for messages */
 } gzw_walk;
 
@@ -54,6 +58,7 @@ typedef struct gzw_conv {
     gzw_out out;
     const gzw_inflater_ops *ops;
     gzw_inflater *inf;
+    int end_bit_known; /* the inflater's END gives the stream's end to the bit */
     gzw_checksum_fn crc, adler;
     gzw_checksums_fn both; /* crc and adler in one pass, where that pair has one */
     uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */

@@ -34,12 +34,15 @@ typedef struct gzw_inflater_ops {
      * the inflater never asks for again. At END the stream's last byte is
      * in[*consumed - 1]; an inflater that had read ahead gives those bytes back then, so
      * *consumed is relative to `in` and may be negative (ISA-L: down to -8, bytes of an
-     * earlier call that the caller must still hold). Neither inflater reports the padding
-     * bits of that last byte reliably (ISA-L clears the count), so the join finds the
-     * exact end bit itself (src/join.c). */
+     * earlier call that the caller must still hold). *pad, at END: the unused bits of that
+     * last byte (0-7) where end_bit_known says the inflater can tell, else -1. */
     gzw_inflate_result (*run)(gzw_inflater *inf, const uint8_t *in, size_t in_len,
                               long *consumed, uint8_t *out, size_t out_cap, size_t *produced,
-                              const char **why);
+                              int *pad, const char **why);
+    /* 1 when END gives *pad, the stream's end to the bit: joining gzip members then needs
+     * only the final block's header, not a walk through that block to its end
+     * (src/join.c). */
+    int (*end_bit_known)(const gzw_inflater *inf);
 } gzw_inflater_ops;
 
 typedef uint32_t (*gzw_checksum_fn)(uint32_t value, const uint8_t *buf, size_t len);

@@ -192,7 +192,7 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
         return st;
     s->member_bytes = 0;
     s->crc_member = 0;
-    int ended = 0;
+    int ended = 0, pad = 0; /* a final stored block ends on a byte boundary */
     if ((st = stored_blocks(c, s, what, &ended)))
         return st;
     int starved = 0; /* the inflater made no progress with what it had */
@@ -210,7 +210,7 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
         size_t made = 0;
         const char *why = "";
         gzw_inflate_result r = c->ops->run(c->inf, in->buf + in->pos, gzw_in_avail(in), &used,
-                                           c->data, GZW_OUT_CAP, &made, &why);
+                                           c->data, GZW_OUT_CAP, &made, &pad, &why);
         if (r == GZW_INFLATE_ERROR)
             return gzw_fail(c, GZWRAP_ERR_DATA, gzw_in_offset(in) + (used > 0 ? used : 0),
                             "corrupt deflate data in %s (%s: %s)", what,
@@ -227,6 +227,8 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
             starved = 1;
         }
     }
+    if (pad >= 0 && !c->walk.ended) /* the end to the bit, for a join */
+        c->walk.ended = 1, c->walk.end = gzw_in_offset(in) * 8 - (uint64_t)pad;
     if ((st = copy_payload(c, in->pos)) || (st = gzw_walk_advance(c)))
         return st;
     c->rep->data_bytes += s->member_bytes;
@@ -485,6 +487,7 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         st = gzw_fail(&c, GZWRAP_ERR_NOMEM, 0, "no memory for the conversion's buffers");
         goto done;
     }
+    c.end_bit_known = c.ops->end_bit_known(c.inf);
 
     if (o.from == GZWRAP_FORMAT_AUTO) {
         st = gzw_in_need(&c, 7);

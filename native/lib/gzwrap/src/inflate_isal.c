@@ -5,9 +5,14 @@
  * 2.30 (Debian 12) does so only in its gzip and zlib wrapper modes, not for raw deflate,
  * and leaves them counted in read_in_length. Either way, whole bytes still counted there
  * at the end are given back here, possibly from an earlier call's input: hence a negative
- * *consumed, which the converter allows for. Its block states are
- * internal: it never stops at a block boundary, which is why joining gzip members finds
- * the final blocks with zlib (src/join.c).
+ * *consumed, which the converter allows for.
+ *
+ * What is left in read_in_length then is the stream's end to the bit: in 2.30's raw mode
+ * the unused bits of its last byte; 2.31 and later clear the count. Which of the two the
+ * library at hand does is seen once, by inflating a stream whose end is known (an empty
+ * fixed block: 10 bits, so 6 unused), rather than read from a version number. igzip's
+ * block states are internal and it never stops at a block boundary, so where the end is
+ * not known the join walks the final block to find it (src/join.c).
  */
 #ifdef GZWRAP_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
@@ -17,12 +22,29 @@
 
 struct gzw_inflater {
     struct inflate_state s;
+    int end_bit_known;
 };
+
+/* 1 when this igzip leaves the unused bits of a raw stream's last byte in read_in_length. */
+static int keeps_end_bits(struct inflate_state *s) {
+    static const uint8_t empty_fixed[2] = {0x03, 0x00}; /* BFINAL 1, BTYPE 01, EOB; 6 unused */
+    uint8_t out[1];
+    isal_inflate_init(s);
+    s->next_in = (uint8_t *)empty_fixed;
+    s->avail_in = sizeof empty_fixed;
+    s->next_out = out;
+    s->avail_out = sizeof out;
+    int ret = isal_inflate(s);
+    return ret == ISAL_DECOMP_OK && s->block_state == ISAL_BLOCK_FINISH &&
+           s->read_in_length % 8 == 6;
+}
 
 static gzw_inflater *is_create(void) {
     gzw_inflater *inf = malloc(sizeof *inf);
-    if (inf)
+    if (inf) {
+        inf->end_bit_known = keeps_end_bits(&inf->s);
         isal_inflate_init(&inf->s);
+    }
     return inf;
 }
 
@@ -36,7 +58,7 @@ static int is_set_dict(gzw_inflater *inf, const uint8_t *dict, size_t len) {
 
 static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in_len,
                                  long *consumed, uint8_t *out, size_t out_cap,
-                                 size_t *produced, const char **why) {
+                                 size_t *produced, int *pad, const char **why) {
     struct inflate_state *s = &inf->s;
     s->next_in = (uint8_t *)in;
     s->avail_in = (uint32_t)in_len;
@@ -53,6 +75,7 @@ static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in
             return GZW_INFLATE_MORE;
         *consumed -= s->read_in_length / 8;
         s->read_in_length %= 8;
+        *pad = inf->end_bit_known ? (int)s->read_in_length : -1;
         return GZW_INFLATE_END;
     case ISAL_INVALID_BLOCK: *why = "invalid block"; break;
     case ISAL_INVALID_SYMBOL: *why = "invalid code"; break;
@@ -62,8 +85,10 @@ static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in
     return GZW_INFLATE_ERROR;
 }
 
+static int is_end_bit_known(const gzw_inflater *inf) { return inf->end_bit_known; }
+
 const gzw_inflater_ops gzw_inflater_isal = {
-    GZWRAP_IMPL_ISAL, is_create, is_destroy, is_reset, is_set_dict, is_run,
+    GZWRAP_IMPL_ISAL, is_create, is_destroy, is_reset, is_set_dict, is_run, is_end_bit_known,
 };
 #else
 typedef int gzw_no_isal; /* ISO C wants something in every translation unit */

@@ -17,6 +17,10 @@
  * is only known not to be the last when the next one appears: its bytes are read back
  * from the output then and walked, block by block, holding one block at a time. A
  * single-member input never pays for this.
+ *
+ * Where the inflater tells where the stream ended, to the bit (zlib, and ISA-L 2.30), the
+ * walk stops at the header whose BFINAL is set: the final block itself is never walked.
+ * A member of one block (most of bgzip's 64 KiB members) then costs one bit read back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +31,28 @@
 #define READ_BACK (1u << 20) /* bytes read back at a time */
 
 /* The member's final block header and its end, member-relative bits, by reading its
- * bytes back from bit `at` (a block boundary) and walking them block by block. */
+ * bytes back from bit `at` (a block boundary) and walking them block by block; with
+ * `stop_at_final`, only to that header (*end is then left alone: the inflater told it). */
 static gzwrap_status walk_back(gzw_conv *c, uint64_t member, uint64_t start, uint64_t len,
-                               uint64_t input_offset, uint64_t at, uint64_t *final_start,
-                               uint64_t *end) {
+                               uint64_t input_offset, uint64_t at, int stop_at_final,
+                               uint64_t *final_start, uint64_t *end) {
     gzwrap_status st = gzw_scan_tables(c, input_offset);
     uint64_t buf_at = at / 8; /* the member's byte at scan_buf[0] */
     size_t have = 0;
     while (!st) {
-        gzw_scan_block_result r;
-        gzw_scan_status s = gzw_scan_block(c->scan_buf, have, at - buf_at * 8, c->scan_tables, &r);
+        gzw_scan_block_result r = {0};
+        gzw_scan_status s = GZW_SCAN_MORE;
+        size_t byte = (size_t)(at / 8 - buf_at);
+        if (stop_at_final && byte < have && (c->scan_buf[byte] >> (at % 8) & 1)) {
+            *final_start = at;
+            return GZWRAP_OK;
+        }
+        if (!stop_at_final || byte < have)
+            s = gzw_scan_block(c->scan_buf, have, at - buf_at * 8, c->scan_tables, &r);
+        else
+            r.stopped_at = have, r.why = "the stream ends early";
         if (s == GZW_SCAN_OK) {
+            c->rep->blocks_walked++;
             if (r.final) {
                 *final_start = at;
                 *end = buf_at * 8 + r.next;
@@ -85,13 +100,18 @@ gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint
     gzwrap_status st = GZWRAP_OK;
     if (w->on && w->done) { /* walked as it streamed */
         last_start = w->final - w->in0 * 8;
-        end_bit = w->end - w->in0 * 8;
     } else {
         st = walk_back(c, member, start, len, input_offset, w->on ? w->at - w->in0 * 8 : 0,
-                       &last_start, &end_bit);
+                       c->end_bit_known && w->ended, &last_start, &end_bit);
+        if (st)
+            return st;
     }
-    if (st)
-        return st;
+    if (w->ended)
+        end_bit = w->end - w->in0 * 8;
+    else if (w->on && w->done)
+        return gzw_fail(c, GZWRAP_ERR_DATA, input_offset,
+                        "gzip member %llu: its end is known neither to the walk nor to the "
+                        "inflater", (unsigned long long)member);
 
     uint64_t end_byte = (end_bit + 7) / 8;
     if (end_byte != len)

@@ -36,6 +36,15 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
         return GZWRAP_OK;
     while (!w->done) {
         uint64_t base = in->base * 8;
+        if (c->end_bit_known) { /* a final block need not be walked: its end will be told */
+            size_t byte = (size_t)(w->at / 8 - in->base);
+            if (byte >= in->len)
+                break;
+            if (in->buf[byte] >> (w->at % 8) & 1) {
+                w->done = 1, w->final = w->at;
+                break;
+            }
+        }
         gzw_scan_block_result r;
         gzw_scan_status s = gzw_scan_block(in->buf, in->len, w->at - base, c->scan_tables, &r);
         if (s == GZW_SCAN_MORE)
@@ -44,8 +53,9 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
             return gzw_fail(c, GZWRAP_ERR_DATA, in->base + r.stopped_at,
                             "corrupt deflate data in %s (%s), which the fast inflater "
                             "accepted", w->what, r.why);
+        c->rep->blocks_walked++;
         if (r.final)
-            w->done = 1, w->final = w->at, w->end = base + r.next;
+            w->done = 1, w->final = w->at, w->ended = 1, w->end = base + r.next;
         w->at = base + r.next;
     }
     if (c->opt.to == GZWRAP_FORMAT_MYSQL) /* COMPRESS(): its length comes first */

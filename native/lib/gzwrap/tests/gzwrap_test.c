@@ -7,7 +7,10 @@
  *                           with all header fields, and of a zlib and a COMPRESS() value:
  *                           the result is an error, or output that decodes to the data
  *   gzwrap_test errors      each error names its status and offset
- *   gzwrap_test join        multi-member inputs (empty members, every end-bit alignment)
+ *   gzwrap_test join        multi-member inputs (empty members, members of one block and of
+ *                           many, every end-bit alignment), each inflater, whole and
+ *                           through odd reads: the blocks walked are all but the members'
+ *                           final ones where the inflater tells a stream's end
  *   gzwrap_test settle      what the writer is told is final is never read back or patched
  *                           afterwards; COMPRESS() settles nothing
  *   gzwrap_test stored      streams that start with stored blocks (the converter's own
@@ -17,7 +20,8 @@
  *   gzwrap_test scan        the block walk that joins members (src/scan.c) against zlib's
  *                           inflate(Z_BLOCK) on streams of every level and strategy with
  *                           flushes between blocks: the same final block and end, to the
- *                           bit; every truncation refused
+ *                           bit; every truncation refused; each inflater that says it
+ *                           tells a stream's end to the bit tells that end
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
@@ -30,6 +34,7 @@
 
 #include <gzwrap.h>
 
+#include "internal/impl.h"
 #include "internal/scan.h"
 
 static int failures;
@@ -395,64 +400,6 @@ static void errors(void) {
 
 /* Members of every end alignment: random sizes and levels make streams end at all 8 bit
  * positions; empty members too. */
-static void join(void) {
-    int seen[8] = {0};
-    for (int round = 0; round < 40; round++) {
-        int members = 2 + (int)(next() % 5);
-        size_t cap = 1 << 20, n = 0, dn = 0;
-        uint8_t *in = malloc(cap * 8), *all = malloc(cap * 8);
-        for (int k = 0; k < members; k++) {
-            size_t sz = next() % 3 == 0 ? 0 : next() % 20000;
-            uint8_t *d = make_data(sz, (int)(next() % 2));
-            size_t gn;
-            uint8_t *g = compress_as(d, sz, 31, (int)(next() % 10), &gn, NULL);
-            /* the stream's end bit, from zlib, to count which alignments were exercised */
-            z_stream z = {0};
-            uint8_t sink[1 << 15];
-            inflateInit2(&z, -15);
-            z.next_in = g + 10, z.avail_in = (uInt)(gn - 18);
-            for (;;) {
-                z.next_out = sink, z.avail_out = sizeof sink;
-                int r = inflate(&z, Z_BLOCK);
-                if ((z.data_type & 192) == 192) {
-                    seen[(8 - (z.data_type & 7)) % 8]++;
-                    break;
-                }
-                if (r != Z_OK)
-                    break;
-            }
-            inflateEnd(&z);
-            memcpy(in + n, g, gn), n += gn;
-            memcpy(all + dn, d, sz), dn += sz;
-            free(g), free(d);
-        }
-        for (int to = 0; to < 4; to++) {
-            uint8_t *out;
-            size_t out_n;
-            gzwrap_report rep;
-            gzwrap_status st = convert(GZWRAP_FORMAT_AUTO, FORMATS[to], GZWRAP_IMPL_AUTO, in, n,
-                                       &out, &out_n, &rep);
-            CHECK(st == GZWRAP_OK, "join round %d -> %s: %s", round,
-                  gzwrap_format_name(FORMATS[to]), rep.error);
-            CHECK(rep.members == (uint64_t)members, "members %llu", (unsigned long long)rep.members);
-            if (st == GZWRAP_OK)
-                CHECK(decodes_to(FORMATS[to], out, out_n, all, dn), "join round %d -> %s: data",
-                      round, gzwrap_format_name(FORMATS[to]));
-            /* one stream: zlib's gzip decoder sees one member */
-            if (st == GZWRAP_OK && FORMATS[to] == GZWRAP_FORMAT_GZIP) {
-                gzwrap_check chk;
-                gzwrap_buffer_check(GZWRAP_FORMAT_GZIP, out, out_n, &chk, NULL);
-                CHECK(chk.members == 1, "joined gzip has %llu members",
-                      (unsigned long long)chk.members);
-            }
-            free(out);
-        }
-        free(in), free(all);
-    }
-    for (int b = 0; b < 8; b++)
-        CHECK(seen[b] > 0, "no member ended with %d bits used in its last byte", b);
-}
-
 /* A growing memory writer that records what it was told is final and fails any later
  * read-back, patch or cut below that. */
 typedef struct settling {
@@ -502,6 +449,135 @@ static int st_settle(void *ctx, uint64_t off) {
     s->settled = off;
     s->settles++;
     return 0;
+}
+
+/* A gzip member of d[0, n) made of several blocks where `blocks` asks for them: the data
+ * in pieces, each ended by a flush that ends a block. */
+static uint8_t *gzip_member(const uint8_t *d, size_t n, int level, int blocks, size_t *out_n) {
+    if (!blocks)
+        return compress_as(d, n, 31, level, out_n, NULL);
+    z_stream z = {0};
+    deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+    size_t cap = deflateBound(&z, n) * 2 + 4096, at = 0;
+    uint8_t *out = malloc(cap);
+    z.next_out = out, z.avail_out = (uInt)cap;
+    while (at < n) {
+        size_t k = 1 + next() % 30000;
+        k = k < n - at ? k : n - at;
+        z.next_in = (Bytef *)d + at, z.avail_in = (uInt)k;
+        deflate(&z, next() % 2 ? Z_BLOCK : Z_FULL_FLUSH);
+        at += k;
+    }
+    deflate(&z, Z_FINISH);
+    *out_n = cap - z.avail_out;
+    deflateEnd(&z);
+    return out;
+}
+
+/* The blocks of raw deflate p[0, n) by zlib's inflate(Z_BLOCK), which returns at the end of
+ * each (data_type 128); *used_bits: those of the stream's last byte. */
+static int zlib_block_count(const uint8_t *p, size_t n, int *used_bits) {
+    z_stream z = {0};
+    uint8_t sink[1 << 15];
+    inflateInit2(&z, -15);
+    z.next_in = (Bytef *)p, z.avail_in = (uInt)n;
+    int blocks = 0;
+    for (;;) {
+        z.next_out = sink, z.avail_out = sizeof sink;
+        int r = inflate(&z, Z_BLOCK);
+        if (r != Z_OK)
+            break;
+        if (z.data_type & 128)
+            blocks++;
+        if ((z.data_type & 192) == 192) {
+            *used_bits = (8 - (z.data_type & 7)) % 8;
+            break;
+        }
+    }
+    inflateEnd(&z);
+    return blocks;
+}
+
+static void join(void) {
+    int seen[8] = {0};
+    gzwrap_impl impls[2] = {GZWRAP_IMPL_ZLIB, GZWRAP_IMPL_ISAL};
+    int n_impls = gzwrap_impl_available(GZWRAP_IMPL_ISAL, GZWRAP_ROLE_INFLATE) ? 2 : 1;
+    for (int round = 0; round < 60; round++) {
+        int members = 2 + (int)(next() % 5);
+        size_t cap = 1 << 20, n = 0, dn = 0;
+        uint8_t *in = malloc(cap * 8), *all = malloc(cap * 8);
+        uint64_t blocks = 0; /* of all members */
+        for (int k = 0; k < members; k++) {
+            size_t sz = next() % 3 == 0 ? 0 : next() % (round % 3 ? 20000 : 150000);
+            uint8_t *d = make_data(sz, (int)(next() % 2));
+            size_t gn;
+            uint8_t *g = gzip_member(d, sz, (int)(next() % 10), round % 2, &gn);
+            int used = 0;
+            blocks += (uint64_t)zlib_block_count(g + 10, gn - 18, &used);
+            seen[used]++;
+            memcpy(in + n, g, gn), n += gn;
+            memcpy(all + dn, d, sz), dn += sz;
+            free(g), free(d);
+        }
+        for (int to = 0; to < 4; to++)
+            for (int ii = 0; ii < n_impls; ii++)
+                for (int streamed = 0; streamed < 2; streamed++) {
+                    const char *inf = gzwrap_impl_name(impls[ii]);
+                    gzwrap_options o;
+                    gzwrap_options_init(&o);
+                    o.to = FORMATS[to], o.inflater = impls[ii];
+                    size_t out_cap = gzwrap_buffer_bound(n), out_n = 0;
+                    uint8_t *out = malloc(out_cap);
+                    gzwrap_report rep;
+                    gzwrap_status st;
+                    if (streamed) { /* through odd-sized reads: the walk meets partial blocks,
+                                     * and walks the first member too where walk_blocks says */
+                        odd_reader r = {{in, n, 0}, 4099 + next() % 60000};
+                        settling sw = {0};
+                        gzwrap_reader rd = {&r, odd_read};
+                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
+                                            st_settle};
+                        o.walk_blocks = (int)(next() % 2);
+                        st = gzwrap_stream_convert(&o, &rd, &wr, &rep);
+                        if (sw.len <= out_cap)
+                            memcpy(out, sw.p, out_n = sw.len);
+                        free(sw.p);
+                    } else {
+                        st = gzwrap_buffer_convert(&o, in, n, out, out_cap, &out_n, &rep);
+                    }
+                    CHECK(st == GZWRAP_OK, "join round %d -> %s, %s%s: %s", round,
+                          gzwrap_format_name(FORMATS[to]), inf, streamed ? ", streamed" : "",
+                          rep.error);
+                    CHECK(rep.members == (uint64_t)members, "members %llu",
+                          (unsigned long long)rep.members);
+                    if (st == GZWRAP_OK)
+                        CHECK(decodes_to(FORMATS[to], out, out_n, all, dn),
+                              "join round %d -> %s, %s: data", round,
+                              gzwrap_format_name(FORMATS[to]), inf);
+                    /* the walk stops at each final block's header where the inflater tells
+                     * the stream's end: it walks every block but the members' last ones */
+                    const gzw_inflater_ops *ops = gzw_inflater_ops_of(impls[ii]);
+                    gzw_inflater *probe = ops->create();
+                    uint64_t want = ops->end_bit_known(probe) ? blocks - (uint64_t)members
+                                                              : blocks;
+                    ops->destroy(probe);
+                    CHECK(rep.blocks_walked == want,
+                          "join round %d, %s: %llu blocks walked, expected %llu of %llu", round,
+                          inf, (unsigned long long)rep.blocks_walked, (unsigned long long)want,
+                          (unsigned long long)blocks);
+                    /* one stream: zlib's gzip decoder sees one member */
+                    if (st == GZWRAP_OK && FORMATS[to] == GZWRAP_FORMAT_GZIP) {
+                        gzwrap_check chk;
+                        gzwrap_buffer_check(GZWRAP_FORMAT_GZIP, out, out_n, &chk, NULL);
+                        CHECK(chk.members == 1, "joined gzip has %llu members",
+                              (unsigned long long)chk.members);
+                    }
+                    free(out);
+                }
+        free(in), free(all);
+    }
+    for (int b = 0; b < 8; b++)
+        CHECK(seen[b] > 0, "no member ended with %d bits used in its last byte", b);
 }
 
 static void settle(void) {
@@ -698,6 +774,41 @@ static int walk_blocks(const uint8_t *p, size_t n, uint32_t *tables, walked *res
     }
 }
 
+/* Each inflater that says it knows a stream's end to the bit (end_bit_known) ends p[0, n)
+ * at bit `end`, fed in pieces of random sizes. */
+static void inflater_ends(const uint8_t *p, size_t n, uint64_t end) {
+    static uint8_t sink[1 << 16];
+    gzwrap_impl impls[2] = {GZWRAP_IMPL_ZLIB, GZWRAP_IMPL_ISAL};
+    for (int ii = 0; ii < 2; ii++) {
+        const gzw_inflater_ops *ops = gzw_inflater_ops_of(impls[ii]);
+        gzw_inflater *inf = ops ? ops->create() : NULL;
+        if (!inf || !ops->end_bit_known(inf)) {
+            if (inf)
+                ops->destroy(inf);
+            continue;
+        }
+        size_t at = 0;
+        int pad = -1;
+        gzw_inflate_result r = GZW_INFLATE_MORE;
+        while (r == GZW_INFLATE_MORE) {
+            size_t k = 1 + next() % 5000;
+            k = k < n - at ? k : n - at;
+            long used;
+            size_t made;
+            const char *why = "";
+            r = ops->run(inf, p + at, k, &used, sink, sizeof sink, &made, &pad, &why);
+            at = (size_t)((long)at + used);
+            if (r == GZW_INFLATE_MORE && used == 0 && made == 0 && at == n)
+                break;
+        }
+        CHECK(r == GZW_INFLATE_END && at * 8 - (uint64_t)pad == end,
+              "%s: the stream of %zu bytes ends at bit %llu, the inflater says %llu (%d)",
+              gzwrap_impl_name(impls[ii]), n, (unsigned long long)end,
+              (unsigned long long)(at * 8 - (uint64_t)pad), (int)r);
+        ops->destroy(inf);
+    }
+}
+
 static void scan(void) {
     static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE,
                                      Z_FIXED};
@@ -737,6 +848,7 @@ static void scan(void) {
                           "(%llu, %llu) %s", level, strategies[si], n, random ? "random" : "text",
                           zr, (unsigned long long)fs, (unsigned long long)end, sr,
                           (unsigned long long)res.final_start, (unsigned long long)res.end, why);
+                    inflater_ends(out, len, end);
                     /* cut anywhere before its last byte: refused, never read past the end */
                     for (int t = 0; t < 8 && len > 1; t++) {
                         size_t cut = next() % (len - 1);

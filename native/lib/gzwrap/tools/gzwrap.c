@@ -355,11 +355,12 @@ int main(int argc, char **argv) {
     if (verbose)
         fprintf(stderr,
                 "gzwrap: %s -> %s: %llu member(s), %llu bytes of data, %llu deflate bytes copied, "
-                "%llu alignment block(s); %llu bytes in, %llu out; inflate %s, crc32 %s, "
-                "adler32 %s\n",
+                "%llu alignment block(s), %llu block(s) walked to join; %llu bytes in, %llu "
+                "out; inflate %s, crc32 %s, adler32 %s\n",
                 gzwrap_format_name(rep.from), gzwrap_format_name(rep.to),
                 (unsigned long long)rep.members, (unsigned long long)rep.data_bytes,
                 (unsigned long long)rep.payload_bytes, (unsigned long long)rep.aligned,
+                (unsigned long long)rep.blocks_walked,
                 (unsigned long long)rep.in_bytes, (unsigned long long)rep.out_bytes,
                 gzwrap_impl_name(rep.inflater_impl), gzwrap_impl_name(rep.crc32_impl),
                 gzwrap_impl_name(rep.adler32_impl));
