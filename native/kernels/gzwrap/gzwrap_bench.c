@@ -23,6 +23,11 @@
  *
  *   rewrap-bgzip-zlib       with --param bgz=FILE (bgzip's many members of the same data):
  *                           gzip -> zlib of that file, joining its members
+ *   inflate-bgzip-isal      that file inflated member by member as igzip -d does (ISA-L's
+ *                           gzip mode, which checks each member's CRC-32 as it inflates),
+ *                           into 256 KiB: the floor for the same bytes
+ *   inflate-bgzip-libdeflate   the same with libdeflate's whole-buffer gzip inflate, each
+ *                           member into the output buffer, + its CRC-32 check
  *   adler32-gzwrap, crc32-gzwrap   the library's automatic choice of each checksum over the
  *                           data, in the 256 KiB pieces a conversion checksums
  *   adler32-zlib, -libdeflate, -isal, crc32-zlib, -libdeflate, -isal   each peer the same way
@@ -112,7 +117,60 @@ static uint64_t c_inflate_zlib(uint64_t iters, void *arg) {
     return acc;
 }
 
+/* The bgzip file, member by member, in ISA-L's gzip mode (header, CRC-32 and ISIZE its own);
+ * the bytes it made. */
+static uint64_t c_inflate_bgzip_isal(uint64_t iters, void *arg) {
+    (void)arg;
+    uint64_t acc = 0;
+    struct inflate_state s;
+    for (uint64_t i = 0; i < iters; i++) {
+        uint64_t made = 0;
+        s.next_in = bgz;
+        s.avail_in = (uint32_t)bgz_n;
+        while (s.avail_in > 0) {
+            uint8_t *next = s.next_in;
+            uint32_t avail = s.avail_in;
+            isal_inflate_reset(&s);
+            s.crc_flag = ISAL_GZIP;
+            s.next_in = next, s.avail_in = avail;
+            do {
+                s.next_out = chunk;
+                s.avail_out = CHUNK;
+                if (isal_inflate(&s) != ISAL_DECOMP_OK)
+                    clh_fail("isal_inflate failed on the bgzip file");
+                made += CHUNK - s.avail_out;
+            } while (s.block_state != ISAL_BLOCK_FINISH);
+        }
+        if (made != data_n)
+            clh_fail("the bgzip file inflated to %llu bytes, not %zu", (unsigned long long)made,
+                     data_n);
+        acc += made + s.crc;
+    }
+    return acc;
+}
+
 static struct libdeflate_decompressor *ld_dec;
+
+/* The bgzip file, member by member, with libdeflate's gzip inflate (it checks each CRC-32). */
+static uint64_t c_inflate_bgzip_libdeflate(uint64_t iters, void *arg) {
+    (void)arg;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++) {
+        size_t at = 0, made = 0;
+        while (at < bgz_n) {
+            size_t used, got;
+            if (libdeflate_gzip_decompress_ex(ld_dec, bgz + at, bgz_n - at, out + made,
+                                              out_cap - made, &used, &got) !=
+                LIBDEFLATE_SUCCESS)
+                clh_fail("libdeflate_gzip_decompress_ex failed on the bgzip file");
+            at += used, made += got;
+        }
+        if (made != data_n)
+            clh_fail("the bgzip file inflated to %zu bytes, not %zu", made, data_n);
+        acc += made;
+    }
+    return acc;
+}
 
 static uint64_t c_inflate_libdeflate(uint64_t iters, void *arg) {
     (void)arg;
@@ -410,9 +468,13 @@ int main(int argc, char **argv) {
         {.name = "sums-peers", .fn = c_sum, .arg = (void *)&sums[9]},
     };
     size_t n_cases = 16;
-    if (bgz_path)
+    if (bgz_path) {
         cases[n_cases++] = (clh_case){.name = "rewrap-bgzip-zlib", .fn = c_rewrap,
                                       .arg = (void *)&bgz2z};
+        cases[n_cases++] = (clh_case){.name = "inflate-bgzip-isal", .fn = c_inflate_bgzip_isal};
+        cases[n_cases++] = (clh_case){.name = "inflate-bgzip-libdeflate",
+                                      .fn = c_inflate_bgzip_libdeflate};
+    }
     if (recompress) {
         cases[n_cases++] = (clh_case){.name = "recompress-zlib6", .fn = c_recompress_zlib6};
         cases[n_cases++] = (clh_case){.name = "recompress-libdeflate6",
