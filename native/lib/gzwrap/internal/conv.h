@@ -28,8 +28,22 @@ typedef struct gzw_in {
     int eof;
 } gzw_in;
 
+/* The output buffer of gzwrap_buffer_convert (src/io.c): what the writer writes into, and
+ * where stored blocks may be copied directly (src/convert.c). */
+typedef struct gzw_mem_out {
+    uint8_t *p;
+    size_t cap, len;
+    int full; /* a write did not fit */
+} gzw_mem_out;
+
+/* Output at least this large (the buffer's capacity) takes stored blocks by streaming
+ * stores, in the pass that checksums them: it cannot stay in the caches anyway, and
+ * writing it through them would push out the input. */
+#define GZW_STREAM_OUT (8u << 20)
+
 typedef struct gzw_out {
     gzwrap_writer *wr;
+    gzw_mem_out *mem; /* wr's buffer when the output is memory, else NULL */
     uint64_t off;    /* bytes written */
     uint64_t settled; /* the writer was told the bytes before this are final */
     int settle_each; /* nothing written will be patched: settle after every write */
@@ -73,9 +87,11 @@ static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->p
 static inline size_t gzw_in_avail(const gzw_in *in) { return in->len - in->pos; }
 
 /* gzwrap_stream_convert, reading from `whole` (whole_len bytes, the entire input) in place
- * when it is not NULL, else through `rd`. */
+ * when it is not NULL, else through `rd`; `mem`: wr's buffer where wr writes to memory
+ * (src/io.c), else NULL. */
 gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const uint8_t *whole,
-                          size_t whole_len, gzwrap_writer *wr, gzwrap_report *report);
+                          size_t whole_len, gzwrap_writer *wr, gzw_mem_out *mem,
+                          gzwrap_report *report);
 
 /* Read more input, keeping buf[min(pos, hold)..). GZWRAP_OK (in->eof set at the end of
  * input) or GZWRAP_ERR_READ. */

@@ -114,7 +114,7 @@ static gzwrap_status copy_payload(gzw_conv *c, size_t upto) {
 static void checksum(gzw_conv *c, sums *s, const uint8_t *p, size_t n) {
     s->member_bytes += n;
     if (s->want_crc && s->want_adler && c->both)
-        return c->both(&s->crc_member, &s->adler_all, p, n);
+        return c->both(&s->crc_member, &s->adler_all, p, n, NULL);
     if (s->want_crc)
         s->crc_member = c->crc(s->crc_member, p, n);
     if (s->want_adler)
@@ -124,6 +124,33 @@ static void checksum(gzw_conv *c, sums *s, const uint8_t *p, size_t n) {
 static gzwrap_status unfinished(gzw_conv *c, const char *what) {
     return gzw_fail(c, GZWRAP_ERR_TRUNCATED, c->in.base + c->in.len,
                     "unexpected end of input in %s: expected more deflate data", what);
+}
+
+/* The n data bytes of a stored block at the input position, checksummed and, where the
+ * output is a large buffer and the pair of sums has a one-pass kernel, copied to it in the
+ * same pass (the payload before them is written first); else only checksummed, and
+ * copy_payload writes them later. */
+static gzwrap_status stored_data(gzw_conv *c, sums *s, size_t n) {
+    gzw_in *in = &c->in;
+    gzw_mem_out *m = c->out.mem;
+    gzwrap_status st;
+    if (!m || m->cap < GZW_STREAM_OUT || !c->both || !s->want_crc || !s->want_adler) {
+        checksum(c, s, in->buf + in->pos, n);
+        return GZWRAP_OK;
+    }
+    if ((st = copy_payload(c, in->pos)))
+        return st;
+    if (n > m->cap - m->len) { /* copy_payload's write then says the buffer is full */
+        checksum(c, s, in->buf + in->pos, n);
+        return GZWRAP_OK;
+    }
+    s->member_bytes += n;
+    c->both(&s->crc_member, &s->adler_all, in->buf + in->pos, n, m->p + m->len);
+    m->len += n;
+    c->out.off += n;
+    c->rep->payload_bytes += n;
+    in->hold = in->pos + n;
+    return c->out.settle_each ? gzw_out_settle(c) : GZWRAP_OK;
 }
 
 /* The stored blocks at the start of the stream (all of an incompressible one): their data
@@ -164,7 +191,8 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
                     return st == GZWRAP_ERR_TRUNCATED ? unfinished(c, what) : st;
             }
             size_t n = gzw_in_avail(in) < len ? gzw_in_avail(in) : len;
-            checksum(c, s, in->buf + in->pos, n);
+            if ((st = stored_data(c, s, n)))
+                return st;
             gzw_history_add(c->hist, in->buf, in->pos, n);
             in->pos += n, len -= (unsigned)n;
         }
@@ -431,11 +459,12 @@ static int format_ok(gzwrap_format f, int allow_auto) {
 gzwrap_status gzwrap_stream_convert(const gzwrap_options *opt, gzwrap_reader *rd,
                                     gzwrap_writer *wr, gzwrap_report *report) {
     static gzwrap_reader none; /* read() NULL: refused below */
-    return gzw_convert(opt, rd ? rd : &none, NULL, 0, wr, report);
+    return gzw_convert(opt, rd ? rd : &none, NULL, 0, wr, NULL, report);
 }
 
 gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const uint8_t *whole,
-                          size_t whole_len, gzwrap_writer *wr, gzwrap_report *report) {
+                          size_t whole_len, gzwrap_writer *wr, gzw_mem_out *mem,
+                          gzwrap_report *report) {
     gzwrap_report scratch;
     gzwrap_report *r = report ? report : &scratch;
     memset(r, 0, sizeof *r);
@@ -454,6 +483,7 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
     gzw_conv c = {.opt = o, .rep = r};
     c.in.rd = rd;
     c.out.wr = wr;
+    c.out.mem = mem;
     r->inflater_impl = gzwrap_impl_resolve(o.inflater, GZWRAP_ROLE_INFLATE);
     r->crc32_impl = gzwrap_impl_resolve(o.crc32, GZWRAP_ROLE_CRC32);
     r->adler32_impl = gzwrap_impl_resolve(o.adler32, GZWRAP_ROLE_ADLER32);

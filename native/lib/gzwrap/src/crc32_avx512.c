@@ -13,8 +13,12 @@
  * The fused pass reads each vector once for both sums: a conversion between gzip and zlib
  * or COMPRESS() needs the CRC-32 to check the source and the Adler-32 for the target
  * (src/adler32_avx512.c explains the Adler-32 steps, done here on the same registers).
+ * Given a destination it also stores each vector there, with streaming (non-temporal)
+ * stores: stored blocks then go from the input to a large output in one pass, and the
+ * output does not push the input out of the caches on its way to memory.
  */
 #if defined(__x86_64__)
+#include <string.h>
 #include <zlib.h>
 
 #include "internal/adler32_avx512.h"
@@ -73,9 +77,11 @@ TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m
     return (uint32_t)crc32(crc, p, (uInt)n);
 }
 
-/* Both sums over p[0, n), n >= 256: CRC_ADLER(NAME, TARGET, WITH_ADLER). */
+/* Both sums over p[0, n), n >= 256, and a copy to dst (64-byte aligned) unless it is NULL:
+ * CRC_ADLER(NAME, TARGET, WITH_ADLER). */
 #define CRC_ADLER(NAME, TARGET, WITH_ADLER)                                                \
-    TARGET static void NAME(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n) {  \
+    TARGET static void NAME(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n,    \
+                            uint8_t *dst) {                                                \
         const __m512i k2048 = K4_(K2048), zero = _mm512_setzero_si512();                   \
         const __m512i weights = adler_weights();                                           \
         uint32_t s1 = *adler & 0xffff, s2 = *adler >> 16;                                  \
@@ -94,6 +100,13 @@ TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m
             for (; k; k -= 256, p += 256) {                                                \
                 __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + 64);       \
                 __m512i x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192); \
+                if (dst) {                                                                 \
+                    _mm512_stream_si512((void *)dst, x0);                                  \
+                    _mm512_stream_si512((void *)(dst + 64), x1);                           \
+                    _mm512_stream_si512((void *)(dst + 128), x2);                          \
+                    _mm512_stream_si512((void *)(dst + 192), x3);                          \
+                    dst += 256;                                                            \
+                }                                                                          \
                 if (!first) {                                                              \
                     a0 = fold4(a0, k2048, x0);                                             \
                     a1 = fold4(a1, k2048, x1);                                             \
@@ -114,6 +127,10 @@ TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m
         if (WITH_ADLER)                                                                    \
             *adler = gzw_adler32_avx512(s2 << 16 | s1, p, n);                              \
         *crc = crc_finish(a0, a1, a2, a3, p, n);                                           \
+        if (dst) {                                                                         \
+            memcpy(dst, p, n);                                                             \
+            _mm_sfence(); /* the streamed stores before any later load of them */          \
+        }                                                                                  \
     }
 
 #define WEIGH weigh_bw
@@ -128,27 +145,36 @@ uint32_t gzw_crc32_avx512(uint32_t crc, const uint8_t *p, size_t n) {
     if (n < 256)
         return (uint32_t)crc32(crc, p, (uInt)n);
     uint32_t unused = 1;
-    crc_only(&crc, &unused, p, n);
+    crc_only(&crc, &unused, p, n, NULL);
     return crc;
 }
 
-void gzw_crc32_adler32_avx512(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n) {
-    if (n < 256) {
-        *crc = (uint32_t)crc32(*crc, p, (uInt)n);
-        *adler = gzw_adler32_avx512(*adler, p, n);
-        return;
-    }
-    crc_adler_bw(crc, adler, p, n);
+/* The bytes before dst's next 64-byte boundary (and all of a short run), by `small`, and
+ * copied plainly; then the rest by `big`, streamed. */
+#define SUMS_COPY(small, big)                                                              \
+    do {                                                                                   \
+        size_t head = copy ? (size_t)(-(uintptr_t)copy & 63) : 0;                          \
+        if (n < head + 256)                                                                \
+            head = n;                                                                      \
+        if (head) {                                                                        \
+            *crc = (uint32_t)crc32(*crc, p, (uInt)head);                                   \
+            *adler = small(*adler, p, head);                                               \
+            if (copy)                                                                      \
+                memcpy(copy, p, head), copy += head;                                       \
+            p += head, n -= head;                                                          \
+        }                                                                                  \
+        if (n)                                                                             \
+            big(crc, adler, p, n, copy);                                                   \
+    } while (0)
+
+void gzw_crc32_adler32_avx512(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n,
+                              uint8_t *copy) {
+    SUMS_COPY(gzw_adler32_avx512, crc_adler_bw);
 }
 
 void gzw_crc32_adler32_avx512_vnni(uint32_t *crc, uint32_t *adler, const uint8_t *p,
-                                   size_t n) {
-    if (n < 256) {
-        *crc = (uint32_t)crc32(*crc, p, (uInt)n);
-        *adler = gzw_adler32_avx512_vnni(*adler, p, n);
-        return;
-    }
-    crc_adler_vnni(crc, adler, p, n);
+                                   size_t n, uint8_t *copy) {
+    SUMS_COPY(gzw_adler32_avx512_vnni, crc_adler_vnni);
 }
 #else
 typedef int gzw_no_avx512_crc; /* ISO C wants something in every translation unit */

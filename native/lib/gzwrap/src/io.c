@@ -90,12 +90,6 @@ typedef struct mem_in {
     size_t len, pos;
 } mem_in;
 
-typedef struct mem_out {
-    uint8_t *p;
-    size_t cap, len;
-    int full;
-} mem_out;
-
 static long long mem_read(void *ctx, void *buf, size_t cap) {
     mem_in *m = ctx;
     size_t n = m->len - m->pos < cap ? m->len - m->pos : cap;
@@ -105,7 +99,7 @@ static long long mem_read(void *ctx, void *buf, size_t cap) {
 }
 
 static int mem_write(void *ctx, const void *buf, size_t len) {
-    mem_out *m = ctx;
+    gzw_mem_out *m = ctx;
     if (len > m->cap - m->len)
         return m->full = 1, -1;
     memcpy(m->p + m->len, buf, len);
@@ -114,7 +108,7 @@ static int mem_write(void *ctx, const void *buf, size_t len) {
 }
 
 static int mem_pread(void *ctx, void *buf, size_t len, uint64_t off) {
-    mem_out *m = ctx;
+    gzw_mem_out *m = ctx;
     if (off > m->len || len > m->len - off)
         return -1;
     memcpy(buf, m->p + off, len);
@@ -122,7 +116,7 @@ static int mem_pread(void *ctx, void *buf, size_t len, uint64_t off) {
 }
 
 static int mem_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
-    mem_out *m = ctx;
+    gzw_mem_out *m = ctx;
     if (off > m->len || len > m->len - off)
         return -1;
     memcpy(m->p + off, buf, len);
@@ -130,7 +124,7 @@ static int mem_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
 }
 
 static int mem_truncate(void *ctx, uint64_t size) {
-    mem_out *m = ctx;
+    gzw_mem_out *m = ctx;
     if (size > m->len)
         return -1;
     m->len = (size_t)size;
@@ -153,9 +147,9 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
         memset(r, 0, sizeof *r);
         return r->status = GZWRAP_ERR_ARG;
     }
-    mem_out mo = {out, out_cap, 0, 0};
+    gzw_mem_out mo = {out, out_cap, 0, 0};
     gzwrap_writer wr = {&mo, mem_write, mem_pread, mem_pwrite, mem_truncate, NULL};
-    gzwrap_status st = gzw_convert(opt, NULL, in, in_len, &wr, r); /* read in place */
+    gzwrap_status st = gzw_convert(opt, NULL, in, in_len, &wr, &mo, r); /* read in place */
     *out_len = mo.len;
     if (st == GZWRAP_ERR_WRITE && mo.full) {
         r->status = st = GZWRAP_ERR_OUTPUT_FULL;

@@ -22,6 +22,9 @@
  *                           flushes between blocks: the same final block and end, to the
  *                           bit; every truncation refused; each inflater that says it
  *                           tells a stream's end to the bit tells that end
+ *   gzwrap_test direct      stored blocks into an output buffer large enough to take them
+ *                           by streaming stores in the pass that checksums them: the same
+ *                           output as a small buffer's, at every alignment and length
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
@@ -34,6 +37,7 @@
 
 #include <gzwrap.h>
 
+#include "internal/conv.h"
 #include "internal/impl.h"
 #include "internal/scan.h"
 
@@ -726,6 +730,53 @@ static void stored(void) {
             }
 }
 
+/* Stored blocks into an output buffer of GZW_STREAM_OUT or more, which takes them in the
+ * pass that checksums them (streaming stores): the output is byte for byte the one a
+ * small buffer gets, at every alignment of the buffer and length of the data. */
+static void direct(void) {
+    static const size_t sizes[] = {1, 63, 255, 256, 257, 4097, 70000, 300001};
+    static const gzwrap_format from[] = {GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_ZLIB,
+                                         GZWRAP_FORMAT_MYSQL};
+    size_t big_cap = GZW_STREAM_OUT + 128;
+    uint8_t *big = malloc(big_cap);
+    int direct_runs = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        uint8_t *d = make_data(n, 1); /* random: zlib keeps it in stored blocks */
+        for (int fi = 0; fi < 3; fi++) {
+            size_t in_n;
+            uint8_t *in = encode(from[fi], d, n, &in_n);
+            for (int ti = 0; ti < 3; ti++) {
+                if (from[ti] == from[fi])
+                    continue;
+                gzwrap_options o;
+                gzwrap_options_init(&o);
+                o.from = from[fi], o.to = from[ti];
+                size_t cap = gzwrap_buffer_bound(in_n), want_n, got_n;
+                uint8_t *want = malloc(cap);
+                gzwrap_report rep;
+                CHECK(gzwrap_buffer_convert(&o, in, in_n, want, cap, &want_n, &rep) == GZWRAP_OK,
+                      "%zu bytes %s -> %s: %s", n, gzwrap_format_name(o.from),
+                      gzwrap_format_name(o.to), rep.error);
+                for (size_t at = 0; at < 64; at += 1 + next() % 13) {
+                    CHECK(gzwrap_buffer_convert(&o, in, in_n, big + at, big_cap - at, &got_n,
+                                                &rep) == GZWRAP_OK &&
+                              got_n == want_n && !memcmp(big + at, want, want_n),
+                          "%zu bytes %s -> %s into a large buffer at +%zu: %s", n,
+                          gzwrap_format_name(o.from), gzwrap_format_name(o.to), at,
+                          rep.status ? rep.error : "a different output");
+                    direct_runs++;
+                }
+                free(want);
+            }
+            free(in);
+        }
+        free(d);
+    }
+    CHECK(direct_runs > 100, "%d conversions", direct_runs);
+    free(big);
+}
+
 /* ---- the block walk ------------------------------------------------------------------- */
 
 /* zlib's answer: the final block's header bit and the stream's end bit; 0, or -1 when
@@ -961,7 +1012,7 @@ int main(int argc, char **argv) {
         void (*run)(void);
     } parts[] = {{"roundtrip", roundtrip}, {"damage", damage}, {"errors", errors},
                  {"join", join},           {"settle", settle}, {"stored", stored},
-                 {"scan", scan},           {"checksums", checksums}};
+                 {"scan", scan},           {"checksums", checksums}, {"direct", direct}};
     const char *what = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
