@@ -509,7 +509,7 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         c.in.len = whole_len;
         c.in.eof = 1;
     }
-    c.data = malloc(GZW_OUT_CAP);
+    c.data = aligned_alloc(64, GZW_OUT_CAP); /* the checksums load whole cache lines */
     c.hist = malloc(sizeof *c.hist);
     c.inf = c.ops->create();
     gzwrap_status st = GZWRAP_OK;

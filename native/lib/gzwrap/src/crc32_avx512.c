@@ -98,6 +98,8 @@ TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m
             if (WITH_ADLER)                                                                \
                 s2 += s1 * (uint32_t)k;                                                    \
             for (; k; k -= 256, p += 256) {                                                \
+                if (WITH_ADLER)                                                            \
+                    GZW_PREFETCH_STEP(p);                                                  \
                 __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + 64);       \
                 __m512i x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192); \
                 if (dst) {                                                                 \
@@ -142,18 +144,22 @@ CRC_ADLER(crc_adler_vnni, TARGET_VNNI, 1)
 #undef WEIGH
 
 uint32_t gzw_crc32_avx512(uint32_t crc, const uint8_t *p, size_t n) {
-    if (n < 256)
+    size_t head = (size_t)(-(uintptr_t)p & 63);
+    if (n < head + 256)
         return (uint32_t)crc32(crc, p, (uInt)n);
+    crc = (uint32_t)crc32(crc, p, (uInt)head); /* whole-line loads from here */
+    p += head, n -= head;
     uint32_t unused = 1;
     crc_only(&crc, &unused, p, n, NULL);
     return crc;
 }
 
-/* The bytes before dst's next 64-byte boundary (and all of a short run), by `small`, and
- * copied plainly; then the rest by `big`, streamed. */
+/* The bytes before the next 64-byte boundary of dst (streamed stores need it) or else of p
+ * (a load that splits a cache line costs two), and all of a short run, by `small`, and
+ * copied plainly; then the rest by `big`. */
 #define SUMS_COPY(small, big)                                                              \
     do {                                                                                   \
-        size_t head = copy ? (size_t)(-(uintptr_t)copy & 63) : 0;                          \
+        size_t head = (size_t)(-(uintptr_t)(copy ? copy : p) & 63);                        \
         if (n < head + 256)                                                                \
             head = n;                                                                      \
         if (head) {                                                                        \
