@@ -40,9 +40,14 @@ static int keeps_end_bits(struct inflate_state *s) {
 }
 
 static gzw_inflater *is_create(void) {
+    /* once per process: the probe costs microseconds, a conversion of 1 MiB tens of them */
+    static int keeps = -1; /* -1: not probed yet; a race probes twice, to the same answer */
     gzw_inflater *inf = malloc(sizeof *inf);
     if (inf) {
-        inf->end_bit_known = keeps_end_bits(&inf->s);
+        int k = __atomic_load_n(&keeps, __ATOMIC_RELAXED);
+        if (k < 0)
+            __atomic_store_n(&keeps, k = keeps_end_bits(&inf->s), __ATOMIC_RELAXED);
+        inf->end_bit_known = k;
         isal_inflate_init(&inf->s);
     }
     return inf;
