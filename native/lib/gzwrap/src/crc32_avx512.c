@@ -77,17 +77,33 @@ TARGET_BW GZW_INLINE uint32_t crc_finish(__m512i a0, __m512i a1, __m512i a2, __m
     return (uint32_t)crc32(crc, p, (uInt)n);
 }
 
+/* The CRC-32's first 64 bytes from p, of which the first `skip` (< 64) are not the
+ * message's: a masked load reads them as zeros (and cannot fault on them), and a zero
+ * state stays zero over zeros, so the CRC is the message's when its initial value enters
+ * at the first byte that is (`init`, two vectors: it may reach into the next 64 bytes). */
+TARGET_BW GZW_INLINE __m512i first_block(const uint8_t *p, unsigned skip, uint32_t crc,
+                                         __m512i *into_next) {
+    uint8_t init[128] = {0};
+    uint32_t x = ~crc;
+    memcpy(init + skip, &x, 4);
+    *into_next = _mm512_loadu_si512(init + 64);
+    return _mm512_xor_si512(_mm512_maskz_loadu_epi8(~0ull << skip, p), _mm512_loadu_si512(init));
+}
+
 /* Both sums over p[0, n), n >= 256, and a copy to dst (64-byte aligned) unless it is NULL:
- * CRC_ADLER(NAME, TARGET, WITH_ADLER). */
+ * CRC_ADLER(NAME, TARGET, WITH_ADLER). `skip`: the CRC-32 alone (no Adler-32, no copy)
+ * may start up to 63 bytes before the message, at a cache line, so that no load splits
+ * two (first_block). */
 #define CRC_ADLER(NAME, TARGET, WITH_ADLER)                                                \
     TARGET static void NAME(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n,    \
-                            uint8_t *dst) {                                                \
+                            uint8_t *dst, unsigned skip) {                                 \
         const __m512i k2048 = K4_(K2048), zero = _mm512_setzero_si512();                   \
         const __m512i weights = adler_weights();                                           \
         uint32_t s1 = *adler & 0xffff, s2 = *adler >> 16;                                  \
-        __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p),                               \
-                                      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~*crc))); \
-        __m512i a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);         \
+        __m512i init1;                                                                     \
+        __m512i a0 = first_block(p, skip, *crc, &init1);                                   \
+        __m512i a1 = _mm512_xor_si512(_mm512_loadu_si512(p + 64), init1);                  \
+        __m512i a2 = _mm512_loadu_si512(p + 128);                                          \
         __m512i a3 = _mm512_loadu_si512(p + 192);                                          \
         int first = 1;                                                                     \
         while (n >= 256) {                                                                 \
@@ -144,13 +160,11 @@ CRC_ADLER(crc_adler_vnni, TARGET_VNNI, 1)
 #undef WEIGH
 
 uint32_t gzw_crc32_avx512(uint32_t crc, const uint8_t *p, size_t n) {
-    size_t head = (size_t)(-(uintptr_t)p & 63);
-    if (n < head + 256)
+    unsigned skip = (unsigned)((uintptr_t)p & 63); /* from the cache line p is in */
+    if (n + skip < 256)
         return (uint32_t)crc32(crc, p, (uInt)n);
-    crc = (uint32_t)crc32(crc, p, (uInt)head); /* whole-line loads from here */
-    p += head, n -= head;
     uint32_t unused = 1;
-    crc_only(&crc, &unused, p, n, NULL);
+    crc_only(&crc, &unused, p - skip, n + skip, NULL, skip);
     return crc;
 }
 
@@ -172,7 +186,7 @@ uint32_t gzw_crc32_avx512(uint32_t crc, const uint8_t *p, size_t n) {
             p += head, n -= head;                                                          \
         }                                                                                  \
         if (n)                                                                             \
-            big(crc, adler, p, n, copy);                                                   \
+            big(crc, adler, p, n, copy, 0);                                                \
     } while (0)
 
 void gzw_crc32_adler32_avx512(uint32_t *crc, uint32_t *adler, const uint8_t *p, size_t n,
