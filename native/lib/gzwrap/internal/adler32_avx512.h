@@ -35,10 +35,7 @@ GZW_TARGET_VNNI GZW_INLINE __m512i weigh_vnni(__m512i acc, __m512i x, __m512i w)
     return _mm512_dpbusd_epi32(acc, x, w);
 }
 
-/* The four cache lines 2 KiB past p, for the 256-byte step that is about to load p: the
- * hardware's own prefetch alone left a sum that streams from memory short of its
- * bandwidth. */
-#define GZW_PREFETCH_AHEAD 2048
+/* The four cache lines GZW_PREFETCH_AHEAD past p, for the 256-byte step about to load p. */
 #define GZW_PREFETCH_STEP(p)                                                               \
     do {                                                                                   \
         for (int line_ = 0; line_ < 256; line_ += 64)                                      \

@@ -23,6 +23,11 @@ typedef struct gzw_scan_block_result {
  * for each code). */
 #define GZW_SCAN_TABLES (2u * (2048u + 32768u))
 
+/* BFINAL of the block header at bit `at` of p[0, n): 1 or 0, or -1 when p ends first. */
+static inline int gzw_scan_bfinal(const uint8_t *p, size_t n, uint64_t at) {
+    return at / 8 < n ? p[at / 8] >> (at % 8) & 1 : -1;
+}
+
 /* Walk the block whose header starts at bit `at` of p[0, n), decoding its codes
  * (literals, lengths and distances, with their extra bits) without producing data. The
  * code sets are checked as zlib checks them (no over-subscribed or incomplete code but

@@ -42,7 +42,7 @@ TARGET uint32_t gzw_adler32_avx2(uint32_t adler, const uint8_t *p, size_t n) {
         s2 += s1 * (uint32_t)k; /* < 65521 * 5552 + 65521: fits */
         __m256i v1 = zero, v3 = zero, va = zero, vb = zero;
         for (; k >= 64; k -= 64, p += 64) {
-            _mm_prefetch((const char *)p + 2048, _MM_HINT_T0); /* as GZW_PREFETCH_STEP */
+            _mm_prefetch((const char *)p + GZW_PREFETCH_AHEAD, _MM_HINT_T0);
             __m256i a = _mm256_loadu_si256((const __m256i *)p);
             __m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
             v3 = _mm256_add_epi64(v3, v1);

@@ -134,18 +134,19 @@ static gzwrap_status stored_data(gzw_conv *c, sums *s, size_t n) {
     gzw_in *in = &c->in;
     gzw_mem_out *m = c->out.mem;
     gzwrap_status st;
-    if (!m || m->cap < GZW_STREAM_OUT || !c->both || !s->want_crc || !s->want_adler) {
-        checksum(c, s, in->buf + in->pos, n);
-        return GZWRAP_OK;
+    uint8_t *to = NULL; /* where the data goes in this pass */
+    if (m && m->cap >= GZW_STREAM_OUT && c->both && s->want_crc && s->want_adler) {
+        if ((st = copy_payload(c, in->pos)))
+            return st;
+        if (n <= m->cap - m->len) /* else copy_payload's write says the buffer is full */
+            to = m->p + m->len;
     }
-    if ((st = copy_payload(c, in->pos)))
-        return st;
-    if (n > m->cap - m->len) { /* copy_payload's write then says the buffer is full */
+    if (!to) {
         checksum(c, s, in->buf + in->pos, n);
         return GZWRAP_OK;
     }
     s->member_bytes += n;
-    c->both(&s->crc_member, &s->adler_all, in->buf + in->pos, n, m->p + m->len);
+    c->both(&s->crc_member, &s->adler_all, in->buf + in->pos, n, to);
     m->len += n;
     c->out.off += n;
     c->rep->payload_bytes += n;

@@ -42,15 +42,15 @@ static gzwrap_status walk_back(gzw_conv *c, uint64_t member, uint64_t start, uin
     while (!st) {
         gzw_scan_block_result r = {0};
         gzw_scan_status s = GZW_SCAN_MORE;
-        size_t byte = (size_t)(at / 8 - buf_at);
-        if (stop_at_final && byte < have && (c->scan_buf[byte] >> (at % 8) & 1)) {
+        int final = stop_at_final ? gzw_scan_bfinal(c->scan_buf, have, at - buf_at * 8) : 0;
+        if (final > 0) {
             *final_start = at;
             return GZWRAP_OK;
         }
-        if (!stop_at_final || byte < have)
+        if (final == 0)
             s = gzw_scan_block(c->scan_buf, have, at - buf_at * 8, c->scan_tables, &r);
-        else
-            r.stopped_at = have, r.why = "the stream ends early";
+        else /* the header's byte is not read back yet */
+            r.stopped_at = have;
         if (s == GZW_SCAN_OK) {
             c->rep->blocks_walked++;
             if (r.final) {

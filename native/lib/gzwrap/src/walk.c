@@ -37,10 +37,10 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
     while (!w->done) {
         uint64_t base = in->base * 8;
         if (c->end_bit_known) { /* a final block need not be walked: its end will be told */
-            size_t byte = (size_t)(w->at / 8 - in->base);
-            if (byte >= in->len)
+            int final = gzw_scan_bfinal(in->buf, in->len, w->at - base);
+            if (final < 0)
                 break;
-            if (in->buf[byte] >> (w->at % 8) & 1) {
+            if (final) {
                 w->done = 1, w->final = w->at;
                 break;
             }
