@@ -123,16 +123,14 @@ static uint64_t c_inflate_bgzip_isal(uint64_t iters, void *arg) {
     (void)arg;
     uint64_t acc = 0;
     struct inflate_state s;
+    isal_inflate_init(&s); /* reset leaves crc_flag and hist_bits, which only init sets */
+    s.crc_flag = ISAL_GZIP;
     for (uint64_t i = 0; i < iters; i++) {
         uint64_t made = 0;
         s.next_in = bgz;
         s.avail_in = (uint32_t)bgz_n;
         while (s.avail_in > 0) {
-            uint8_t *next = s.next_in;
-            uint32_t avail = s.avail_in;
-            isal_inflate_reset(&s);
-            s.crc_flag = ISAL_GZIP;
-            s.next_in = next, s.avail_in = avail;
+            isal_inflate_reset(&s); /* the next member, from where the last one ended */
             do {
                 s.next_out = chunk;
                 s.avail_out = CHUNK;
