@@ -168,8 +168,12 @@ typedef enum rtdiv_kind {
  *             negative intermediate is biased by 2^sh2 (2^sh2 - 1 for powers of two,
  *             magic_bf == 0) before the shift, and the quotient negated when d < 0.
  *   tz        trailing zero bits of |d| (the rotate of the divisibility test).
+ *   wide      u32's ADD and PRE kinds: ceil(2^64 / d). Both need more than 32 bits of
+ *             magic, and with 64 the quotient of every 32-bit n is the high half of
+ *             one 64 x 64-bit product (Lemire, Kaser & Kurz 2019): no add, no shifts,
+ *             faster than the constant's own sequence (README, "Speed"). 0 elsewhere.
  *
- * Size: 56 bytes for the 64-bit types, 32 for the 32-bit ones (libdivide's divider is
+ * Size: 64 bytes for the 64-bit types, 40 for the 32-bit ones (libdivide's divider is
  * 9 or 5 bytes, packed). What the size buys: both forms from one divider (the kind's own
  * magic and the branchfree one: a plain-kind divisor needs different magic numbers
  * for the two), the divisor for the remainder (libdivide's remainder must be given d or
@@ -180,6 +184,7 @@ typedef enum rtdiv_kind {
 #define RTDIV__STRUCT(S, T, UT, ST, UW, SW, N, SG)                                       \
     typedef struct rtdiv_##S {                                                           \
         UT magic, magic_bf, d, inv, lim, ofs;                                            \
+        uint64_t wide;                                                                   \
         uint8_t kind, pre, post, sh1, sh2, tz;                                           \
     } rtdiv_##S;
 RTDIV_FOR_EACH_TYPE(RTDIV__STRUCT)
@@ -353,12 +358,12 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
             return n >> post;                                                            \
         if (kind == RTDIV_KIND_MUL)                                                      \
             return rtdiv_##S##_mulsh(n, dv->magic, post);                                \
+        if (N == 32) /* ADD, PRE: the wide magic */                                      \
+            return (T)rtdiv_u64_mulhi(dv->wide, n);                                      \
         if (kind == RTDIV_KIND_PRE) /* n's low pre = ctz(d) bits cleared: the mask */   \
             /* -(d & -d) needs no shift count, so `cl` holds post alone in a loop */     \
             return rtdiv_##S##_mulsh(n & (T)(0 - (dv->d & (0 - dv->d))), dv->magic, post); \
         T hi = rtdiv_##S##_mulhi(n, dv->magic); /* ADD */                                \
-        if (N < 64)                                                                      \
-            return (T)(((uint64_t)hi + n) >> (post + 1));                                \
         return (((n - hi) >> 1) + hi) >> post;                                           \
     }                                                                                    \
     RTDIV__INLINE T rtdiv_##S##_rem_kind(const rtdiv_##S *dv, T n, rtdiv_kind kind) {    \

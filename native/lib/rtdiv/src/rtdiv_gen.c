@@ -80,6 +80,8 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
                 dv.magic = madd;                                                         \
                 dv.post = (uint8_t)s;                                                    \
             }                                                                            \
+            if (N == 32 && dv.kind != RTDIV_KIND_MUL) /* ceil(2^64 / a), a > 1 */        \
+                dv.wide = UINT64_MAX / a + 1;                                            \
             dv.magic_bf = madd;                                                          \
             dv.sh1 = 1;                                                                  \
             dv.sh2 = (uint8_t)s;                                                         \
