@@ -93,7 +93,8 @@ def test_the_claims_are_declared_for_the_one_judge():
                    ("(c)", "faster", OURS, True), ("(d)", "faster", OURS, True),
                    ("(e)", "faster", OURS, False), ("(f)", "at-most", OURS, False),
                    ("(g)", "faster", "pb-tailcall json", True),
-                   ("(h)", "faster", "pb-tailcall text", True)]
+                   ("(h)", "faster", "pb-tailcall text", True),
+                   ("(i)", "faster", OURS, True)]
     assert all(c.seed for c in EXPERIMENT.claims)
 
 
@@ -138,6 +139,31 @@ def test_beats_cpp_counts_the_heap_message_as_reuse():
         v.evidence and "against cpp-tailcall parse heap (clang-19 -O2)" in v.evidence
     assert "arena=fresh, bytes=7670, payload=descriptor, strings=copy: 4.000x" in \
         v.evidence
+
+
+def test_packed_fixed_is_judged_at_cpps_pace_not_at_the_margin():
+    """packed-fixed is one memcpy a run for every decoder: (b)'s 1.3x leaves it to (i),
+    which asks for C++'s pace with a 3% tie."""
+    PAYLOADS["packed-fixed"] = 40009
+    try:
+        cases = matrix(0.25, 1, 1, 1)
+        cases = [c for c in cases if c.params["payload"] != "packed-fixed"
+                 or not c.variant.startswith(("cpp-", OURS))]
+        for arena in ("fresh", "reused"):  # 0.98x C++: within the tie
+            cases += [fake(OURS, "packed-fixed", 1.02, arena=arena),
+                      fake("cpp-tailcall parse", "packed-fixed", 1.0, arena=arena)]
+        v = verdict(cases, "b")
+        assert v.verdict == "confirmed" and "packed-fixed" not in v.evidence
+        v = verdict(cases, "i")
+        assert v.verdict == "confirmed" and "reached in 2 of 2" in v.evidence
+        assert "payload=packed-fixed" in v.evidence and "payload=varints" not in v.evidence
+        slow = [c for c in cases if not (c.variant == OURS and
+                                         c.params["payload"] == "packed-fixed")]
+        slow += [fake(OURS, "packed-fixed", 1.06, arena=a) for a in ("fresh", "reused")]
+        v = verdict(slow, "i")  # 0.94x: past the tie
+        assert v.verdict == "refuted" and "short in 2" in v.evidence
+    finally:
+        del PAYLOADS["packed-fixed"]
 
 
 def test_cpp_parsers_table_says_what_the_cpp_parsers_were():
@@ -597,7 +623,7 @@ def check_quick_run(run: dict) -> None:
         assert {(p, w, "cla") for w in want} == {x for x in printed if x[0] == p}
     assert counting.QUICK_NOTE in run["notes"]  # callgrind counts are the default profile's
     assert not any(counting.PER_FIELD in c["metrics"] for c in run["cases"])
-    assert len(run["verdicts"]) == 8
+    assert len(run["verdicts"]) == 9
     for v in run["verdicts"]:
         assert v["verdict"] in VERDICTS and v["evidence"] and v["seed"]
     assert run["verdicts"][5]["verdict"] != "unmeasurable"  # the asm evidence was read
