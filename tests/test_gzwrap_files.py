@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from gzwrap_support import cli, run
+from gzwrap_support import cli, decode, run
 
 DATA = b"".join(b"line %d of the files and signals test\n" % i for i in range(40_000))
 
@@ -242,8 +242,45 @@ def test_standard_output_streams_before_the_input_ends(src_format):
         feeder.join()
 
 
+def _input_position(pid: int, path: Path) -> int | None:
+    """The file offset of process `pid`'s descriptor open on `path`, or None."""
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
+                return int(info.split("pos:")[1].split()[0])
+        except OSError:
+            pass
+    return None
+
+
+def test_compress_to_a_pipe_streams_from_a_regular_file(tmp_path):
+    """COMPRESS()'s length comes first: from a regular file a first pass measures the
+    data, and the value then streams as it is made. With the pipe left unread, gzwrap
+    waits with its input part read; held whole, it would have read all of it first."""
+    data = os.urandom(6 << 20) + DATA
+    src = tmp_path / "big.gz"  # two members: the join streams too
+    src.write_bytes(gzip.compress(data[:1 << 20], 1, mtime=0) +
+                    gzip.compress(data[1 << 20:], 1, mtime=0))
+    p = subprocess.Popen([str(cli()), "--to", "mysql", "-q", "-c", str(src)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        last, same, deadline = None, 0, time.monotonic() + 30
+        while same < 5 and time.monotonic() < deadline:  # until it waits on the pipe
+            time.sleep(0.1)
+            pos = _input_position(p.pid, src)
+            same, last = (same + 1 if pos == last else 0), pos
+        assert last is not None and 0 < last < src.stat().st_size, (last, src.stat().st_size)
+        out = p.stdout.read()
+        assert p.wait() == 0 and decode(out, "mysql") == data
+        assert out[:4] == len(data).to_bytes(4, "little")
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_compress_target_and_failures_on_standard_output():
-    """COMPRESS() is held whole (its length comes first); a failed conversion ends
+    """COMPRESS() from a pipe is held whole (its length comes first); a failed conversion ends
     without the target's trailer; a regular file as standard output is cut back."""
     data = os.urandom(300_000)
     p = run("--to", "mysql", data=zlib.compress(data))

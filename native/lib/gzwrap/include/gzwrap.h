@@ -210,6 +210,14 @@ typedef struct gzwrap_options {
                                 held until the next one shows up or the input ends (its
                                 final block is found then). Members after the first are
                                 walked as they stream either way. */
+    uint64_t data_length;    /* the data's length in bytes, where the caller knows it
+                                before converting (from gzwrap_stream_check, say); default
+                                0: unknown. With `to` mysql, COMPRESS()'s length, which
+                                comes first, is then written at once and the output settles
+                                as for zlib: a writer without pwrite and truncate will do,
+                                and a pipe gets the value as it is made. Data of another
+                                length fails with GZWRAP_ERR_LENGTH; 2^30 bytes or more
+                                with GZWRAP_ERR_TOO_LARGE before anything is written. */
 } gzwrap_options;
 
 /* Fill `opt` with the defaults above. */

@@ -84,6 +84,12 @@ typedef struct gzw_conv {
 } gzw_conv;
 
 static inline uint64_t gzw_in_offset(const gzw_in *in) { return in->base + in->pos; }
+
+/* The output may be settled as it is made: every target but COMPRESS() of unknown length,
+ * whose length is patched in at the end. */
+static inline int gzw_out_streams(const gzwrap_options *o) {
+    return o->to != GZWRAP_FORMAT_MYSQL || o->data_length > 0;
+}
 static inline size_t gzw_in_avail(const gzw_in *in) { return in->len - in->pos; }
 
 /* gzwrap_stream_convert, reading from `whole` (whole_len bytes, the entire input) in place

@@ -48,8 +48,9 @@ static gzwrap_status target_header(gzw_conv *c, const uint8_t *src_zlib_hdr, int
                          (uint8_t)(level == 3 ? 2 : level == 0 ? 4 : 0), 255};
         return gzw_out_write(c, g, 10);
     }
-    case GZWRAP_FORMAT_MYSQL:
-        memset(h, 0, 4); /* the length, patched at the end */
+    case GZWRAP_FORMAT_MYSQL: /* the length: given, or patched in at the end */
+        for (int i = 0; i < 4; i++)
+            h[i] = (uint8_t)(c->opt.data_length >> (8 * i));
         zlib_header(h + 4, src_zlib_hdr, have_xfl, xfl);
         return gzw_out_write(c, h, 6);
     case GZWRAP_FORMAT_ZLIB:
@@ -58,6 +59,13 @@ static gzwrap_status target_header(gzw_conv *c, const uint8_t *src_zlib_hdr, int
     default:
         return GZWRAP_OK;
     }
+}
+
+static gzwrap_status too_large(gzw_conv *c, uint64_t data_bytes) {
+    return gzw_fail(c, GZWRAP_ERR_TOO_LARGE, 0,
+                    "the data is %llu bytes: COMPRESS() holds at most 1073741823 "
+                    "(MariaDB and MySQL read 30 bits of its 4-byte length)",
+                    (unsigned long long)data_bytes);
 }
 
 static gzwrap_status target_trailer(gzw_conv *c, const sums *s, uint64_t data_bytes) {
@@ -78,19 +86,24 @@ static gzwrap_status target_trailer(gzw_conv *c, const sums *s, uint64_t data_by
             return st;
         if (c->opt.to == GZWRAP_FORMAT_ZLIB)
             return GZWRAP_OK;
+        if (c->opt.data_length && data_bytes != c->opt.data_length)
+            return gzw_fail(c, GZWRAP_ERR_LENGTH, gzw_in_offset(&c->in),
+                            "the data is %llu bytes, not the %llu given as its length (the "
+                            "COMPRESS() length already written)",
+                            (unsigned long long)data_bytes,
+                            (unsigned long long)c->opt.data_length);
         if (data_bytes == 0) /* COMPRESS('') is '' */
             return c->out.wr->truncate(c->out.wr->ctx, 0) == 0
                        ? (c->out.off = 0, GZWRAP_OK)
                        : gzw_fail(c, GZWRAP_ERR_WRITE, gzw_in_offset(&c->in),
                                   "truncating the output failed");
         if (data_bytes >= MYSQL_LENGTH_LIMIT)
-            return gzw_fail(c, GZWRAP_ERR_TOO_LARGE, 0,
-                            "the data is %llu bytes: COMPRESS() holds at most 1073741823 "
-                            "(MariaDB and MySQL read 30 bits of its 4-byte length)",
-                            (unsigned long long)data_bytes);
+            return too_large(c, data_bytes);
         /* COMPRESS() adds "." after a final space, which CHAR columns would strip */
         if (t[3] == ' ' && (st = gzw_out_write(c, ".", 1)))
             return st;
+        if (c->opt.data_length) /* written first */
+            return GZWRAP_OK;
         for (int i = 0; i < 4; i++)
             t[i] = (uint8_t)(data_bytes >> (8 * i));
         return gzw_out_pwrite(c, t, 4, 0);
@@ -314,7 +327,7 @@ static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
         } else if ((st = gzw_join_member(c, m - 1, payload_start, c->out.off - payload_start,
                                          payload_in))) {
             return st;
-        } else if (c->opt.to != GZWRAP_FORMAT_MYSQL && (st = gzw_out_settle(c))) {
+        } else if (gzw_out_streams(&c->opt) && (st = gzw_out_settle(c))) {
             return st; /* members before this one are joined: nothing there changes again */
         }
         payload_start = c->out.off;
@@ -495,10 +508,13 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
                         gzwrap_impl_name(o.adler32),
                         o.inflater == GZWRAP_IMPL_LIBDEFLATE
                             ? " (libdeflate has no streaming inflate)" : "");
-    if (o.to == GZWRAP_FORMAT_MYSQL && (!wr->pwrite || !wr->truncate))
+    if (!gzw_out_streams(&o) && (!wr->pwrite || !wr->truncate))
         return gzw_fail(&c, GZWRAP_ERR_NEEDS_SEEK, 0,
                         "the COMPRESS() target writes its length first, known only at the "
-                        "end: it needs an output that can be patched (a file, not a pipe)");
+                        "end: it needs an output that can be patched (a file, not a pipe), "
+                        "or the length given beforehand (`data_length`)");
+    if (o.to == GZWRAP_FORMAT_MYSQL && o.data_length >= MYSQL_LENGTH_LIMIT)
+        return too_large(&c, o.data_length);
     c.ops = gzw_inflater_ops_of(r->inflater_impl);
     c.crc = gzw_checksum_of(r->crc32_impl, GZWRAP_ROLE_CRC32);
     c.adler = gzw_checksum_of(r->adler32_impl, GZWRAP_ROLE_ADLER32);
@@ -545,7 +561,7 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
     r->from = o.from;
     if (o.from != GZWRAP_FORMAT_GZIP)
         r->members = 1;
-    c.out.settle_each = o.from != GZWRAP_FORMAT_GZIP && o.to != GZWRAP_FORMAT_MYSQL;
+    c.out.settle_each = o.from != GZWRAP_FORMAT_GZIP && gzw_out_streams(&o);
     sums s = {0};
     s.adler_all = 1;
     s.want_crc = o.all_checksums || o.from == GZWRAP_FORMAT_GZIP || o.to == GZWRAP_FORMAT_GZIP;

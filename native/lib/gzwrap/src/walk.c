@@ -58,7 +58,7 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
             w->done = 1, w->final = w->at, w->ended = 1, w->end = base + r.next;
         w->at = base + r.next;
     }
-    if (c->opt.to == GZWRAP_FORMAT_MYSQL) /* COMPRESS(): its length comes first */
+    if (!gzw_out_streams(&c->opt)) /* COMPRESS(): its length comes first */
         return GZWRAP_OK;
     /* the bytes before the next block header (before the final one's, once walked) */
     uint64_t upto = w->out0 + (w->done ? w->final : w->at) / 8 - w->in0;

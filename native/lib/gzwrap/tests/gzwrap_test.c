@@ -584,6 +584,43 @@ static void join(void) {
         CHECK(seen[b] > 0, "no member ended with %d bits used in its last byte", b);
 }
 
+/* COMPRESS() of zlib stream z (data of n bytes) with its length given: the same bytes as
+ * with the length patched in, through a writer that can neither patch nor cut; a wrong
+ * length fails at the end, one COMPRESS() cannot hold before anything is written. */
+static void given_length(const uint8_t *z, size_t zn, size_t n) {
+    struct {
+        uint64_t given;
+        gzwrap_status want;
+    } cases[] = {{0, GZWRAP_ERR_NEEDS_SEEK}, {n, GZWRAP_OK}, {n - 1, GZWRAP_ERR_LENGTH},
+                 {n + 1, GZWRAP_ERR_LENGTH}, {1u << 30, GZWRAP_ERR_TOO_LARGE}};
+    size_t want_n;
+    uint8_t *want = malloc(zn + 64);
+    gzwrap_options o;
+    gzwrap_options_init(&o);
+    o.to = GZWRAP_FORMAT_MYSQL;
+    gzwrap_report rep;
+    CHECK(gzwrap_buffer_convert(&o, z, zn, want, zn + 64, &want_n, &rep) == GZWRAP_OK, "%s",
+          rep.error);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        o.data_length = cases[i].given;
+        mem r = {z, zn, 0};
+        settling s = {0};
+        gzwrap_reader rd = {&r, mem_read};
+        gzwrap_writer wr = {&s, st_write, st_pread, NULL, NULL, st_settle};
+        gzwrap_status st = gzwrap_stream_convert(&o, &rd, &wr, &rep);
+        CHECK(st == cases[i].want, "length %llu given: %s (%s)",
+              (unsigned long long)cases[i].given, gzwrap_status_str(st), rep.error);
+        if (st == GZWRAP_OK)
+            CHECK(s.len == want_n && memcmp(s.p, want, want_n) == 0,
+                  "length given: %zu bytes, not the %zu of a patched COMPRESS()", s.len, want_n);
+        if (cases[i].want == GZWRAP_ERR_TOO_LARGE || cases[i].want == GZWRAP_ERR_NEEDS_SEEK)
+            CHECK(s.len == 0, "length %llu given: %zu bytes written before failing",
+                  (unsigned long long)cases[i].given, s.len);
+        free(s.p);
+    }
+    free(want);
+}
+
 static void settle(void) {
     size_t n = 3 << 20, in_n = 0, zn;
     uint8_t *d = make_data(n, 0), *in = malloc(2 * n);
@@ -602,15 +639,19 @@ static void settle(void) {
         gzwrap_format to;
         int walk, min_settles;
         size_t held; /* with walk: at most this much output unsettled before the end */
+        int given;   /* data_length given: COMPRESS()'s length is written first */
     } cases[] = {
-        {z, zn, GZWRAP_FORMAT_GZIP, 0, 3, 0},     /* every write: ~1 MiB in 256 KiB steps */
-        {in, in_n, GZWRAP_FORMAT_ZLIB, 0, 2, 0},  /* after joining members 1 and 2 */
-        {in, in_n, GZWRAP_FORMAT_MYSQL, 0, 0, 0}, /* its length comes first: never */
-        {z, zn, GZWRAP_FORMAT_MYSQL, 0, 0, 0},
-        {g, gn, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10}, /* walked: all but the last block */
-        {g, gn, GZWRAP_FORMAT_GZIP, 1, 3, 256 << 10},
-        {in, in_n, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10},
-        {in, in_n, GZWRAP_FORMAT_MYSQL, 1, 0, 0},
+        {z, zn, GZWRAP_FORMAT_GZIP, 0, 3, 0, 0},     /* every write: ~1 MiB in 256 KiB steps */
+        {in, in_n, GZWRAP_FORMAT_ZLIB, 0, 2, 0, 0},  /* after joining members 1 and 2 */
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 0, 0, 0, 0}, /* its length comes first: never */
+        {z, zn, GZWRAP_FORMAT_MYSQL, 0, 0, 0, 0},
+        {g, gn, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10, 0}, /* walked: all but the last block */
+        {g, gn, GZWRAP_FORMAT_GZIP, 1, 3, 256 << 10, 0},
+        {in, in_n, GZWRAP_FORMAT_ZLIB, 1, 3, 256 << 10, 0},
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 1, 0, 0, 0},
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 0, 2, 0, 1}, /* the length given: as zlib */
+        {z, zn, GZWRAP_FORMAT_MYSQL, 0, 3, 0, 1},
+        {in, in_n, GZWRAP_FORMAT_MYSQL, 1, 3, 256 << 10, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t step = 4099; step <= (1u << 20); step *= 256) { /* odd reads, then big */
@@ -618,6 +659,7 @@ static void settle(void) {
             gzwrap_options_init(&o);
             o.to = cases[i].to;
             o.walk_blocks = cases[i].walk;
+            o.data_length = cases[i].given ? n : 0;
             odd_reader r = {{cases[i].in, cases[i].in_n, 0}, step};
             settling s = {0};
             gzwrap_reader rd = {&r, odd_read};
@@ -635,6 +677,7 @@ static void settle(void) {
             CHECK(decodes_to(o.to, s.p, s.len, d, n), "case %zu: the data", i);
             free(s.p);
         }
+    given_length(z, zn, n);
     free(g);
     free(d), free(in), free(z);
 }

@@ -75,12 +75,12 @@ static const char USAGE[] =
     "\n"
     "A FILE appears only on success, whole: it is written unnamed beside its place and\n"
     "linked in at the end; a replaced file keeps its mode and (as root) its owner. Standard\n"
-    "output streams, except what may still change: a COMPRESS() value is held whole (its\n"
-    "length comes first); of gzip input, the last block of each member (it is marked final\n"
-    "until the next member shows up; finding where blocks start costs about as much CPU\n"
-    "time again as the inflate, spent only on a pipe), in $TMPDIR; after a failure it has\n"
-    "at most a prefix without the target's trailer. Compressed data is never written to a\n"
-    "terminal.\n"
+    "output streams, except what may still change: a COMPRESS() value read from a pipe is\n"
+    "held whole (its length comes first; from a file, a first pass measures it); of gzip\n"
+    "input, the last block of each member (it is marked final until the next member shows\n"
+    "up; finding where blocks start costs about as much CPU time again as the inflate,\n"
+    "spent only on a pipe), in $TMPDIR; after a failure it has at most a prefix without\n"
+    "the target's trailer. Compressed data is never written to a terminal.\n"
     "Inputs of 64 MiB or more show a progress line when standard error is a terminal.\n"
     "\n"
     "Header fields that the target cannot carry (a gzip file name, comment, time, extra\n"
@@ -191,6 +191,31 @@ static long long fd_read(void *ctx, void *buf, size_t cap) {
         if (n >= 0 || errno != EINTR)
             return n;
     }
+}
+
+/* The data's length, for COMPRESS() to a pipe, whose length comes first: from a regular
+ * file a first pass with zlib's decoder measures it, so that the value streams as it is
+ * made instead of waiting whole in a spool in $TMPDIR (from a pipe only the spool can hold
+ * it). 0 where it cannot be known: not a regular file, an undetected format, an input
+ * that fails to decode (the conversion says why), no data at all (COMPRESS('') is '',
+ * which the spool cuts back). The input is left where it was. */
+static uint64_t measured_length(int fd, gzwrap_format from) {
+    struct stat st;
+    off_t start = lseek(fd, 0, SEEK_CUR);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || start < 0)
+        return 0;
+    if (from == GZWRAP_FORMAT_AUTO) {
+        uint8_t head[16];
+        ssize_t n = pread(fd, head, sizeof head, start);
+        if (n < 0 || gzwrap_format_detect(head, (size_t)n, (size_t)n < sizeof head, &from))
+            return 0;
+    }
+    gzwrap_reader rd = {&fd, fd_read};
+    gzwrap_check chk;
+    gzwrap_status st1 = gzwrap_stream_check(from, &rd, &chk, NULL);
+    if (lseek(fd, start, SEEK_SET) != start)
+        return 0;
+    return st1 == GZWRAP_OK ? chk.data_bytes : 0;
 }
 
 /* gzip's habit: INPUT with its format's suffix replaced by the target's; NULL when that
@@ -323,7 +348,10 @@ int main(int argc, char **argv) {
     open_dest = &dest;
     dest.hold_all = verify; /* zlib's check reads the output back before it is passed on */
     /* a pipe gets a gzip member's blocks as they are walked, not the member at its end */
-    opt.walk_blocks = dest.kind == GZW_DEST_STREAM && !verify && opt.to != GZWRAP_FORMAT_MYSQL;
+    if (dest.kind == GZW_DEST_STREAM && !verify && opt.to == GZWRAP_FORMAT_MYSQL)
+        opt.data_length = measured_length(in.fd, opt.from);
+    opt.walk_blocks = dest.kind == GZW_DEST_STREAM && !verify &&
+                      (opt.to != GZWRAP_FORMAT_MYSQL || opt.data_length);
     catch_signals();
 
     opt.all_checksums = verify;

@@ -9,7 +9,8 @@
  *   a pipe, terminal, FIFO, device   streamed: bytes pass as soon as the library settles them
  *                                    (gzwrap_writer.settle); only what may still be patched
  *                                    waits in a spool in $TMPDIR (the current gzip member;
- *                                    all of a COMPRESS() value, whose length comes first).
+ *                                    all of a COMPRESS() value read from a pipe, whose
+ *                                    length comes first).
  *
  * Nothing that is not a regular file is ever unlinked or replaced.
  */
