@@ -11,7 +11,9 @@
  * COMPRESS() input the data must still match its CRC-32 or Adler-32; this target only
  * checks that zlib then refuses with GZWRAP_ERR_DATA (README: guarantees). The last
  * inflater's conversion is made again into an output buffer of 8 MiB or more (stored
- * blocks then go there in the pass that checksums them): the same status and bytes.
+ * blocks then go there in the pass that checksums them): the same status and bytes. A
+ * COMPRESS() target is made again with its length given beforehand: the same bytes, and
+ * GZWRAP_ERR_LENGTH for a length one more.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +83,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "a large output buffer gives %s, a small one %s, or other bytes\n",
                 gzwrap_status_str(bst), gzwrap_status_str(st[k - 1]));
         abort();
+    }
+    /* COMPRESS() with its length given beforehand (written first, not patched): the same
+     * bytes; a length one more fails with GZWRAP_ERR_LENGTH */
+    if (o.to == GZWRAP_FORMAT_MYSQL && st[0] == GZWRAP_OK && rep[0].data_bytes > 0) {
+        for (uint64_t extra = 0; extra < 2; extra++) {
+            gzwrap_options g = o;
+            g.inflater = impls[0];
+            g.data_length = rep[0].data_bytes + extra;
+            size_t g_n = 0;
+            gzwrap_report grep;
+            gzwrap_status gst = gzwrap_buffer_convert(&g, in, n, out[1], cap, &g_n, &grep);
+            if (extra ? gst != GZWRAP_ERR_LENGTH
+                      : gst != GZWRAP_OK || g_n != out_n[0] || memcmp(out[1], out[0], g_n)) {
+                fprintf(stderr, "COMPRESS() with its length given (%s): %s, or other bytes\n",
+                        extra ? "one more" : "right", gzwrap_status_str(gst));
+                abort();
+            }
+        }
     }
     free(out[0]);
     free(out[1]);
