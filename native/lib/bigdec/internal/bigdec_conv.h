@@ -12,6 +12,8 @@
 
 #define BIGDEC__CHUNK_DIGITS 19                  /* 10^19 < 2^64 <= 10^20 */
 #define BIGDEC__TEN19 UINT64_C(10000000000000000000)
+/* floor((2^128 - 1) / 10^19) - 2^64, the reciprocal div_2by1 needs */
+#define BIGDEC__TEN19_INV UINT64_C(0xd83c94fb6d2ac34a)
 
 /* Numbers up to this many limbs are converted by the basecase (quadratic, but with
  * small constants); above it by divide and conquer. Measured against GMP's
@@ -53,6 +55,10 @@ typedef struct bigdec__pow {
      * q p), built on first use by bigdec__pow_transform and never changed after. */
     unsigned ylog, dlog;
     uint64_t *ty, *td; /* NULL until built (read with acquire loads) */
+    uint64_t *tr;      /* raw's, cyclic, 2^ylog: the scaled remainder tree's products */
+    /* floor(B^(2n + G) / p), bigdec__srt_inverse_limbs(n) limbs: the scaled remainder
+     * tree's entry; NULL until built by bigdec__pow_inverse_long */
+    bigdec__limb *yl;
 } bigdec__pow;
 
 #define BIGDEC__POW_LEVELS 48
@@ -63,9 +69,27 @@ const bigdec__pow *bigdec__pow_get(unsigned level);
 
 void bigdec__pow_release(void);
 
-/* w's transform of y (which = 0) or of p (which = 1), built now if this is its first use
- * (under the cache's lock); NULL below the threshold or if it cannot be had. */
+/* w's transform of y (which = 0), of p (which = 1) or of raw (which = 2, length
+ * 2^ylog), built now if this is its first use (under the cache's lock); NULL below the
+ * threshold or if it cannot be had. */
 const uint64_t *bigdec__pow_transform(const bigdec__pow *w, int which);
+
+/* w's long inverse (see bigdec__pow.yl), built now if this is its first use (under the
+ * cache's lock); NULL if it cannot be had. */
+const bigdec__limb *bigdec__pow_inverse_long(const bigdec__pow *w);
+
+/* ---- bigdec_srt.c ---- */
+
+/* Convert r (rn limbs, r < 10^width) in exactly `width` digits by the scaled remainder
+ * tree. 0: done; 1: an ambiguous leaf (digits near a block edge: the caller converts r
+ * exactly, out may hold garbage); 2: not tried (a width that is not 19 * 2^K, out of
+ * the tree's range, or the long inverse cannot be had); -1: internal error. Scratch: bigdec__srt_scratch(n) for r's power's n. */
+int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigdec__arena *ar);
+size_t bigdec__srt_scratch(size_t n);
+/* The long inverse of w: yl (bigdec__srt_inverse_limbs(w->n) limbs) = floor(B^(2n+G)/p).
+ * Scratch: 4 n + 2 G + 8 + bigdec__mul_scratch(n + 1). 0, or -1 if y was far off. */
+size_t bigdec__srt_inverse_limbs(size_t n);
+int bigdec__srt_inverse(bigdec__limb *yl, const bigdec__pow *w, bigdec__arena *ar);
 
 /* ---- bigdec_dc.c ---- */
 

@@ -11,9 +11,6 @@
  */
 #include "internal/bigdec_conv.h"
 
-/* floor((2^128 - 1) / 10^19) - 2^64, the reciprocal div_2by1 needs */
-#define BIGDEC__TEN19_INV UINT64_C(0xd83c94fb6d2ac34a)
-
 /* P passes of division by 10^19 in one sweep over the limbs, software-pipelined: in each
  * step pass p divides the limb that pass p-1 produced one step earlier, so the P
  * remainder chains are independent and the core overlaps them (a chain step is

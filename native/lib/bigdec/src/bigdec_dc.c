@@ -18,8 +18,15 @@ size_t bigdec__dc_scratch(size_t n) {
      * this split, ~2n + 3, kept while the children run on halves: 4n + 3 log n over
      * the recursion; plus one Barrett division's scratch at the top (6k + mul scratch
      * of k + 1, k <= n). */
-    return 6 * n + 64 + 6 * n + bigdec__divrem_pre_scratch(n + 1) + 64 * 8;
+    return 6 * n + 64 + 6 * n + bigdec__divrem_pre_scratch(n + 1) + 64 * 8 +
+           bigdec__srt_scratch(n);
 }
+
+/* Fixed-width parts of at least 19 * 2^this digits go to the scaled remainder tree
+ * (bigdec_srt.c) first. */
+#ifndef BIGDEC__SRT_MIN_LOG
+#define BIGDEC__SRT_MIN_LOG 7
+#endif
 
 /* The level to split x (`bits` bits) in variable width: the smallest i whose shifted
  * power p = 10^w << s (k limbs) leaves x << s below B^(2k), which Barrett needs. At
@@ -65,9 +72,19 @@ static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec_
     return pre;
 }
 
+/* srt: whether fixed-width parts may try the scaled remainder tree (not below one it
+ * gave back as ambiguous: that subtree is done exactly, by division, all the way). */
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
-                             bigdec__arena *ar) {
+                             bigdec__arena *ar, int srt) {
     n = bigdec__normlen(x, n);
+    if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << BIGDEC__SRT_MIN_LOG) {
+        int st = bigdec__srt(out, x, n, width, ar);
+        if (st == 0)
+            return width;
+        if (st < 0)
+            return (size_t)-1;
+        srt = st == 2; /* after an ambiguous tree, division all the way down */
+    }
     if (n <= BIGDEC__DC_THRESHOLD)
         return bigdec__basecase(out, x, n, width);
     /* level: the half of the fixed width, or for variable width the smallest power
@@ -96,7 +113,7 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
         if (!width)
             return (size_t)-1;
         memset(out, '0', width - w->digits);
-        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar) == (size_t)-1)
+        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar, srt) == (size_t)-1)
             return (size_t)-1;
         return width;
     }
@@ -113,20 +130,20 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     bigdec__rshift(r, r, k, w->shift);
     size_t qn = nn - k + 1;
     if (width) {
-        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar) == (size_t)-1)
+        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt) == (size_t)-1)
             return (size_t)-1;
         len = width - w->digits;
     } else {
-        len = bigdec__dc_rec(out, q, qn, 0, ar); /* q > 0 here */
+        len = bigdec__dc_rec(out, q, qn, 0, ar, srt); /* q > 0 here */
         if (len == (size_t)-1)
             return len;
     }
-    if (bigdec__dc_rec(out + len, r, k, w->digits, ar) == (size_t)-1)
+    if (bigdec__dc_rec(out + len, r, k, w->digits, ar, srt) == (size_t)-1)
         return (size_t)-1;
     ar->used = mark;
     return len + w->digits;
 }
 
 size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar) {
-    return bigdec__dc_rec(out, x, n, width, ar);
+    return bigdec__dc_rec(out, x, n, width, ar, 1);
 }

@@ -84,6 +84,8 @@ void bigdec__pow_release(void) {
             free(bigdec__pows[i]->p);
             free(bigdec__pows[i]->ty);
             free(bigdec__pows[i]->td);
+            free(bigdec__pows[i]->yl);
+            free(bigdec__pows[i]->tr);
             free(bigdec__pows[i]);
             bigdec__pows[i] = NULL;
         }
@@ -99,17 +101,17 @@ void bigdec__pow_release(void) {
  * 2^dlog) words, about 4.5 times the power's own 2n). */
 const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     bigdec__pow *w = (bigdec__pow *)cw; /* only the lazily built transforms change */
-    uint64_t **slot = which ? &w->td : &w->ty;
+    uint64_t **slot = which == 2 ? &w->tr : which ? &w->td : &w->ty;
     uint64_t *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (t || w->n < BIGDEC__NTT_THRESHOLD)
         return t;
     pthread_mutex_lock(&bigdec__pow_lock);
     t = *slot;
     if (!t) {
-        unsigned log = which ? w->dlog : w->ylog;
+        unsigned log = which == 1 ? w->dlog : w->ylog;
+        const bigdec__limb *b = which == 2 ? w->raw : which ? w->p : w->y;
         t = malloc(BIGDEC__NTT_PRE_WORDS(log) * sizeof *t);
-        if (t && bigdec__ntt_transform(t, which ? w->p : w->y, which ? w->n : w->n + 1,
-                                       log) != 0) {
+        if (t && bigdec__ntt_transform(t, b, which == 0 ? w->n + 1 : w->n, log) != 0) {
             free(t);
             t = NULL;
         }
@@ -118,4 +120,29 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     }
     pthread_mutex_unlock(&bigdec__pow_lock);
     return t;
+}
+
+/* Built on first use, like the transforms: only levels that head a scaled remainder
+ * tree need it, and a cold conversion pays one product of the power's size for it. */
+const bigdec__limb *bigdec__pow_inverse_long(const bigdec__pow *cw) {
+    bigdec__pow *w = (bigdec__pow *)cw; /* only the lazily built parts change */
+    bigdec__limb *yl = __atomic_load_n(&w->yl, __ATOMIC_ACQUIRE);
+    if (yl)
+        return yl;
+    pthread_mutex_lock(&bigdec__pow_lock);
+    yl = w->yl;
+    if (!yl) {
+        size_t cap = 4 * w->n + 256 + bigdec__mul_scratch(w->n + 1);
+        bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};
+        yl = malloc(bigdec__srt_inverse_limbs(w->n) * sizeof *yl);
+        if (!ar.base || !yl || bigdec__srt_inverse(yl, w, &ar) != 0 || ar.overflow) {
+            free(yl);
+            yl = NULL;
+        }
+        free(ar.base);
+        if (yl)
+            __atomic_store_n(&w->yl, yl, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&bigdec__pow_lock);
+    return yl;
 }
