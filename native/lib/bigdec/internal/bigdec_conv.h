@@ -59,6 +59,11 @@ typedef struct bigdec__pow {
     /* floor(B^(2n + G) / p), bigdec__srt_inverse_limbs(n) limbs: the scaled remainder
      * tree's entry; NULL until built by bigdec__pow_inverse_long */
     bigdec__limb *yl;
+    unsigned long yl_asked; /* the conversion that first asked for yl (0: none) */
+    /* the forward transform (2^ylog) of yl's top n + 1 + tyl_guard limbs: the entry's
+     * product; NULL until built by bigdec__pow_transform_long */
+    uint64_t *tyl;
+    size_t tyl_guard;
 } bigdec__pow;
 
 #define BIGDEC__POW_LEVELS 48
@@ -74,9 +79,15 @@ void bigdec__pow_release(void);
  * threshold or if it cannot be had. */
 const uint64_t *bigdec__pow_transform(const bigdec__pow *w, int which);
 
-/* w's long inverse (see bigdec__pow.yl), built now if this is its first use (under the
- * cache's lock); NULL if it cannot be had. */
+/* w's long inverse (see bigdec__pow.yl), built (under the cache's lock) when a second
+ * conversion asks for it; NULL before, or if it cannot be had. */
 const bigdec__limb *bigdec__pow_inverse_long(const bigdec__pow *w);
+/* Number the calling thread's conversion (for bigdec__pow_inverse_long). */
+void bigdec__pow_conversion_begin(void);
+
+/* The transform of the top n + 1 + guard limbs of w's long inverse, of length 2^ylog,
+ * built on first use; NULL where it cannot be had (or was built for another guard). */
+const uint64_t *bigdec__pow_transform_long(const bigdec__pow *w, size_t guard);
 
 /* ---- bigdec_srt.c ---- */
 

@@ -25,7 +25,7 @@ size_t bigdec__dc_scratch(size_t n) {
 /* Fixed-width parts of at least 19 * 2^this digits go to the scaled remainder tree
  * (bigdec_srt.c) first. */
 #ifndef BIGDEC__SRT_MIN_LOG
-#define BIGDEC__SRT_MIN_LOG 7
+#define BIGDEC__SRT_MIN_LOG 11
 #endif
 
 /* The level to split x (`bits` bits) in variable width: the smallest i whose shifted
@@ -145,5 +145,6 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
 }
 
 size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar) {
+    bigdec__pow_conversion_begin();
     return bigdec__dc_rec(out, x, n, width, ar, 1);
 }

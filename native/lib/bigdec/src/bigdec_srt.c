@@ -45,6 +45,11 @@
 #define BIGDEC__SRT_MAX_LOG 40
 #endif
 
+/* From this power size (limbs) on, a node's product is the cyclic NTT's. */
+#ifndef BIGDEC__SRT_CYCLIC_MIN
+#define BIGDEC__SRT_CYCLIC_MIN 128
+#endif
+
 /* Limbs of the fraction at a node of 19 * 2^e digits for leaves of 2^leaf chunks:
  * 2^leaf + 1 at a leaf, plus the limbs of every power it splits at above. */
 static size_t bigdec__srt_frac_limbs(unsigned e, unsigned leaf) {
@@ -120,7 +125,7 @@ static int bigdec__srt_node(char *out, const bigdec__limb *f, size_t F, unsigned
         log++;
     size_t L = (size_t)1 << log;
     bigdec__limb *p = NULL;
-    if (m >= BIGDEC__NTT_THRESHOLD && L < F + m) {
+    if (m >= BIGDEC__SRT_CYCLIC_MIN && L < F + m) {
         const uint64_t *tr = log == w->ylog ? bigdec__pow_transform(w, 2) : NULL;
         p = bigdec__alloc(ar, L);
         if (p && (tr ? bigdec__ntt_conv_pre(p, f, F, tr, m, log, 1, ar)
@@ -184,26 +189,6 @@ int bigdec__srt_inverse(bigdec__limb *yl, const bigdec__pow *w, bigdec__arena *a
     return 0;
 }
 
-/* Up to this many limbs (the shorter operand), the entry's product is taken by rows
- * from its cut up (about half of the schoolbook's work) instead of in full. */
-#ifndef BIGDEC__SRT_SHORT_MAX
-#define BIGDEC__SRT_SHORT_MAX 200
-#endif
-
-/* r[cut + 2 .. an + bn) ~ the same limbs of a * b, at most one unit low: only the
- * partial products at or above limb `cut` are added, and those below it sum to less
- * than (cut + 1) B^(cut + 1), under one unit of limb cut + 2. r's lower limbs are
- * garbage. */
-static void bigdec__srt_mul_high(bigdec__limb *r, const bigdec__limb *a, size_t an,
-                                 const bigdec__limb *b, size_t bn, size_t cut) {
-    bigdec__zero(r, an + bn);
-    for (size_t i = 0; i < bn; i++) {
-        size_t j0 = cut > i ? cut - i : 0;
-        if (j0 < an)
-            r[i + an] = bigdec__addmul_1(r + i + j0, a + j0, an - j0, b[i]);
-    }
-}
-
 size_t bigdec__srt_scratch(size_t n) {
     /* the entry: f, (2r + 1) << s and its product with the long inverse; the tree: a
      * product of < 2F limbs per level (F < n + 48), and one product's scratch */
@@ -230,8 +215,8 @@ int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigde
     yl += BIGDEC__SRT_INV_GUARD - G;
     size_t mark = ar->used;
     /* f = floor(((2r + 1) << s) yl / (2 B^(2n + G - F))): yl is below B^(2n+G) / p by
-     * less than 2, which moves the product by less than 4 B^n, under 2 units of f; a
-     * short product takes one more, and the floor one: 4 units */
+     * less than 2, which moves the product by less than 4 B^n, under 2 units of f, and
+     * the floor one more */
     bigdec__limb *f = bigdec__alloc(ar, F + 2), *t = bigdec__alloc(ar, n + 1);
     bigdec__limb *prod = bigdec__alloc(ar, 2 * n + G + 2);
     if (!prod)
@@ -242,9 +227,12 @@ int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigde
     t[0] |= 1;
     bigdec__lshift(t, t, n + 1, w->shift);
     size_t k0 = 2 * n + G - F;
-    if (n + 1 <= BIGDEC__SRT_SHORT_MAX && k0 >= 2)
-        bigdec__srt_mul_high(prod, yl, n + G + 1, t, n + 1, k0 - 2);
-    else
+    /* from the tree's cyclic size on, by the NTT with yl's kept transform where the
+     * product fits its length */
+    const uint64_t *tyl = n + 1 >= BIGDEC__SRT_CYCLIC_MIN && 2 * n + G + 2 <= (size_t)1 << w->ylog
+                              ? bigdec__pow_transform_long(w, G)
+                              : NULL;
+    if (!(tyl && bigdec__ntt_conv_pre(prod, t, n + 1, tyl, n + G + 1, w->ylog, 0, ar) == 0))
         bigdec__mul(prod, yl, n + G + 1, t, n + 1, ar);
     bigdec__rshift(f, prod + k0, F + 2, 1);
     ar->used = mark + F + 2;

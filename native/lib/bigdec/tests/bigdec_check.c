@@ -8,6 +8,12 @@
  *   bigdec_check edge MAXK
  *       0, single limbs (1, 9, 10, 2^63, 10^19 - 1, 10^19, 2^64 - 1, ...), 10^k - 1,
  *       10^k, 10^k + 1 for k = 0..MAXK, 2^(64k) - 1 and 2^(64k) for k up to MAXK / 19.
+ *   bigdec_check boundary SEED MINDIGITS MAXDIGITS COUNT
+ *       numbers whose digits change at a block edge of the conversion (19 * 2^j and
+ *       3 * 19 * 2^j digits from the bottom, and four random multiples of 19 * 2^7):
+ *       9s above the edge and 0...0c below, random digits above and 0...0c or 9...9
+ *       below, at COUNT digit counts spread over [MINDIGITS, MAXDIGITS]: what a
+ *       conversion that approximates (bigdec_srt.c) gets wrong by one unit.
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
  *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
@@ -183,6 +189,59 @@ static int run_edge(unsigned long maxk) {
     }
     mpz_clears(z, p, NULL);
     printf("{\"type\":\"edge\",\"checked\":%ld,\"ok\":%s}\n", checked, failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
+/* (top * 10^b + low) for the shapes of the boundary mode, digits in all */
+static void boundary_shapes(mpz_t z, mpz_t t, mpz_t u, unsigned long digits, unsigned long b) {
+    static const char *names[] = {"9s|0..0c", "9s|0..0", "rand|0..0c", "rand|9..9",
+                                  "9s|0..0c+far", "rand-1|9..9c"};
+    for (int shape = 0; shape < 6; shape++) {
+        /* the part above the edge: all 9s or random digits (top digit nonzero) */
+        if (shape == 0 || shape == 1 || shape == 4) {
+            mpz_ui_pow_ui(t, 10, digits - b);
+            mpz_sub_ui(t, t, 1);
+        } else {
+            mpz_ui_pow_ui(t, 10, digits - b - 1);
+            mpz_mul_ui(t, t, 1 + rng() % 9);
+            mpz_add_ui(t, t, rng() % 1000000007);
+        }
+        mpz_ui_pow_ui(u, 10, b);
+        mpz_mul(z, t, u);
+        switch (shape) {
+        case 0: case 2: mpz_add_ui(z, z, 1 + rng() % 1000); break;     /* 0...0c */
+        case 3: mpz_sub_ui(z, z, 1); break;                           /* ...9|9...9 */
+        case 4: /* 0...0 then digits 25 below the edge: beyond one limb of fraction */
+            if (b > 25) {
+                mpz_ui_pow_ui(u, 10, b - 25);
+                mpz_add(z, z, u);
+            }
+            break;
+        case 5: mpz_sub_ui(z, z, 1 + rng() % 1000); break;            /* 9...9(10^4-c) */
+        }
+        check(z, 0, names[shape]);
+    }
+}
+
+static int run_boundary(unsigned long lo, unsigned long hi, long count) {
+    mpz_t z, t, u;
+    mpz_inits(z, t, u, NULL);
+    for (long i = 0; i < count; i++) {
+        double f = count > 1 ? (double)i / (double)(count - 1) : 0.0;
+        unsigned long digits = (unsigned long)((double)lo * __builtin_pow((double)hi / (double)lo, f));
+        digits += rng() % 64;
+        /* edges at 19 * 2^j * {1, 3} digits from the bottom (a tree's top edges and the
+         * divisions' above it) and at four random leaf edges (multiples of 2432) */
+        for (unsigned long j = 0; ((unsigned long)19 << j) < digits; j++)
+            for (unsigned long m = 1; m <= 3; m += 2)
+                if (((unsigned long)19 << j) * m < digits)
+                    boundary_shapes(z, t, u, digits, ((unsigned long)19 << j) * m);
+        for (int k = 0; k < 4 && digits > 2432; k++)
+            boundary_shapes(z, t, u, digits, 2432 * (1 + rng() % ((digits - 1) / 2432)));
+    }
+    mpz_clears(z, t, u, NULL);
+    printf("{\"type\":\"boundary\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
     return failed ? 1 : 0;
 }
 
@@ -413,6 +472,11 @@ int main(int argc, char **argv) {
             return 2;
         return run_invert(lo, hi, strtol(argv[5], NULL, 0));
     }
+    if (argc == 6 && !strcmp(argv[1], "boundary")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        return run_boundary(strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0),
+                            strtol(argv[5], NULL, 0));
+    }
     if (argc == 3 && !strcmp(argv[1], "edge"))
         return run_edge(strtoul(argv[2], NULL, 0));
     if (argc == 2 && !strcmp(argv[1], "status"))
@@ -420,6 +484,7 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "cache"))
         return run_cache(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
+            "boundary SEED MINDIGITS MAXDIGITS COUNT | "
             "cache LIMBS\n", argv[0]);
     return 2;
 }
