@@ -6,10 +6,15 @@
  * 10^W) and work on fractions: a block of 2w digits with fraction f has its high half's
  * fraction f itself (the top limbs, no work) and its low half's frac(f * 10^w) (one
  * product, of which only the limbs below the integer part and above the precision the
- * child needs are kept, so from the NTT threshold a cyclic product of half the
- * transform length suffices: what wraps lands on discarded limbs). A leaf's digits are
- * the limbs that overflow out of the top as its fraction is multiplied by 10^19 over
- * and over: one mul_1 per 19 digits instead of the basecase's division per limb.
+ * child needs are kept, so a cyclic NTT product of half the whole product's transform
+ * length suffices: what wraps lands on discarded limbs; Barrett's split at the same
+ * place takes a product of that length and one of half of it). A leaf's digits are the
+ * limbs that overflow out of the top as its fraction is multiplied by 10^38 over and
+ * over: two products per limb and 38 digits instead of the basecase's two divisions.
+ *
+ * The fraction costs one product of the block's size (by a long inverse, built for
+ * the tree's top level only), more than the tree saves below ~2^11 chunks: trees start
+ * at 19 * 2^11 digits (BIGDEC__SRT_MIN_LOG in bigdec_dc.c), divisions above them.
  *
  * Precision: a node with fraction F limbs splitting at 10^w (m limbs) gives both
  * children F - m limbs; a leaf of c chunks gets c + 1, so 10^(19 c) < B^c leaves a guard
@@ -31,21 +36,21 @@
 #include "internal/bigdec_conv.h"
 
 /* A leaf's fraction may be off by up to this many units of its last limb after the
- * last chunk: the tree's 2 + 2 d (d < 32) and one per dropped limb (< 2^15 leaves
- * limbs). Checked against the top limb: 2^16 of 2^64. */
+ * last chunk: the tree's 2 + 2 d (d < 32) and one per dropped limb (a leaf has fewer
+ * than 2^15 limbs). Checked against the top limb: 2^16 of 2^64. */
 #define BIGDEC__SRT_MARGIN (UINT64_C(1) << 16)
 
-/* Leaves of 2^LEAF_LOG chunks (19 * 2^LEAF_LOG digits). */
+/* Leaves of 2^LEAF_LOG chunks (19 * 2^LEAF_LOG digits). Instructions per warm
+ * conversion at 262,144 and 1,048,576 bits (gcc 12 -O2): 2^6 chunks 4.84e7 and 2.77e8,
+ * 2^7 4.70e7 and 2.72e8, 2^8 4.55e7 and 2.66e8, 2^9 4.64e7 and 2.69e8. */
 #ifndef BIGDEC__SRT_LEAF_LOG
-#define BIGDEC__SRT_LEAF_LOG 7
+#define BIGDEC__SRT_LEAF_LOG 8
 #endif
 
-/* Trees of at most 19 * 2^this digits (larger parts split by division first). */
-#ifndef BIGDEC__SRT_MAX_LOG
-#define BIGDEC__SRT_MAX_LOG 40
-#endif
-
-/* From this power size (limbs) on, a node's product is the cyclic NTT's. */
+/* From this power size (limbs) on, a node's product is the cyclic NTT's, with the
+ * power's kept transform (Toom-3's full products below): instructions per warm
+ * conversion at 262,144 and 1,048,576 bits 4.55e7 and 2.66e8 from 128 limbs, 4.71e7
+ * and 2.72e8 from 300, 5.11e7 and 2.88e8 from 600. */
 #ifndef BIGDEC__SRT_CYCLIC_MIN
 #define BIGDEC__SRT_CYCLIC_MIN 128
 #endif
@@ -199,7 +204,7 @@ int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigde
     unsigned K = 0;
     while ((size_t)BIGDEC__CHUNK_DIGITS << K < width)
         K++;
-    if ((size_t)BIGDEC__CHUNK_DIGITS << K != width || K > BIGDEC__SRT_MAX_LOG)
+    if ((size_t)BIGDEC__CHUNK_DIGITS << K != width || K < 1) /* a leaf has >= 2 chunks */
         return 2;
     const bigdec__pow *w = bigdec__pow_get(K);
     const bigdec__limb *yl = w ? bigdec__pow_inverse_long(w) : NULL;
