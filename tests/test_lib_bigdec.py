@@ -78,6 +78,20 @@ def test_random_against_gmp(cc):
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_block_edges_against_gmp(cc):
+    """Digits that change at a block edge of the scaled remainder tree (bigdec_srt.c),
+    which approximates: 9s above the edge and 0...0c below, random digits above and
+    9...9 or 0...0c below. Without the leaf's boundary check these convert wrongly,
+    and neither the random shapes nor the edge values catch it (a precision lost
+    outright, a leaf keeping 3/4 of the limbs it needs or a fraction with its low 8
+    limbs cleared, the random shapes catch as well)."""
+    rc, lines, _ = run(_driver(cc), "boundary", "9", "80000", "400000" if FULL else "160000",
+                       "5" if FULL else "2")
+    assert rc == 0, lines[:5]
+    assert lines[-1]["type"] == "boundary" and lines[-1]["ok"] is True
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_multiplication_against_gmp(cc):
     """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
     100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
@@ -129,7 +143,8 @@ def test_sanitizers_address_undefined():
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
     for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
                  ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"],
-                 ["invert", "9", "1", "3000", "40"], ["random", "10", "3000", "9000", "4"]):
+                 ["invert", "9", "1", "3000", "40"], ["random", "10", "3000", "9000", "4"],
+                 ["boundary", "9", "80000", "80000", "1"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]
@@ -187,6 +202,19 @@ def test_random_against_cpython(lib):
         if i % 3 == 0:
             x = -x
         assert to_str(lib, x) == str(x), (i, limbs)
+
+
+def test_block_edges_against_cpython(lib):
+    """(10^a - 1) 10^b + c and its neighbours with b on the scaled remainder tree's
+    block edges (multiples of 19 * 2^8 digits), converted twice: the first conversion
+    at a size divides, the second goes through the tree."""
+    sys.set_int_max_str_digits(0)
+    digits = 90000
+    for b in (4864, 38912, 38912 + 4864, 77824):
+        for c in (0, 1, 10 ** (b - 25), -1):
+            x = (10 ** (digits - b) - 1) * 10 ** b + c
+            for _ in range(2):
+                assert to_str(lib, x) == str(x), (b, c)
 
 
 def test_edge_values_against_cpython(lib):

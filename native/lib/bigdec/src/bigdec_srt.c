@@ -195,9 +195,11 @@ int bigdec__srt_inverse(bigdec__limb *yl, const bigdec__pow *w, bigdec__arena *a
 }
 
 size_t bigdec__srt_scratch(size_t n) {
-    /* the entry: f, (2r + 1) << s and its product with the long inverse; the tree: a
-     * product of < 2F limbs per level (F < n + 48), and one product's scratch */
-    return 10 * n + 8 * BIGDEC__SRT_INV_GUARD + 64 * 16 + bigdec__mul_scratch(2 * n + 128);
+    /* f (F + 2 <= n + 50 limbs), then the larger of the entry, (2r + 1) << s and its
+     * product (3n + 52) with that product's scratch (24n + 1700), and the tree: its
+     * products' p (< 2F, F/2 a level down: 4n + 200 in all), the top one's scratch
+     * (24 F + 512), a leaf's copy (<= n) */
+    return 32 * n + 4096;
 }
 
 int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigdec__arena *ar) {
