@@ -20,7 +20,7 @@
  * children F - m limbs; a leaf of c chunks gets c + 1, so 10^(19 c) < B^c leaves a guard
  * limb. An error of E units of the parent's last limb becomes, times 10^w < B^m, at
  * most E units of the child's, plus one for truncation and one for the carry a cyclic
- * product may add: after d levels below the entry's 2 units, E <= 2 + 2 d (< 64).
+ * product may add: after d levels below the entry's 3 units, E <= 3 + 2 d (< 70).
  * The leaf drops low limbs as its digits leave (keeping one limb more than the chunks
  * still to come), each drop costing below B^-1 of a digit unit at the end.
  *
@@ -28,16 +28,16 @@
  * true value of what remains below them lies within the error of a digit boundary
  * (the digits below the leaf are 999... or 000...). The leaf checks that the fraction
  * left after its last digit is at least 2^-48 away from 0 and from 1 (the error is
- * below 2^-52 of it); otherwise the whole tree reports "ambiguous" and the caller
+ * below 2^-55); otherwise the whole tree reports "ambiguous" and the caller
  * converts r by the exact Barrett divisions. The 1/2 added to r puts the lowest
  * leaf's remainder at one half, away from both ends, so only genuine runs of 9s or 0s
  * at a block edge (~2^-47 of random leaves) fall back.
  */
 #include "internal/bigdec_conv.h"
 
-/* A leaf's fraction may be off by up to this many units of its last limb after the
- * last chunk: the tree's 2 + 2 d (d < 32) and one per dropped limb (a leaf has fewer
- * than 2^15 limbs). Checked against the top limb: 2^16 of 2^64. */
+/* After a leaf's last chunk its fraction is off by less than 2^9 units of its top
+ * limb: the tree's 3 + 2 d (d < 32) and one per dropped limb (a leaf has 2^8 + 1).
+ * The top limb must be this far from 0 and from 2^64. */
 #define BIGDEC__SRT_MARGIN (UINT64_C(1) << 16)
 
 /* Leaves of 2^LEAF_LOG chunks (19 * 2^LEAF_LOG digits). Instructions per warm
