@@ -24,6 +24,21 @@
 #define BIGDEC__DC_THRESHOLD 128
 #endif
 
+/* Splits by powers of at most this many limbs divide by schoolbook (no inverse);
+ * larger powers carry a Newton inverse for Barrett's division. */
+#ifndef BIGDEC__DIV_SCHOOL_MAX
+#define BIGDEC__DIV_SCHOOL_MAX 128
+#endif
+/* ... and so do those of at most this many limbs in a conversion that is the first to
+ * ask for their inverse: one conversion does not use it enough to pay for it. */
+#ifndef BIGDEC__DIV_SCHOOL_COLD_MAX
+#define BIGDEC__DIV_SCHOOL_COLD_MAX 1024
+#endif
+/* ... and so does a split whose quotient has at most 1 / this of the power's limbs. */
+#ifndef BIGDEC__DIV_SCHOOL_QUOTIENT
+#define BIGDEC__DIV_SCHOOL_QUOTIENT 8
+#endif
+
 /* ---- bigdec_digits.c ---- */
 
 /* Write c < 10^19 as exactly 19 digits (leading zeros kept). */
@@ -47,7 +62,9 @@ typedef struct bigdec__pow {
     size_t n;        /* limbs of p */
     unsigned shift;  /* bits p is shifted left by */
     bigdec__limb *p; /* n limbs */
-    bigdec__limb *y; /* n + 1 limbs */
+    bigdec__limb *y; /* n + 1 limbs, valid once y_built (bigdec__pow_inverse) */
+    int y_built;     /* read with acquire loads */
+    unsigned long y_asked; /* the conversion that first asked for y (0: none) */
     bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
     size_t rawn;
     /* From BIGDEC__NTT_THRESHOLD limbs: the forward transforms of y (length 2^ylog, for
@@ -73,6 +90,11 @@ typedef struct bigdec__pow {
 const bigdec__pow *bigdec__pow_get(unsigned level);
 
 void bigdec__pow_release(void);
+
+/* w's inverse y, built (under the cache's lock) if it is not yet: now, or (now == 0)
+ * when a second conversion asks for it. NULL before, or if it cannot be had: the
+ * caller then divides by schoolbook, which needs no memory. */
+const bigdec__limb *bigdec__pow_inverse(const bigdec__pow *w, int now);
 
 /* w's transform of y (which = 0), of p (which = 1) or of raw (which = 2, length
  * 2^ylog), built now if this is its first use (under the cache's lock); NULL below the

@@ -104,7 +104,7 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     if (!w)
         return (size_t)-1;
     size_t k = w->n, mark = ar->used;
-    bigdec__limb *xs = bigdec__alloc(ar, n + 1);
+    bigdec__limb *xs = bigdec__alloc(ar, (n > k ? n : k) + 1);
     if (!xs)
         return (size_t)-1;
     xs[n] = bigdec__lshift(xs, x, n, w->shift);
@@ -120,18 +120,29 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
             return (size_t)-1;
         return width;
     }
-    if (nn <= k) /* k limbs but >= p: pad so that dn < nn holds */
+    if (nn <= k) { /* k limbs but >= p: pad so that dn < nn holds */
         nn = k + 1;
+        if (nn > n + 1)
+            xs[n + 1] = 0; /* xs has room: max(n, k) + 1 limbs */
+    }
     if (nn > 2 * k) /* a level chosen too low: a bug, caught by the tests */
         return (size_t)-1;
     bigdec__ntt_pre pre;
     bigdec__limb *q = bigdec__alloc(ar, nn - k + 1), *r = bigdec__alloc(ar, k);
     if (!r)
         return (size_t)-1;
-    if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, w->y, bigdec__dc_pre(&pre, w, nn), ar) != 0)
-        return (size_t)-1;
-    bigdec__rshift(r, r, k, w->shift);
     size_t qn = nn - k + 1;
+    const bigdec__limb *y = NULL;
+    if (k > BIGDEC__DIV_SCHOOL_MAX && qn * BIGDEC__DIV_SCHOOL_QUOTIENT > k)
+        y = bigdec__pow_inverse(w, k > BIGDEC__DIV_SCHOOL_COLD_MAX);
+    if (!y) {
+        bigdec__divrem_school(q, xs, nn, w->p, k);
+        bigdec__copy(r, xs, k);
+    } else if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, y, bigdec__dc_pre(&pre, w, nn), ar) !=
+               0) {
+        return (size_t)-1;
+    }
+    bigdec__rshift(r, r, k, w->shift);
     if (width) {
         if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt) == (size_t)-1)
             return (size_t)-1;

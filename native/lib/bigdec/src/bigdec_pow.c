@@ -22,7 +22,7 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     bigdec__limb *raw = malloc(rawn * sizeof *raw);
     /* p and y in one block: n <= rawn, y has n + 1 limbs */
     bigdec__limb *py = malloc((2 * rawn + 1) * sizeof *py);
-    size_t scratch = bigdec__invert_scratch(rawn) + bigdec__mul_scratch(rawn);
+    size_t scratch = bigdec__mul_scratch(rawn);
     bigdec__arena ar = {malloc(scratch * sizeof(bigdec__limb)), 0, scratch, 0};
     if (!w || !raw || !py || !ar.base) {
         free(w), free(raw), free(py), free(ar.base);
@@ -45,7 +45,6 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     w->p = py;
     w->y = py + n;
     bigdec__lshift(w->p, raw, n, s);
-    bigdec__invert(w->y, w->p, n, &ar);
     int bad = ar.overflow;
     free(ar.base);
     for (w->ylog = 0; ((size_t)1 << w->ylog) < 2 * n + 2; w->ylog++)
@@ -94,6 +93,56 @@ void bigdec__pow_release(void) {
     pthread_mutex_unlock(&bigdec__pow_lock);
 }
 
+/* y, built under the lock by the first division that asks for it (not with the power:
+ * schoolbook divisions and the scaled remainder tree's nodes never read it, and a cold
+ * 16,384-bit conversion spent 60% of its instructions on inverses it did not use). */
+static const bigdec__limb *bigdec__pow_inverse_locked(bigdec__pow *w) {
+    if (w->y_built)
+        return w->y;
+    size_t cap = bigdec__invert_scratch(w->n);
+    bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};
+    if (!ar.base)
+        return NULL;
+    bigdec__invert(w->y, w->p, w->n, &ar);
+    int bad = ar.overflow;
+    free(ar.base);
+    if (bad) /* scratch sizing bug: never hand out a wrong inverse */
+        return NULL;
+    __atomic_store_n(&w->y_built, 1, __ATOMIC_RELEASE);
+    return w->y;
+}
+
+/* Conversions are numbered (from 1) to tell one conversion's requests from the next's. */
+static unsigned long bigdec__conversions;
+static _Thread_local unsigned long bigdec__conversion;
+
+void bigdec__pow_conversion_begin(void) {
+    bigdec__conversion = __atomic_add_fetch(&bigdec__conversions, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether a conversion before this one asked for the part whose request is *asked
+ * (and if none did, this one's request is recorded). */
+static int bigdec__pow_asked_before(unsigned long *asked) {
+    unsigned long a = __atomic_load_n(asked, __ATOMIC_RELAXED);
+    if (a == 0 || a == bigdec__conversion) {
+        __atomic_store_n(asked, bigdec__conversion, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return 1;
+}
+
+const bigdec__limb *bigdec__pow_inverse(const bigdec__pow *cw, int now) {
+    bigdec__pow *w = (bigdec__pow *)cw; /* only the lazily built parts change */
+    if (__atomic_load_n(&w->y_built, __ATOMIC_ACQUIRE))
+        return w->y;
+    if (!now && !bigdec__pow_asked_before(&w->y_asked))
+        return NULL;
+    pthread_mutex_lock(&bigdec__pow_lock);
+    const bigdec__limb *y = bigdec__pow_inverse_locked(w);
+    pthread_mutex_unlock(&bigdec__pow_lock);
+    return y;
+}
+
 /* The transforms are built where a division first asks for them, not with the power:
  * a cold conversion's top split uses its power once, often with a shorter quotient than
  * the transform is for, and building them with the power cost 2-5% more instructions
@@ -108,7 +157,7 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
         return t;
     pthread_mutex_lock(&bigdec__pow_lock);
     t = *slot;
-    if (!t) {
+    if (!t && (which != 0 || bigdec__pow_inverse_locked(w))) {
         unsigned log = which == 1 ? w->dlog : w->ylog;
         const bigdec__limb *b = which == 2 ? w->raw : which ? w->p : w->y;
         t = malloc(BIGDEC__NTT_PRE_WORDS(log) * sizeof *t);
@@ -123,14 +172,6 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     return t;
 }
 
-/* Conversions are numbered (from 1) to tell one conversion's requests from the next's. */
-static unsigned long bigdec__conversions;
-static _Thread_local unsigned long bigdec__conversion;
-
-void bigdec__pow_conversion_begin(void) {
-    bigdec__conversion = __atomic_add_fetch(&bigdec__conversions, 1, __ATOMIC_RELAXED);
-}
-
 /* Built when a second conversion asks for it, not the first: only levels that head a scaled remainder
  * tree need it, and building it with the transforms the tree keeps cost a cold
  * conversion 8-14% more instructions than the divisions it saves in that one call
@@ -141,15 +182,11 @@ const bigdec__limb *bigdec__pow_inverse_long(const bigdec__pow *cw) {
     bigdec__limb *yl = __atomic_load_n(&w->yl, __ATOMIC_ACQUIRE);
     if (yl)
         return yl;
-    /* asked for by no conversion before this one: the caller divides */
-    unsigned long asked = __atomic_load_n(&w->yl_asked, __ATOMIC_RELAXED);
-    if (asked == 0 || asked == bigdec__conversion) {
-        __atomic_store_n(&w->yl_asked, bigdec__conversion, __ATOMIC_RELAXED);
+    if (!bigdec__pow_asked_before(&w->yl_asked)) /* the caller divides */
         return NULL;
-    }
     pthread_mutex_lock(&bigdec__pow_lock);
     yl = w->yl;
-    if (!yl) {
+    if (!yl && bigdec__pow_inverse_locked(w)) {
         size_t cap = 4 * w->n + 256 + bigdec__mul_scratch(w->n + 1);
         bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};
         yl = malloc(bigdec__srt_inverse_limbs(w->n) * sizeof *yl);

@@ -14,6 +14,10 @@
  *       9s above the edge and 0...0c below, random digits above and 0...0c or 9...9
  *       below, at COUNT digit counts spread over [MINDIGITS, MAXDIGITS]: what a
  *       conversion that approximates (bigdec_srt.c) gets wrong by one unit.
+ *   bigdec_check cold-random ... | cold-edge ... | cold-boundary ...
+ *       the same with the power cache released before every conversion: each is the
+ *       first to ask for its powers' inverses, so splits by powers of up to
+ *       BIGDEC__DIV_SCHOOL_COLD_MAX limbs divide by schoolbook (bigdec_dc.c).
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
  *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
@@ -57,6 +61,10 @@ static uint64_t rng(void) {
 }
 
 static long checked, failed;
+/* "cold-" modes: the power cache is released before every conversion, so each one is
+ * the first to ask for its powers' inverses (schoolbook splits up to
+ * BIGDEC__DIV_SCHOOL_COLD_MAX limbs) */
+static int cold;
 
 /* Compare bigdec (unsigned and signed forms) with GMP for z >= 0, given as limbs with
  * `extra` high zero limbs appended. */
@@ -76,6 +84,8 @@ static void check(const mpz_t z, int extra, const char *shape) {
     char *got = malloc(cap + 2);
     memset(got, 'X', cap + 2);
     size_t len = 12345;
+    if (cold)
+        bigdec_cache_release();
     bigdec_status st = bigdec_write(got, cap, limbs, n + extra, &len);
     int ok = size_ok && st == BIGDEC_OK && len == wl && !strcmp(got, want) &&
              got[cap] == 'X' && got[cap + 1] == 'X'; /* nothing past cap */
@@ -85,6 +95,8 @@ static void check(const mpz_t z, int extra, const char *shape) {
         char *sg = malloc(scap + 1);
         sg[scap] = 'X';
         size_t slen = 0;
+        if (cold)
+            bigdec_cache_release();
         st = bigdec_write_signed(sg, scap, 1, limbs, n + extra, &slen);
         mpz_t neg;
         mpz_init(neg);
@@ -440,6 +452,10 @@ static int run_invert(size_t lo, size_t hi, long count) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strncmp(argv[1], "cold-", 5)) {
+        cold = 1;
+        argv[1] += 5;
+    }
     if (argc == 6 && !strcmp(argv[1], "random")) {
         rng_state = strtoull(argv[2], NULL, 0);
         size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
