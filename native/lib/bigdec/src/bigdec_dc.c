@@ -5,7 +5,10 @@
  * basecase. With Barrett division by the cached inverse, one split costs ~2 M(k) for a
  * k-limb power, and the splits of one recursion depth add up to about the cost of the
  * one above divided by 2^0.415 (Karatsuba), so the whole conversion costs O(M(n)),
- * ~n^1.585, instead of the basecase's n^2.
+ * ~n^1.585, instead of the basecase's n^2. Where the inverse costs more than it saves
+ * (powers up to BIGDEC__DIV_SCHOOL_MAX limbs, short quotients, and a first conversion
+ * of up to BIGDEC__DIV_SCHOOL_COLD_MAX limbs) a split divides by the power itself,
+ * by schoolbook, and the inverse is built by the first split that uses it.
  *
  * Widths: the top part has variable width; a lower part of width 19 * 2^(i+1) splits at
  * level i into two halves of 19 * 2^i digits. Division is of x << shift by
@@ -76,9 +79,11 @@ static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec_
 }
 
 /* srt: whether fixed-width parts may try the scaled remainder tree (not below one it
- * gave back as ambiguous: that subtree is done exactly, by division, all the way). */
+ * gave back as ambiguous: that subtree is done exactly, by division, all the way).
+ * inv_now: whether a Barrett split builds its power's inverse at once (else only when
+ * a second conversion asks: bigdec__pow_inverse). */
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
-                             bigdec__arena *ar, int srt) {
+                             bigdec__arena *ar, int srt, int inv_now) {
     n = bigdec__normlen(x, n);
     if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << BIGDEC__SRT_MIN_LOG) {
         int st = bigdec__srt(out, x, n, width, ar);
@@ -104,7 +109,7 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     if (!w)
         return (size_t)-1;
     size_t k = w->n, mark = ar->used;
-    bigdec__limb *xs = bigdec__alloc(ar, (n > k ? n : k) + 1);
+    bigdec__limb *xs = bigdec__alloc(ar, n + 1);
     if (!xs)
         return (size_t)-1;
     xs[n] = bigdec__lshift(xs, x, n, w->shift);
@@ -116,15 +121,13 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
         if (!width)
             return (size_t)-1;
         memset(out, '0', width - w->digits);
-        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar, srt) == (size_t)-1)
+        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar, srt, inv_now) ==
+            (size_t)-1)
             return (size_t)-1;
         return width;
     }
-    if (nn <= k) { /* k limbs but >= p: pad so that dn < nn holds */
+    if (nn <= k) /* k limbs but >= p: pad so that dn < nn holds (x >= p has n >= k) */
         nn = k + 1;
-        if (nn > n + 1)
-            xs[n + 1] = 0; /* xs has room: max(n, k) + 1 limbs */
-    }
     if (nn > 2 * k) /* a level chosen too low: a bug, caught by the tests */
         return (size_t)-1;
     bigdec__ntt_pre pre;
@@ -134,7 +137,7 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     size_t qn = nn - k + 1;
     const bigdec__limb *y = NULL;
     if (k > BIGDEC__DIV_SCHOOL_MAX && qn * BIGDEC__DIV_SCHOOL_QUOTIENT > k)
-        y = bigdec__pow_inverse(w, k > BIGDEC__DIV_SCHOOL_COLD_MAX);
+        y = bigdec__pow_inverse(w, inv_now);
     if (!y) {
         bigdec__divrem_school(q, xs, nn, w->p, k);
         bigdec__copy(r, xs, k);
@@ -144,15 +147,15 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     }
     bigdec__rshift(r, r, k, w->shift);
     if (width) {
-        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt) == (size_t)-1)
+        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt, inv_now) == (size_t)-1)
             return (size_t)-1;
         len = width - w->digits;
     } else {
-        len = bigdec__dc_rec(out, q, qn, 0, ar, srt); /* q > 0 here */
+        len = bigdec__dc_rec(out, q, qn, 0, ar, srt, inv_now); /* q > 0 here */
         if (len == (size_t)-1)
             return len;
     }
-    if (bigdec__dc_rec(out + len, r, k, w->digits, ar, srt) == (size_t)-1)
+    if (bigdec__dc_rec(out + len, r, k, w->digits, ar, srt, inv_now) == (size_t)-1)
         return (size_t)-1;
     ar->used = mark;
     return len + w->digits;
@@ -160,5 +163,6 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
 
 size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar) {
     bigdec__pow_conversion_begin();
-    return bigdec__dc_rec(out, x, n, width, ar, 1);
+    int inv_now = bigdec__normlen(x, n) > BIGDEC__DIV_SCHOOL_COLD_MAX;
+    return bigdec__dc_rec(out, x, n, width, ar, 1, inv_now);
 }
