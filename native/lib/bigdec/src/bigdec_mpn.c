@@ -101,17 +101,29 @@ bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
     return c;
 }
 
+/* Schoolbook division's inner loop: one limb's step, the product's low half with the
+ * carry subtracted from r[i], the borrow added to the high half. */
+static inline __attribute__((always_inline)) bigdec__limb
+bigdec__submul_step(bigdec__limb *r, const bigdec__limb *a, size_t i, bigdec__limb b,
+                    bigdec__limb c) {
+    bigdec__dlimb p = (bigdec__dlimb)a[i] * b;
+    bigdec__limb lo = (bigdec__limb)p, hi = (bigdec__limb)(p >> 64);
+    hi += __builtin_add_overflow(lo, c, &lo);
+    hi += __builtin_sub_overflow(r[i], lo, &r[i]);
+    return hi;
+}
+
+/* Two limbs per iteration (fewer loop instructions, two independent products). */
 bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b) {
     bigdec__limb c = 0;
-    for (size_t i = 0; i < n; i++) {
-        bigdec__dlimb p = (bigdec__dlimb)a[i] * b + c;
-        bigdec__limb lo = (bigdec__limb)p;
-        c = (bigdec__limb)(p >> 64);
-        bigdec__limb ri = r[i];
-        r[i] = ri - lo;
-        c += ri < lo;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        c = bigdec__submul_step(r, a, i, b, c);
+        c = bigdec__submul_step(r, a, i + 1, b, c);
     }
+    if (i < n)
+        c = bigdec__submul_step(r, a, i, b, c);
     return c;
 }
 
