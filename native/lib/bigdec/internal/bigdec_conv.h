@@ -73,6 +73,11 @@ typedef struct bigdec__pow {
     int y_built;     /* read with acquire loads */
     unsigned long y_asked; /* the conversion that first asked for y (0: none) */
     bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
+    /* 5^(19 * 2^i) << poshift, normalised, pon limbs: schoolbook splits divide by the
+     * odd part of the power (30% fewer limbs) and take the low bits of x as they are */
+    bigdec__limb *po;
+    size_t pon;
+    unsigned poshift;
     size_t rawn;
     /* From BIGDEC__NTT_THRESHOLD limbs: the forward transforms of y (length 2^ylog, for
      * Barrett's y * n_top with an (n + 1)-limb quotient) and of p (cyclic, 2^dlog, for

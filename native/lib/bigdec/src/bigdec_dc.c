@@ -78,6 +78,46 @@ static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec_
     return pre;
 }
 
+/* x = q 10^w + r by schoolbook division by 10^w's odd part: with x = h 2^w + l
+ * (l < 2^w), q = floor(h / 5^w) and r = (h mod 5^w) 2^w + l; the divisor has ~70% of
+ * the power's limbs, and so has the division's cost. x >= 10^w. Returns q (*qn limbs),
+ * *r gets w->n limbs, both from the arena; NULL if it is full. */
+static bigdec__limb *bigdec__dc_divrem_odd(bigdec__limb **r, size_t *qn,
+                                           const bigdec__limb *x, size_t n,
+                                           const bigdec__pow *w, bigdec__arena *ar) {
+    size_t zl = w->digits / 64, m = n - zl, k = w->n, ko = w->pon;
+    unsigned zb = (unsigned)(w->digits % 64);
+    /* q and r stay for the halves' conversions, h is released: q has at most
+     * (m + 1) - ko + 1 limbs (or 2, padded), h m + 2 */
+    bigdec__limb *q = bigdec__alloc(ar, m + 3 - ko), *rr = bigdec__alloc(ar, k);
+    size_t mark = ar->used;
+    bigdec__limb *h = bigdec__alloc(ar, m + 2);
+    if (!h)
+        return NULL;
+    bigdec__rshift(h, x + zl, m, zb);
+    h[m] = bigdec__lshift(h, h, m, w->poshift);
+    h[m + 1] = 0;
+    size_t hn = bigdec__normlen(h, m + 1);
+    if (hn <= ko) /* h >= 5^w: pad to one limb more than the divisor */
+        hn = ko + 1;
+    *qn = hn - ko + 1;
+    bigdec__divrem_school(q, h, hn, w->po, ko);
+    bigdec__rshift(h, h, ko, w->poshift);
+    /* r = (h mod 5^w) 2^w + l: l's whole limbs, then the remainder shifted by zb with
+     * l's top bits below it */
+    bigdec__copy(rr, x, zl);
+    bigdec__limb top = bigdec__lshift(rr + zl, h, ko, zb);
+    if (zl + ko < k) {
+        rr[zl + ko] = top;
+        bigdec__zero(rr + zl + ko + 1, k - zl - ko - 1);
+    }
+    if (zb)
+        rr[zl] |= x[zl] & (((bigdec__limb)1 << zb) - 1);
+    ar->used = mark;
+    *r = rr;
+    return q;
+}
+
 /* srt: whether fixed-width parts may try the scaled remainder tree (not below one it
  * gave back as ambiguous: that subtree is done exactly, by division, all the way).
  * inv_now: whether a Barrett split builds its power's inverse at once (else only when
@@ -130,22 +170,25 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
         nn = k + 1;
     if (nn > 2 * k) /* a level chosen too low: a bug, caught by the tests */
         return (size_t)-1;
-    bigdec__ntt_pre pre;
-    bigdec__limb *q = bigdec__alloc(ar, nn - k + 1), *r = bigdec__alloc(ar, k);
-    if (!r)
-        return (size_t)-1;
     size_t qn = nn - k + 1;
     const bigdec__limb *y = NULL;
     if (k > BIGDEC__DIV_SCHOOL_MAX && qn * BIGDEC__DIV_SCHOOL_QUOTIENT > k)
         y = bigdec__pow_inverse(w, inv_now);
-    if (!y) {
-        bigdec__divrem_school(q, xs, nn, w->p, k);
-        bigdec__copy(r, xs, k);
-    } else if (bigdec__divrem_pre(q, r, xs, nn, w->p, k, y, bigdec__dc_pre(&pre, w, nn), ar) !=
-               0) {
-        return (size_t)-1;
+    bigdec__limb *q, *r;
+    if (y) {
+        bigdec__ntt_pre pre;
+        q = bigdec__alloc(ar, qn);
+        r = bigdec__alloc(ar, k);
+        if (!r || bigdec__divrem_pre(q, r, xs, nn, w->p, k, y, bigdec__dc_pre(&pre, w, nn),
+                                     ar) != 0)
+            return (size_t)-1;
+        bigdec__rshift(r, r, k, w->shift);
+    } else {
+        ar->used = mark; /* xs is not needed */
+        q = bigdec__dc_divrem_odd(&r, &qn, x, n, w, ar);
+        if (!q)
+            return (size_t)-1;
     }
-    bigdec__rshift(r, r, k, w->shift);
     if (width) {
         if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt, inv_now) == (size_t)-1)
             return (size_t)-1;

@@ -20,8 +20,8 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     size_t rawn = prev ? 2 * prev->rawn : 1;
     bigdec__pow *w = calloc(1, sizeof *w);
     bigdec__limb *raw = malloc(rawn * sizeof *raw);
-    /* p and y in one block: n <= rawn, y has n + 1 limbs */
-    bigdec__limb *py = malloc((2 * rawn + 1) * sizeof *py);
+    /* p, y and the odd part in one block: n <= rawn, y has n + 1 limbs */
+    bigdec__limb *py = malloc((3 * rawn + 1) * sizeof *py);
     size_t scratch = bigdec__mul_scratch(rawn);
     bigdec__arena ar = {malloc(scratch * sizeof(bigdec__limb)), 0, scratch, 0};
     if (!w || !raw || !py || !ar.base) {
@@ -45,6 +45,14 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     w->p = py;
     w->y = py + n;
     bigdec__lshift(w->p, raw, n, s);
+    /* 10^w = 5^w 2^w: the odd part, normalised, from raw's limbs above the w zero bits */
+    size_t zl = w->digits / 64, on = n - zl;
+    w->po = py + 2 * n + 1;
+    bigdec__rshift(w->po, raw + zl, on, (unsigned)(w->digits % 64));
+    on = bigdec__normlen(w->po, on);
+    w->pon = on;
+    w->poshift = (unsigned)__builtin_clzll(w->po[on - 1]);
+    bigdec__lshift(w->po, w->po, on, w->poshift);
     int bad = ar.overflow;
     free(ar.base);
     for (w->ylog = 0; ((size_t)1 << w->ylog) < 2 * n + 2; w->ylog++)
