@@ -21,14 +21,14 @@
  * limbs 4096 bits ran 1.05x, 8192 bits 0.82x; at 128 limbs 1.24x and 0.90x, and no
  * size from 3000 to 16384 bits got slower. */
 #ifndef BIGDEC__DC_THRESHOLD
-#define BIGDEC__DC_THRESHOLD 128
+#define BIGDEC__DC_THRESHOLD 64
 #endif
 
 /* Splits by powers of at most this many limbs divide by schoolbook (Knuth's algorithm
  * D, no inverse); larger powers get a Newton inverse for Barrett's division (warm,
  * callgrind: 96 gave 6.79e6 instructions at 65,536 bits, 128 6.71e6, 256 7.30e6). */
 #ifndef BIGDEC__DIV_SCHOOL_MAX
-#define BIGDEC__DIV_SCHOOL_MAX 128
+#define BIGDEC__DIV_SCHOOL_MAX 256
 #endif
 /* ... and so do all splits in a conversion of a number of at most this many limbs,
  * where it is the first to ask for an inverse: the level of k-limb powers splits ~n/2k
