@@ -69,7 +69,7 @@ typedef struct bigdec__pow {
     size_t n;        /* limbs of p */
     unsigned shift;  /* bits p is shifted left by */
     bigdec__limb *p; /* n limbs */
-    bigdec__limb *y; /* n + 1 limbs, valid once y_built (bigdec__pow_inverse) */
+    bigdec__limb *y; /* n + 1 limbs, set once y_built (bigdec__pow_inverse) */
     int y_built;     /* read with acquire loads */
     unsigned long y_asked; /* the conversion that first asked for y (0: none) */
     bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */

@@ -20,8 +20,8 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     size_t rawn = prev ? 2 * prev->rawn : 1;
     bigdec__pow *w = calloc(1, sizeof *w);
     bigdec__limb *raw = malloc(rawn * sizeof *raw);
-    /* p, y and the odd part in one block: n <= rawn, y has n + 1 limbs */
-    bigdec__limb *py = malloc((3 * rawn + 1) * sizeof *py);
+    /* p and the odd part in one block (n <= rawn limbs each); y comes when used */
+    bigdec__limb *py = malloc(2 * rawn * sizeof *py);
     size_t scratch = bigdec__mul_scratch(rawn);
     bigdec__arena ar = {malloc(scratch * sizeof(bigdec__limb)), 0, scratch, 0};
     if (!w || !raw || !py || !ar.base) {
@@ -43,11 +43,10 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     w->n = n;
     w->shift = s;
     w->p = py;
-    w->y = py + n;
     bigdec__lshift(w->p, raw, n, s);
     /* 10^w = 5^w 2^w: the odd part, normalised, from raw's limbs above the w zero bits */
     size_t zl = w->digits / 64, on = n - zl;
-    w->po = py + 2 * n + 1;
+    w->po = py + n;
     bigdec__rshift(w->po, raw + zl, on, (unsigned)(w->digits % 64));
     on = bigdec__normlen(w->po, on);
     w->pon = on;
@@ -89,6 +88,7 @@ void bigdec__pow_release(void) {
         if (bigdec__pows[i]) {
             free(bigdec__pows[i]->raw);
             free(bigdec__pows[i]->p);
+            free(bigdec__pows[i]->y);
             free(bigdec__pows[i]->ty);
             free(bigdec__pows[i]->td);
             free(bigdec__pows[i]->yl);
@@ -109,15 +109,18 @@ static const bigdec__limb *bigdec__pow_inverse_locked(bigdec__pow *w) {
         return w->y;
     size_t cap = bigdec__invert_scratch(w->n);
     bigdec__arena ar = {malloc(cap * sizeof(bigdec__limb)), 0, cap, 0};
-    if (!ar.base)
-        return NULL;
-    bigdec__invert(w->y, w->p, w->n, &ar);
-    int bad = ar.overflow;
+    bigdec__limb *y = malloc((w->n + 1) * sizeof *y);
+    if (ar.base && y)
+        bigdec__invert(y, w->p, w->n, &ar);
+    int bad = !ar.base || !y || ar.overflow; /* overflow: a scratch sizing bug */
     free(ar.base);
-    if (bad) /* scratch sizing bug: never hand out a wrong inverse */
+    if (bad) {
+        free(y);
         return NULL;
+    }
+    w->y = y;
     __atomic_store_n(&w->y_built, 1, __ATOMIC_RELEASE);
-    return w->y;
+    return y;
 }
 
 /* Conversions are numbered (from 1) to tell one conversion's requests from the next's. */
