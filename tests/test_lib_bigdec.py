@@ -92,6 +92,24 @@ def test_block_edges_against_gmp(cc):
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_cold_conversions_against_gmp(cc):
+    """Every conversion the first since the cache was released: splits by schoolbook
+    division by the power's odd part 5^w up to 1920 limbs, and from 1920 limbs
+    Barrett's with inverses built on first use. Edge values, random shapes across the
+    1920-limb switch, and digits that change at block edges (19 * 2^j digits from the
+    bottom, where the odd part's remainder meets x's low bits). A remainder missing
+    bit 0 of x's limb at the 2^w split, or an estimate of B - 2 where it should be
+    B - 1, fails here."""
+    exe = _driver(cc)
+    for args in (["cold-edge", "3000"], ["cold-random", "11", "60", "1200", "300"],
+                 ["cold-random", "12", "1200", "5000", "16"],
+                 ["cold-boundary", "13", "2000", "40000", "6"]):
+        rc, lines, _ = run(exe, *args)
+        assert rc == 0, (args, lines[:5])
+        assert lines[-1]["ok"] is True
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_multiplication_against_gmp(cc):
     """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
     100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
@@ -144,7 +162,8 @@ def test_sanitizers_address_undefined():
     for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
                  ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"],
                  ["invert", "9", "1", "3000", "40"], ["random", "10", "3000", "9000", "4"],
-                 ["boundary", "9", "80000", "80000", "1"]):
+                 ["boundary", "9", "80000", "80000", "1"],
+                 ["cold-random", "9", "60", "2500", "60"]):
         rc, lines, err = run(exe, *args, env=env)
         assert rc == 0, (args, err[-3000:])
         assert "runtime error" not in err and "AddressSanitizer" not in err, err[-3000:]

@@ -16,17 +16,20 @@
 #define BIGDEC__TEN19_INV UINT64_C(0xd83c94fb6d2ac34a)
 
 /* Numbers up to this many limbs are converted by the basecase (quadratic, but with
- * small constants); above it by divide and conquer. Measured against GMP's
- * mpz_get_str on an AMD family 26 (gcc 12 -O2, bigdec-bench, GMP/bigdec time): at 48
- * limbs 4096 bits ran 1.05x, 8192 bits 0.82x; at 128 limbs 1.24x and 0.90x, and no
- * size from 3000 to 16384 bits got slower. */
+ * small constants); above it by divide and conquer. With Barrett splits only, 128
+ * was best (timed against GMP's mpz_get_str on an AMD family 26: at 48 limbs 4096
+ * bits ran 1.05x GMP's speed, at 128 limbs 1.24x). With schoolbook splits by the
+ * power's odd part a split costs less than the basecase's quadratic work above 64
+ * (callgrind, warm, gcc 12 -O2: 8192 bits 2.01e5 instructions at 128, 1.59e5 at 64;
+ * 16,384 bits 5.87e5 and 5.02e5; 4096 bits, 64 limbs, unchanged). */
 #ifndef BIGDEC__DC_THRESHOLD
 #define BIGDEC__DC_THRESHOLD 64
 #endif
 
 /* Splits by powers of at most this many limbs divide by schoolbook (Knuth's algorithm
- * D, no inverse); larger powers get a Newton inverse for Barrett's division (warm,
- * callgrind: 96 gave 6.79e6 instructions at 65,536 bits, 128 6.71e6, 256 7.30e6). */
+ * D on the power's odd part, no inverse); larger powers get a Newton inverse for
+ * Barrett's division (warm, callgrind: 32,768 and 65,536 bits took 1.84e6 and 6.02e6
+ * instructions at 128, 1.70e6 and 5.75e6 at 256, 1.70e6 and 6.03e6 at 512). */
 #ifndef BIGDEC__DIV_SCHOOL_MAX
 #define BIGDEC__DIV_SCHOOL_MAX 256
 #endif
