@@ -69,8 +69,17 @@ bigdec__limb bigdec__sub_1(bigdec__limb *r, const bigdec__limb *a, size_t n, big
 bigdec__limb bigdec__mul_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b);
 bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
+/* r[0 .. n) -= a * b, the borrow out (bigdec_submul.c): x86-64 assembly where
+ * BIGDEC__SUBMUL_X86_64, else the portable loop, which is always there to test against. */
 bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
+bigdec__limb bigdec__submul_1_portable(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                                       bigdec__limb b);
+#if defined(__x86_64__) && !defined(BIGDEC_PORTABLE_SUBMUL)
+#define BIGDEC__SUBMUL_X86_64 1
+#else
+#define BIGDEC__SUBMUL_X86_64 0
+#endif
 bigdec__limb bigdec__lshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
 bigdec__limb bigdec__rshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
 int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
