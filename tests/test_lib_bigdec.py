@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import platform
 import random
 import subprocess
 import sys
@@ -151,6 +152,27 @@ def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
 def test_random_against_gmp_huge():
     rc, lines, _ = run(_driver("gcc"), "random", "4", "20000", "100000", "12", timeout=3600)
     assert rc == 0 and lines[-1]["ok"] is True, lines[:5]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("portable", [False, True])
+def test_submul_against_gmp(cc, portable):
+    """submul_1, schoolbook division's row: x86-64 assembly where built, and the
+    portable C loop (BIGDEC_PORTABLE_SUBMUL, what other targets run) through the same
+    conversions. Without the borrow's adc in the assembly, the submul, edge, random and
+    cold modes fail."""
+    flags = ("-DBIGDEC_PORTABLE_SUBMUL",) if portable else ()
+    exe = _driver(cc, "O2", flags, name="bigdec_check_portable" if portable else "bigdec_check")
+    rc, lines, _ = run(exe, "submul", "6", "40", "4000")
+    assert rc == 0, lines[:5]
+    on_x86 = platform.machine() in ("x86_64", "AMD64")
+    assert lines[-1] == {"type": "submul", "assembly": int(on_x86 and not portable),
+                         "checked": 4000, "ok": True}
+    for args in (["edge", "3000"], ["random", "2", "40", "2000", "100"],
+                 ["cold-random", "11", "60", "2500", "100"]):
+        rc, lines, _ = run(exe, *args)
+        assert rc == 0, (args, lines[:5])
+        assert lines[-1]["ok"] is True
 
 
 def test_sanitizers_address_undefined():
