@@ -70,13 +70,20 @@ bigdec__limb bigdec__mul_1(bigdec__limb *r, const bigdec__limb *a, size_t n, big
 bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
 /* r[0 .. n) -= a * b, the borrow out (bigdec_submul.c): x86-64 assembly where
- * BIGDEC__SUBMUL_X86_64, else the portable loop, which is always there to test against. */
+ * BIGDEC__SUBMUL_X86_64 (mulx where the CPU has BMI2, else mul), else the portable
+ * loop, which is always there to test against. */
 bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
 bigdec__limb bigdec__submul_1_portable(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                        bigdec__limb b);
 #if defined(__x86_64__) && !defined(BIGDEC_PORTABLE_SUBMUL)
 #define BIGDEC__SUBMUL_X86_64 1
+/* the two x86-64 loops bigdec__submul_1 picks from (mulx where the CPU has BMI2) */
+bigdec__limb bigdec__submul_1_mul(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                                  bigdec__limb b);
+bigdec__limb bigdec__submul_1_mulx(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                                   bigdec__limb b);
+int bigdec__submul_has_mulx(void);
 #else
 #define BIGDEC__SUBMUL_X86_64 0
 #endif

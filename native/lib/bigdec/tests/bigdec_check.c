@@ -25,8 +25,9 @@
  *       GMP's mpn_mul: COUNT products, balanced and not, of random limbs, all-ones limbs
  *       (every carry and the largest values at 1, -1 and 2) and sparse limbs.
  *   bigdec_check submul SEED MAXLIMBS COUNT
- *       submul_1 (schoolbook division's row; x86-64 assembly where built) and its
- *       portable C loop against mpn_submul_1 at lengths 1..MAXLIMBS in turn, with
+ *       submul_1 (schoolbook division's row; x86-64 assembly where built: the mul
+ *       loop, and the mulx one where the CPU has BMI2) and its portable C loop
+ *       against mpn_submul_1 at lengths 1..MAXLIMBS in turn, with
  *       multipliers B - 1, random, 1 and 0 over random, all-ones and sparse limbs.
  *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
  *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
@@ -399,14 +400,29 @@ static int run_submul(size_t hi, long count) {
                                        (mp_size_t)n, b);
         int ok = cg == cw && cp == cw && !memcmp(got, want, n * 8) &&
                  !memcmp(port, want, n * 8);
+#if BIGDEC__SUBMUL_X86_64
+        /* both x86-64 loops, whichever the dispatch picked (mulx only where the CPU
+         * has BMI2) */
+        memcpy(got, r, n * 8);
+        ok &= bigdec__submul_1_mul(got, a, n, b) == cw && !memcmp(got, want, n * 8);
+        if (bigdec__submul_has_mulx()) {
+            memcpy(got, r, n * 8);
+            ok &= bigdec__submul_1_mulx(got, a, n, b) == cw && !memcmp(got, want, n * 8);
+        }
+#endif
         checked++;
         if (!ok && failed++ < 5)
             printf("{\"type\":\"mismatch\",\"op\":\"submul_1\",\"n\":%zu,\"b\":%d,"
                    "\"portable_ok\":%d}\n", n, k, cp == cw && !memcmp(port, want, n * 8));
     }
     free(r), free(a), free(got), free(port), free(want);
-    printf("{\"type\":\"submul\",\"assembly\":%d,\"checked\":%ld,\"ok\":%s}\n",
-           BIGDEC__SUBMUL_X86_64, checked, failed ? "false" : "true");
+#if BIGDEC__SUBMUL_X86_64
+    int mulx = bigdec__submul_has_mulx();
+#else
+    int mulx = 0;
+#endif
+    printf("{\"type\":\"submul\",\"assembly\":%d,\"mulx\":%d,\"checked\":%ld,"
+           "\"ok\":%s}\n", BIGDEC__SUBMUL_X86_64, mulx, checked, failed ? "false" : "true");
     return failed ? 1 : 0;
 }
 
