@@ -95,16 +95,17 @@ def test_block_edges_against_gmp(cc):
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cold_conversions_against_gmp(cc):
     """Every conversion the first since the cache was released: splits by schoolbook
-    division by the power's odd part 5^w up to 7168 limbs (1920 with the portable
-    submul_1), and above that Barrett's with inverses built on first use. Edge values,
-    random shapes across both switches, and digits that change at block edges (19 * 2^j digits from the
+    division by the power's odd part 5^w up to 12,288 limbs (7168 with x86-64 mul,
+    1920 with the portable submul_1), and above that Barrett's with inverses built on
+    first use. Edge values, random shapes across the switches, and digits that change
+    at block edges (19 * 2^j digits from the
     bottom, where the odd part's remainder meets x's low bits). A remainder missing
     bit 0 of x's limb at the 2^w split, or an estimate of B - 2 where it should be
     B - 1, fails here."""
     exe = _driver(cc)
     for args in (["cold-edge", "3000"], ["cold-random", "11", "60", "1200", "300"],
                  ["cold-random", "12", "1200", "5000", "16"],
-                 ["cold-random", "14", "5000", "10000", "8"],
+                 ["cold-random", "14", "5000", "16000", "8"],
                  ["cold-boundary", "13", "2000", "40000", "6"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])

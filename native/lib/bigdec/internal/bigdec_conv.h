@@ -40,13 +40,17 @@
  * where it is the first to ask for an inverse: the level of k-limb powers splits ~n/2k
  * times in an n-limb conversion, so one conversion's use of an inverse is worth about
  * as much at every level, and from some n on more than the inverse costs (cold,
- * callgrind, schoolbook against the inverses, x86-64 submul_1: 4096 limbs 6.16e7
- * instructions against 7.23e7, 6144 limbs 1.19e8 against 1.56e8, 7168 limbs 1.56e8
- * against 1.75e8, 8192 limbs 2.16e8 against 2.00e8; with the C submul_1 the
- * crossover was between 1920 and 1984 limbs, 1792 limbs 2.73e7 against 3.00e7,
- * 1984 limbs 3.29e7 against 3.20e7). */
+ * callgrind, schoolbook against the inverses; submul_1 by mulx: 8192 limbs 1.70e8
+ * instructions against 1.87e8, 10,240 limbs 2.45e8 against 3.49e8, 12,288 limbs
+ * 3.36e8 against 3.70e8, 14,336 limbs 4.44e8 against 3.97e8; by mul: 4096 limbs
+ * 6.16e7 against 7.23e7, 7168 limbs 1.56e8 against 1.75e8, 8192 limbs 2.16e8 against
+ * 2.00e8; in C: 1792 limbs 2.73e7 against 3.00e7, 1984 limbs 3.29e7 against 3.20e7). */
 #ifndef BIGDEC__DIV_SCHOOL_COLD_MAX
-#define BIGDEC__DIV_SCHOOL_COLD_MAX (BIGDEC__SUBMUL_X86_64 ? 7168 : 1920)
+#if BIGDEC__SUBMUL_X86_64
+#define BIGDEC__DIV_SCHOOL_COLD_MAX (bigdec__submul_uses_mulx() ? 12288 : 7168)
+#else
+#define BIGDEC__DIV_SCHOOL_COLD_MAX 1920
+#endif
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power

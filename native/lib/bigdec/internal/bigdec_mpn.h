@@ -83,7 +83,8 @@ bigdec__limb bigdec__submul_1_mul(bigdec__limb *r, const bigdec__limb *a, size_t
                                   bigdec__limb b);
 bigdec__limb bigdec__submul_1_mulx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                    bigdec__limb b);
-int bigdec__submul_has_mulx(void);
+int bigdec__submul_has_mulx(void);  /* cpuid: BMI2 */
+int bigdec__submul_uses_mulx(void); /* bigdec__submul_1's pick, cpuid only once */
 #else
 #define BIGDEC__SUBMUL_X86_64 0
 #endif

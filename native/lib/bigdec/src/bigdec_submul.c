@@ -113,7 +113,7 @@ bigdec__limb bigdec__submul_1_mulx(bigdec__limb *r, const bigdec__limb *a, size_
 }
 
 /* BMI2 is cpuid leaf 7, subleaf 0, EBX bit 8; a plain integer instruction, so no OS
- * support is needed. Read once; two threads racing store the same pointer. */
+ * support is needed. */
 int bigdec__submul_has_mulx(void) {
     unsigned eax, ebx, ecx, edx;
     return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & (1u << 8));
@@ -123,14 +123,22 @@ typedef bigdec__limb (*bigdec__submul_fn)(bigdec__limb *, const bigdec__limb *, 
                                           bigdec__limb);
 static bigdec__submul_fn bigdec__submul_impl;
 
-bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                              bigdec__limb b) {
+/* cpuid once (under a hypervisor it traps: microseconds); two threads racing store the
+ * same pointer. */
+static bigdec__submul_fn bigdec__submul_pick(void) {
     bigdec__submul_fn f = __atomic_load_n(&bigdec__submul_impl, __ATOMIC_RELAXED);
     if (__builtin_expect(!f, 0)) {
         f = bigdec__submul_has_mulx() ? bigdec__submul_1_mulx : bigdec__submul_1_mul;
         __atomic_store_n(&bigdec__submul_impl, f, __ATOMIC_RELAXED);
     }
-    return f(r, a, n, b);
+    return f;
+}
+
+int bigdec__submul_uses_mulx(void) { return bigdec__submul_pick() == bigdec__submul_1_mulx; }
+
+bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                              bigdec__limb b) {
+    return bigdec__submul_pick()(r, a, n, b);
 }
 #else
 bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
