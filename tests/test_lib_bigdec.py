@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import platform
 import random
 import subprocess
 import sys
@@ -95,17 +94,15 @@ def test_block_edges_against_gmp(cc):
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cold_conversions_against_gmp(cc):
     """Every conversion the first since the cache was released: splits by schoolbook
-    division by the power's odd part 5^w up to 12,288 limbs (7168 with x86-64 mul,
-    1920 with the portable submul_1), and above that Barrett's with inverses built on
-    first use. Edge values, random shapes across the switches, and digits that change
-    at block edges (19 * 2^j digits from the
+    division by the power's odd part 5^w up to 1920 limbs, and from 1920 limbs
+    Barrett's with inverses built on first use. Edge values, random shapes across the
+    1920-limb switch, and digits that change at block edges (19 * 2^j digits from the
     bottom, where the odd part's remainder meets x's low bits). A remainder missing
     bit 0 of x's limb at the 2^w split, or an estimate of B - 2 where it should be
     B - 1, fails here."""
     exe = _driver(cc)
     for args in (["cold-edge", "3000"], ["cold-random", "11", "60", "1200", "300"],
                  ["cold-random", "12", "1200", "5000", "16"],
-                 ["cold-random", "14", "5000", "16000", "8"],
                  ["cold-boundary", "13", "2000", "40000", "6"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
@@ -154,28 +151,6 @@ def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
 def test_random_against_gmp_huge():
     rc, lines, _ = run(_driver("gcc"), "random", "4", "20000", "100000", "12", timeout=3600)
     assert rc == 0 and lines[-1]["ok"] is True, lines[:5]
-
-
-@pytest.mark.parametrize("cc", ["gcc", "clang"])
-@pytest.mark.parametrize("portable", [False, True])
-def test_submul_against_gmp(cc, portable):
-    """submul_1, schoolbook division's row: x86-64 assembly where built (mul, and
-    mulx where the CPU has BMI2: the driver runs both loops), and the portable C loop (BIGDEC_PORTABLE_SUBMUL, what other targets run) through the same
-    conversions. Without the borrow's adc in the assembly, the submul, edge, random and
-    cold modes fail."""
-    flags = ("-DBIGDEC_PORTABLE_SUBMUL",) if portable else ()
-    exe = _driver(cc, "O2", flags, name="bigdec_check_portable" if portable else "bigdec_check")
-    rc, lines, _ = run(exe, "submul", "6", "40", "4000")
-    assert rc == 0, lines[:5]
-    on_x86 = platform.machine() in ("x86_64", "AMD64")
-    assert {k: v for k, v in lines[-1].items() if k != "mulx"} == {
-        "type": "submul", "assembly": int(on_x86 and not portable), "checked": 4000,
-        "ok": True}
-    for args in (["edge", "3000"], ["random", "2", "40", "2000", "100"],
-                 ["cold-random", "11", "60", "2500", "100"]):
-        rc, lines, _ = run(exe, *args)
-        assert rc == 0, (args, lines[:5])
-        assert lines[-1]["ok"] is True
 
 
 def test_sanitizers_address_undefined():

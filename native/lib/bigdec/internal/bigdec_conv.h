@@ -28,29 +28,19 @@
 
 /* Splits by powers of at most this many limbs divide by schoolbook (Knuth's algorithm
  * D on the power's odd part, no inverse); larger powers get a Newton inverse for
- * Barrett's division. With submul_1 in C (13.5 instructions a limb) 256 was best
- * (warm, callgrind: 65,536 bits 5.75e6 instructions at 256, 6.03e6 at 512); with
- * the x86-64 one (7) 1024: 65,536 bits 4.52e6 at 256, 3.64e6 at 512 and 1024;
- * 131,072 bits 1.72e7 at 256 and 512, 1.29e7 at 1024; 262,144 bits 4.15e7 at 1024,
- * 5.23e7 at 2048. */
+ * Barrett's division (warm, callgrind: 32,768 and 65,536 bits took 1.84e6 and 6.02e6
+ * instructions at 128, 1.70e6 and 5.75e6 at 256, 1.70e6 and 6.03e6 at 512). */
 #ifndef BIGDEC__DIV_SCHOOL_MAX
-#define BIGDEC__DIV_SCHOOL_MAX (BIGDEC__SUBMUL_X86_64 ? 1024 : 256)
+#define BIGDEC__DIV_SCHOOL_MAX 256
 #endif
 /* ... and so do all splits in a conversion of a number of at most this many limbs,
  * where it is the first to ask for an inverse: the level of k-limb powers splits ~n/2k
  * times in an n-limb conversion, so one conversion's use of an inverse is worth about
  * as much at every level, and from some n on more than the inverse costs (cold,
- * callgrind, schoolbook against the inverses; submul_1 by mulx: 8192 limbs 1.70e8
- * instructions against 1.87e8, 10,240 limbs 2.45e8 against 3.49e8, 12,288 limbs
- * 3.36e8 against 3.70e8, 14,336 limbs 4.44e8 against 3.97e8; by mul: 4096 limbs
- * 6.16e7 against 7.23e7, 7168 limbs 1.56e8 against 1.75e8, 8192 limbs 2.16e8 against
- * 2.00e8; in C: 1792 limbs 2.73e7 against 3.00e7, 1984 limbs 3.29e7 against 3.20e7). */
+ * callgrind: 1792 limbs 2.73e7 instructions by schoolbook against 3.00e7 with the
+ * inverses, 1920 limbs 3.10e7 against 3.18e7, 1984 limbs 3.29e7 against 3.20e7). */
 #ifndef BIGDEC__DIV_SCHOOL_COLD_MAX
-#if BIGDEC__SUBMUL_X86_64
-#define BIGDEC__DIV_SCHOOL_COLD_MAX (bigdec__submul_uses_mulx() ? 12288 : 7168)
-#else
 #define BIGDEC__DIV_SCHOOL_COLD_MAX 1920
-#endif
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power

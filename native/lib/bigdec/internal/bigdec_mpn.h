@@ -69,25 +69,8 @@ bigdec__limb bigdec__sub_1(bigdec__limb *r, const bigdec__limb *a, size_t n, big
 bigdec__limb bigdec__mul_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b);
 bigdec__limb bigdec__addmul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
-/* r[0 .. n) -= a * b, the borrow out (bigdec_submul.c): x86-64 assembly where
- * BIGDEC__SUBMUL_X86_64 (mulx where the CPU has BMI2, else mul), else the portable
- * loop, which is always there to test against. */
 bigdec__limb bigdec__submul_1(bigdec__limb *r, const bigdec__limb *a, size_t n,
                               bigdec__limb b);
-bigdec__limb bigdec__submul_1_portable(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                       bigdec__limb b);
-#if defined(__x86_64__) && !defined(BIGDEC_PORTABLE_SUBMUL)
-#define BIGDEC__SUBMUL_X86_64 1
-/* the two x86-64 loops bigdec__submul_1 picks from (mulx where the CPU has BMI2) */
-bigdec__limb bigdec__submul_1_mul(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                  bigdec__limb b);
-bigdec__limb bigdec__submul_1_mulx(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                   bigdec__limb b);
-int bigdec__submul_has_mulx(void);  /* cpuid: BMI2 */
-int bigdec__submul_uses_mulx(void); /* bigdec__submul_1's pick, cpuid only once */
-#else
-#define BIGDEC__SUBMUL_X86_64 0
-#endif
 bigdec__limb bigdec__lshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
 bigdec__limb bigdec__rshift(bigdec__limb *r, const bigdec__limb *a, size_t n, unsigned s);
 int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);

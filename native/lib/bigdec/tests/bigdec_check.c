@@ -24,11 +24,6 @@
  *       the internal multiplication (schoolbook, Karatsuba, Toom-3, NTT by size) against
  *       GMP's mpn_mul: COUNT products, balanced and not, of random limbs, all-ones limbs
  *       (every carry and the largest values at 1, -1 and 2) and sparse limbs.
- *   bigdec_check submul SEED MAXLIMBS COUNT
- *       submul_1 (schoolbook division's row; x86-64 assembly where built: the mul
- *       loop, and the mulx one where the CPU has BMI2) and its portable C loop
- *       against mpn_submul_1 at lengths 1..MAXLIMBS in turn, with
- *       multipliers B - 1, random, 1 and 0 over random, all-ones and sparse limbs.
  *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
  *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
  *       uses for q d) against mpn_mul folded by hand, with operands up to L limbs.
@@ -377,55 +372,6 @@ static void fold_bnm1(bigdec__limb *r, const bigdec__limb *x, size_t n, size_t L
         memset(r, 0, L * 8);
 }
 
-/* submul_1 (the assembly one where built) and its portable loop against mpn_submul_1:
- * every length 1..MAXLIMBS (each remainder mod 4 of the four-limb loop), multipliers 0,
- * 1, B - 1 and random, r and a of every fill_shape (all ones: every borrow and carry). */
-static int run_submul(size_t hi, long count) {
-    bigdec__limb *r = malloc(hi * 8), *a = malloc(hi * 8), *got = malloc(hi * 8),
-                 *port = malloc(hi * 8), *want = malloc(hi * 8);
-    if (!r || !a || !got || !port || !want) {
-        printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
-        return 2;
-    }
-    for (long c = 0; c < count; c++) {
-        size_t n = 1 + (size_t)c % hi;
-        int k = (int)(c / (long)hi % 4);
-        bigdec__limb b = k == 0 ? ~(bigdec__limb)0 : k == 1 ? rng() : k == 2 ? 1 : 0;
-        fill_shape(r, n, (int)(c % 4));
-        fill_shape(a, n, (int)(c / 3 % 4));
-        memcpy(got, r, n * 8), memcpy(port, r, n * 8), memcpy(want, r, n * 8);
-        bigdec__limb cg = bigdec__submul_1(got, a, n, b);
-        bigdec__limb cp = bigdec__submul_1_portable(port, a, n, b);
-        bigdec__limb cw = mpn_submul_1((mp_limb_t *)want, (const mp_limb_t *)a,
-                                       (mp_size_t)n, b);
-        int ok = cg == cw && cp == cw && !memcmp(got, want, n * 8) &&
-                 !memcmp(port, want, n * 8);
-#if BIGDEC__SUBMUL_X86_64
-        /* both x86-64 loops, whichever the dispatch picked (mulx only where the CPU
-         * has BMI2) */
-        memcpy(got, r, n * 8);
-        ok &= bigdec__submul_1_mul(got, a, n, b) == cw && !memcmp(got, want, n * 8);
-        if (bigdec__submul_has_mulx()) {
-            memcpy(got, r, n * 8);
-            ok &= bigdec__submul_1_mulx(got, a, n, b) == cw && !memcmp(got, want, n * 8);
-        }
-#endif
-        checked++;
-        if (!ok && failed++ < 5)
-            printf("{\"type\":\"mismatch\",\"op\":\"submul_1\",\"n\":%zu,\"b\":%d,"
-                   "\"portable_ok\":%d}\n", n, k, cp == cw && !memcmp(port, want, n * 8));
-    }
-    free(r), free(a), free(got), free(port), free(want);
-#if BIGDEC__SUBMUL_X86_64
-    int mulx = bigdec__submul_has_mulx();
-#else
-    int mulx = 0;
-#endif
-    printf("{\"type\":\"submul\",\"assembly\":%d,\"mulx\":%d,\"checked\":%ld,"
-           "\"ok\":%s}\n", BIGDEC__SUBMUL_X86_64, mulx, checked, failed ? "false" : "true");
-    return failed ? 1 : 0;
-}
-
 static int run_mulmod(unsigned lo, unsigned hi, long count) {
     for (long c = 0; c < count; c++) {
         unsigned log = lo + (unsigned)(rng() % (hi - lo + 1));
@@ -528,13 +474,6 @@ int main(int argc, char **argv) {
             return 2;
         return run_mul(lo, hi, strtol(argv[5], NULL, 0));
     }
-    if (argc == 5 && !strcmp(argv[1], "submul")) {
-        rng_state = strtoull(argv[2], NULL, 0);
-        size_t hi = strtoull(argv[3], NULL, 0);
-        if (hi < 1)
-            return 2;
-        return run_submul(hi, strtol(argv[4], NULL, 0));
-    }
     if (argc == 6 && !strcmp(argv[1], "mulmod")) {
         rng_state = strtoull(argv[2], NULL, 0);
         unsigned lo = (unsigned)strtoul(argv[3], NULL, 0), hi = (unsigned)strtoul(argv[4], NULL, 0);
@@ -561,7 +500,7 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "cache"))
         return run_cache(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
-            "boundary SEED MINDIGITS MAXDIGITS COUNT | submul SEED MAXLIMBS COUNT | "
+            "boundary SEED MINDIGITS MAXDIGITS COUNT | "
             "cache LIMBS\n", argv[0]);
     return 2;
 }
