@@ -7,7 +7,7 @@
  *                chunk with the two-division digit loop (2 `div` per digit);
  *   seed_fused   the same with the fused loop (1 `div` per digit): the seed's patch;
  *   bigdec       this project's library (reciprocal instead of `div`, pair table,
- *                divide and conquer above 128 limbs), its powers of ten cached (warm):
+ *                divide and conquer above 64 limbs), its powers of ten cached (warm):
  *                after bigdec_cold has released the cache (the cases are interleaved),
  *                two untimed conversions first build what a converting program keeps
  *                (some of it is built only when a second conversion asks);

@@ -4,12 +4,14 @@
  * mpn functions and of `int.to_bytes(..., "little")` read as uint64 words on a
  * little-endian machine). High zero limbs are allowed.
  *
- * How: up to 128 limbs (~2,470 digits), 19-digit chunks are peeled off by dividing by
+ * How: up to 64 limbs (~1,233 digits), 19-digit chunks are peeled off by dividing by
  * 10^19 with a precomputed reciprocal (no `div` instruction) and written with a
  * two-digit table (no per-digit division). Above that, divide and conquer: x = q 10^w +
  * r with 10^w = 10^(19 2^i) near sqrt(x), both halves recursively; the powers and their
- * Newton inverses are cached for the process, and divisions are Barrett (two
- * Karatsuba multiplications), so the cost grows like n^1.6 rather than n^2.
+ * Newton inverses are cached for the process, divisions by small powers are schoolbook
+ * and by large ones Barrett (two multiplications), and long fixed-width halves go
+ * through a scaled remainder tree (one multiplication a split), so the cost grows like
+ * n^1.5 rather than n^2.
  *
  * Sizes: bigdec_size() gives the buffer size for a number from its bit length alone:
  * floor(bits log10(2)) + 1 digits (exact for the largest number of that bit length,

@@ -131,7 +131,8 @@ const uint64_t *bigdec__pow_transform_long(const bigdec__pow *w, size_t guard);
 /* Convert r (rn limbs, r < 10^width) in exactly `width` digits by the scaled remainder
  * tree. 0: done; 1: an ambiguous leaf (digits near a block edge: the caller converts r
  * exactly, out may hold garbage); 2: not tried (a width that is not 19 * 2^K, out of
- * the tree's range, or the long inverse cannot be had); -1: internal error. Scratch: bigdec__srt_scratch(n) for r's power's n. */
+ * the tree's range, or the long inverse cannot be had); -1: internal error. Scratch:
+ * bigdec__srt_scratch(n) for r's power's n. */
 int bigdec__srt(char *out, const bigdec__limb *r, size_t rn, size_t width, bigdec__arena *ar);
 size_t bigdec__srt_scratch(size_t n);
 /* The long inverse of w: yl (bigdec__srt_inverse_limbs(w->n) limbs) = floor(B^(2n+G)/p).

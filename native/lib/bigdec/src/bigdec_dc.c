@@ -25,11 +25,6 @@ size_t bigdec__dc_scratch(size_t n) {
            bigdec__srt_scratch(n);
 }
 
-/* Fixed-width parts of at least 19 * 2^this digits go to the scaled remainder tree
- * (bigdec_srt.c) first. Below, its entry product costs more than the tree saves:
- * from 19 * 2^10 digits, a warm 65,536-bit conversion took 7.29e6 instructions
- * against division's 6.99e6; from 19 * 2^11, 131,072 bits take 1.85e7 against 2.13e7
- * (gcc 12 -O2). */
 /* Fixed-width parts (never the whole number, whose basecase limit is
  * BIGDEC__DC_THRESHOLD) split by schoolbook down to this many limbs: warm, 16,384 bits
  * took 4.95e5 instructions at 64, 4.76e5 at 32 and 48, 4.78e5 at 16 and 24. */
@@ -37,6 +32,11 @@ size_t bigdec__dc_scratch(size_t n) {
 #define BIGDEC__DC_FIXED_THRESHOLD 32
 #endif
 
+/* Fixed-width parts of at least 19 * 2^this digits go to the scaled remainder tree
+ * (bigdec_srt.c) first. Below, its entry product costs more than the tree saves:
+ * from 19 * 2^10 digits, a warm 65,536-bit conversion took 7.29e6 instructions
+ * against division's 6.99e6; from 19 * 2^11, 131,072 bits take 1.85e7 against 2.13e7
+ * (gcc 12 -O2). */
 #ifndef BIGDEC__SRT_MIN_LOG
 #define BIGDEC__SRT_MIN_LOG 11
 #endif

@@ -183,11 +183,11 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     return t;
 }
 
-/* Built when a second conversion asks for it, not the first: only levels that head a scaled remainder
- * tree need it, and building it with the transforms the tree keeps cost a cold
- * conversion 8-14% more instructions than the divisions it saves in that one call
- * (262,144 to 3,321,928 bits). So a program that converts once divides as before, and
- * one that converts again at that size pays for the tree once. */
+/* Built when a second conversion asks for it, not the first: only levels that head a
+ * scaled remainder tree need it, and building it with the transforms the tree keeps
+ * cost a cold conversion 8-14% more instructions than the divisions it saves in that
+ * one call (262,144 to 3,321,928 bits). So a program that converts once divides as
+ * before, and one that converts again at that size pays for the tree once. */
 const bigdec__limb *bigdec__pow_inverse_long(const bigdec__pow *cw) {
     bigdec__pow *w = (bigdec__pow *)cw; /* only the lazily built parts change */
     bigdec__limb *yl = __atomic_load_n(&w->yl, __ATOMIC_ACQUIRE);

@@ -29,7 +29,7 @@
  * (the digits below the leaf are 999... or 000...). The leaf checks that the fraction
  * left after its last digit is at least 2^-48 away from 0 and from 1 (the error is
  * below 2^-55); otherwise the whole tree reports "ambiguous" and the caller
- * converts r by the exact Barrett divisions. The 1/2 added to r puts the lowest
+ * converts r by exact divisions (bigdec_dc.c). The 1/2 added to r puts the lowest
  * leaf's remainder at one half, away from both ends, so only genuine runs of 9s or 0s
  * at a block edge (~2^-47 of random leaves) fall back.
  */

@@ -135,8 +135,10 @@ typedef enum rtdiv_kind {
     RTDIV_KIND_MUL = 1,   /**< an N-bit magic: multiply-high, shift (signed: the magic
                                carries d's sign, then +1 for a negative quotient) */
     RTDIV_KIND_PRE = 2,   /**< unsigned even d whose own magic needs N+1 bits: shift n
-                               right by d's trailing zeros first, then as MUL */
-    RTDIV_KIND_ADD = 3,   /**< the N+1-bit magic: multiply-high, add n back, shift */
+                               right by d's trailing zeros first, then as MUL (u32: the
+                               64-bit magic `wide`, one multiply-high) */
+    RTDIV_KIND_ADD = 3,   /**< the N+1-bit magic: multiply-high, add n back, shift (u32:
+                               as PRE) */
     RTDIV_KIND_NEG = 4,   /**< signed d < 0 that is -2^s or needs the N+1-bit magic: the
                                branchfree sequence, negated */
 } rtdiv_kind;
