@@ -93,16 +93,17 @@ def test_block_edges_against_gmp(cc):
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cold_conversions_against_gmp(cc):
-    """Every conversion the first since the cache was released: splits by schoolbook
-    division by the power's odd part 5^w up to 1920 limbs, and from 1920 limbs
-    Barrett's with inverses built on first use. Edge values, random shapes across the
-    1920-limb switch, and digits that change at block edges (19 * 2^j digits from the
-    bottom, where the odd part's remainder meets x's low bits). A remainder missing
-    bit 0 of x's limb at the 2^w split, or an estimate of B - 2 where it should be
-    B - 1, fails here."""
+    """Every conversion the first since the cache was released: splits divide by the
+    power's odd part 5^w (divide and conquer, schoolbook below 48 limbs), except by a
+    power of more than 1024 limbs that the conversion splits by at least 3 times
+    (numbers from ~6100 limbs): Barrett's, with the inverse built on first use. Edge
+    values, random shapes across that switch, and digits that change at block edges
+    (19 * 2^j digits from the bottom, where the odd part's remainder meets x's low
+    bits). A remainder missing bit 0 of x's limb at the 2^w split, or an estimate of
+    B - 2 where it should be B - 1, fails here."""
     exe = _driver(cc)
     for args in (["cold-edge", "3000"], ["cold-random", "11", "60", "1200", "300"],
-                 ["cold-random", "12", "1200", "5000", "16"],
+                 ["cold-random", "12", "1200", "9000", "16"],
                  ["cold-boundary", "13", "2000", "40000", "6"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
@@ -113,13 +114,20 @@ def test_cold_conversions_against_gmp(cc):
 def test_multiplication_against_gmp(cc):
     """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
     100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
-    sparse and mixed limbs: every path, its thresholds and the sizes around them."""
+    sparse and mixed limbs: every path, its thresholds and the sizes around them; and
+    the division and the inverse built on it."""
     exe = _driver(cc)
     for seed, lo, hi, count in [(1, 1, 120, 3000), (2, 90, 700, 400 if FULL else 120),
                                 (3, 1400, 5000, 40 if FULL else 8)]:
         rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
+    # the divide-and-conquer division against mpn_tdiv_qr, either side of its 48-limb
+    # threshold, quotients from one limb to three divisors long
+    for seed, lo, hi, count in [(14, 2, 160, 3000), (15, 100, 3000, 120 if FULL else 40)]:
+        rc, lines, _ = run(exe, "divrem", str(seed), str(lo), str(hi), str(count))
+        assert rc == 0, lines[:5]
+        assert lines[-1] == {"type": "divrem", "checked": count, "ok": True}
     # the Newton inverse against floor(B^2n / d), through the sizes where d y_h is taken
     # cyclically (n from 5462 to 8190 limbs: 2^13 >= n + 2, n + n/2 > 2^13)
     for seed, lo, hi, count in [(5, 1, 200, 300), (6, 200, 3000, 30),

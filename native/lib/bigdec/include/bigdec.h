@@ -8,8 +8,9 @@
  * 10^19 with a precomputed reciprocal (no `div` instruction) and written with a
  * two-digit table (no per-digit division). Above that, divide and conquer: x = q 10^w +
  * r with 10^w = 10^(19 2^i) near sqrt(x), both halves recursively; the powers and their
- * Newton inverses are cached for the process, divisions by small powers are schoolbook
- * and by large ones Barrett (two multiplications), and long fixed-width halves go
+ * Newton inverses are cached for the process, divisions by powers up to 1024 limbs
+ * divide by the power's odd part by divide and conquer and by larger ones Barrett (two
+ * multiplications, with the inverse), and long fixed-width halves go
  * through a scaled remainder tree (one multiplication a split), so the cost grows like
  * n^1.5 rather than n^2.
  *

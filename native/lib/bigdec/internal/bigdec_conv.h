@@ -26,27 +26,29 @@
 #define BIGDEC__DC_THRESHOLD 64
 #endif
 
-/* Splits by powers of at most this many limbs divide by schoolbook (Knuth's algorithm
- * D on the power's odd part, no inverse); larger powers get a Newton inverse for
- * Barrett's division (warm, callgrind: 32,768 and 65,536 bits took 1.84e6 and 6.02e6
- * instructions at 128, 1.70e6 and 5.75e6 at 256, 1.70e6 and 6.03e6 at 512). */
-#ifndef BIGDEC__DIV_SCHOOL_MAX
-#define BIGDEC__DIV_SCHOOL_MAX 256
+/* Splits by powers of at most this many limbs divide by the power's odd part 5^w (no
+ * inverse), by divide and conquer (bigdec__divrem_dc, schoolbook below 48 limbs); larger
+ * powers use a Newton inverse for Barrett's division. Timed warm against Barrett with
+ * the cached inverse (AMD family 26, gcc 12 -O2, medians of 5): 65,536 bits 296 us at
+ * 256 limbs, 264 at 512; 131,072 bits 901 at 512, 831 at 1024, 829 at 2048; 262,144
+ * bits 2148 at 1024, 2591 at 2048 (its top split then takes a longer quotient by
+ * division rather than Barrett's split by the next power). */
+#ifndef BIGDEC__DIV_ODD_MAX
+#define BIGDEC__DIV_ODD_MAX 1024
 #endif
-/* ... and so do all splits in a conversion of a number of at most this many limbs,
- * where it is the first to ask for an inverse: the level of k-limb powers splits ~n/2k
- * times in an n-limb conversion, so one conversion's use of an inverse is worth about
- * as much at every level, and from some n on more than the inverse costs (cold,
- * callgrind: 1792 limbs 2.73e7 instructions by schoolbook against 3.00e7 with the
- * inverses, 1920 limbs 3.10e7 against 3.18e7, 1984 limbs 3.29e7 against 3.20e7). */
-#ifndef BIGDEC__DIV_SCHOOL_COLD_MAX
-#define BIGDEC__DIV_SCHOOL_COLD_MAX 1920
+/* ... and so do larger powers in a conversion that is the first to ask for their
+ * inverse, unless it splits by that power at least this many times (a k-limb power
+ * splits ~n/2k times in an n-limb conversion, and the inverse costs a few products):
+ * cold, 262,144 bits 3245 us at 3 against 4068 at 2; 1,048,576 bits 25.9 ms at 3, 25.8
+ * at 4; 3,321,929 bits 115 ms at 3, 120 at 4. */
+#ifndef BIGDEC__DIV_INV_SPLITS
+#define BIGDEC__DIV_INV_SPLITS 3
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power
  * with a 3-limb quotient). */
-#ifndef BIGDEC__DIV_SCHOOL_QUOTIENT
-#define BIGDEC__DIV_SCHOOL_QUOTIENT 8
+#ifndef BIGDEC__DIV_ODD_QUOTIENT
+#define BIGDEC__DIV_ODD_QUOTIENT 8
 #endif
 
 /* ---- bigdec_digits.c ---- */

@@ -170,6 +170,18 @@ bigdec__limb bigdec__invert_limb(bigdec__limb d);
 void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
                            size_t dn);
 
+/* The same by divide and conquer (Burnikel & Ziegler, as GMP's dcpi1_div_qr) from
+ * BIGDEC__DIV_DC_THRESHOLD limbs of divisor and quotient, schoolbook below: blocks of dn
+ * quotient limbs, each two half-size divisions and two half-size products, so O(M(dn))
+ * per block with no inverse to build. Scratch: bigdec__divrem_dc_scratch(dn) (a short
+ * arena is a sizing bug, seen in ar->overflow). */
+#ifndef BIGDEC__DIV_DC_THRESHOLD
+#define BIGDEC__DIV_DC_THRESHOLD 48
+#endif
+void bigdec__divrem_dc(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
+                       size_t dn, bigdec__arena *ar);
+size_t bigdec__divrem_dc_scratch(size_t dn);
+
 /* An approximation y (dn + 1 limbs) of B^(2 dn) / d for normalised d, within a few
  * units (exact below a size threshold): Newton's iteration doubling the precision from
  * the top half of d. Scratch: bigdec__invert_scratch(dn). */

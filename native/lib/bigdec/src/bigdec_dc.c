@@ -6,9 +6,10 @@
  * k-limb power, and the splits of one recursion depth add up to about the cost of the
  * one above divided by 2^0.415 (Karatsuba), so the whole conversion costs O(M(n)),
  * ~n^1.585, instead of the basecase's n^2. Where the inverse costs more than it saves
- * (powers up to BIGDEC__DIV_SCHOOL_MAX limbs, short quotients, and a first conversion
- * of up to BIGDEC__DIV_SCHOOL_COLD_MAX limbs) a split divides by the power itself,
- * by schoolbook, and the inverse is built by the first split that uses it.
+ * (powers up to BIGDEC__DIV_ODD_MAX limbs, short quotients, and a conversion that would
+ * be the first to use it and splits by it fewer than BIGDEC__DIV_INV_SPLITS times) a
+ * split divides by the power's odd part, by divide and conquer, and the inverse is left
+ * to a later conversion that asks for it again.
  *
  * Widths: the top part has variable width; a lower part of width 19 * 2^(i+1) splits at
  * level i into two halves of 19 * 2^i digits. Division is of x << shift by
@@ -51,12 +52,12 @@ static unsigned bigdec__split_level(size_t bits) {
         const bigdec__pow *w = bigdec__pow_get(i);
         if (!w || bits + w->shift <= 128 * w->n)
             return i;
-        /* Schoolbook division has no such bound: a quotient up to 1/8 longer than the
+        /* Division by the odd part has no such bound: a quotient up to 1/8 longer than the
          * power is taken here rather than a tiny one at the next level, which would
          * have to be built (8192 bits: split at 10^1216 instead of 10^2432, cold
          * 2.46e5 -> 1.91e5 instructions, 2.01e5 in the basecase before) */
         size_t pbits = 64 * w->n - w->shift;
-        if (w->n <= BIGDEC__DIV_SCHOOL_MAX && 8 * (bits - pbits) <= 9 * pbits)
+        if (w->n <= BIGDEC__DIV_ODD_MAX && 8 * (bits - pbits) <= 9 * pbits)
             return i;
         i++;
     }
@@ -92,7 +93,7 @@ static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec_
     return pre;
 }
 
-/* x = q 10^w + r by schoolbook division by 10^w's odd part: with x = h 2^w + l
+/* x = q 10^w + r by division by 10^w's odd part: with x = h 2^w + l
  * (l < 2^w), q = floor(h / 5^w) and r = (h mod 5^w) 2^w + l; the divisor has ~70% of
  * the power's limbs, and so has the division's cost. x >= 10^w. Returns q (*qn limbs),
  * *r gets w->n limbs, both from the arena; NULL if it is full. */
@@ -115,7 +116,7 @@ static bigdec__limb *bigdec__dc_divrem_odd(bigdec__limb **r, size_t *qn,
     if (hn <= ko) /* h >= 5^w: pad to one limb more than the divisor */
         hn = ko + 1;
     *qn = hn - ko + 1;
-    bigdec__divrem_school(q, h, hn, w->po, ko);
+    bigdec__divrem_dc(q, h, hn, w->po, ko, ar);
     bigdec__rshift(h, h, ko, w->poshift);
     /* r = (h mod 5^w) 2^w + l: l's whole limbs, then the remainder shifted by zb with
      * l's top bits below it */
@@ -134,10 +135,11 @@ static bigdec__limb *bigdec__dc_divrem_odd(bigdec__limb **r, size_t *qn,
 
 /* srt: whether fixed-width parts may try the scaled remainder tree (not below one it
  * gave back as ambiguous: that subtree is done exactly, by division, all the way).
- * inv_now: whether a Barrett split builds its power's inverse at once (else only when
- * a second conversion asks: bigdec__pow_inverse). */
+ * top_n: the limbs of the whole number, which say how often this conversion splits by
+ * a power, and so whether a Barrett split builds the power's inverse at once (else only
+ * when a later conversion asks again: bigdec__pow_inverse). */
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
-                             bigdec__arena *ar, int srt, int inv_now) {
+                             bigdec__arena *ar, int srt, size_t top_n) {
     n = bigdec__normlen(x, n);
     if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << BIGDEC__SRT_MIN_LOG) {
         int st = bigdec__srt(out, x, n, width, ar);
@@ -175,19 +177,19 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
         if (!width)
             return (size_t)-1;
         memset(out, '0', width - w->digits);
-        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar, srt, inv_now) ==
+        if (bigdec__dc_rec(out + width - w->digits, x, n, w->digits, ar, srt, top_n) ==
             (size_t)-1)
             return (size_t)-1;
         return width;
     }
     if (nn <= k) /* k limbs but >= p: pad so that dn < nn holds (x >= p has n >= k) */
         nn = k + 1;
-    if (nn > 2 * k && k > BIGDEC__DIV_SCHOOL_MAX) /* too low for Barrett: a bug */
+    if (nn > 2 * k && k > BIGDEC__DIV_ODD_MAX) /* too low for Barrett: a bug */
         return (size_t)-1;
     size_t qn = nn - k + 1;
     const bigdec__limb *y = NULL;
-    if (k > BIGDEC__DIV_SCHOOL_MAX && qn * BIGDEC__DIV_SCHOOL_QUOTIENT > k)
-        y = bigdec__pow_inverse(w, inv_now);
+    if (k > BIGDEC__DIV_ODD_MAX && qn * BIGDEC__DIV_ODD_QUOTIENT > k)
+        y = bigdec__pow_inverse(w, top_n >= BIGDEC__DIV_INV_SPLITS * k);
     bigdec__limb *q, *r;
     if (y) {
         bigdec__ntt_pre pre;
@@ -204,15 +206,15 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
             return (size_t)-1;
     }
     if (width) {
-        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt, inv_now) == (size_t)-1)
+        if (bigdec__dc_rec(out, q, qn, width - w->digits, ar, srt, top_n) == (size_t)-1)
             return (size_t)-1;
         len = width - w->digits;
     } else {
-        len = bigdec__dc_rec(out, q, qn, 0, ar, srt, inv_now); /* q > 0 here */
+        len = bigdec__dc_rec(out, q, qn, 0, ar, srt, top_n); /* q > 0 here */
         if (len == (size_t)-1)
             return len;
     }
-    if (bigdec__dc_rec(out + len, r, k, w->digits, ar, srt, inv_now) == (size_t)-1)
+    if (bigdec__dc_rec(out + len, r, k, w->digits, ar, srt, top_n) == (size_t)-1)
         return (size_t)-1;
     ar->used = mark;
     return len + w->digits;
@@ -220,6 +222,5 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
 
 size_t bigdec__dc(char *out, const bigdec__limb *x, size_t n, size_t width, bigdec__arena *ar) {
     bigdec__pow_conversion_begin();
-    int inv_now = bigdec__normlen(x, n) > BIGDEC__DIV_SCHOOL_COLD_MAX;
-    return bigdec__dc_rec(out, x, n, width, ar, 1, inv_now);
+    return bigdec__dc_rec(out, x, n, width, ar, 1, bigdec__normlen(x, n));
 }

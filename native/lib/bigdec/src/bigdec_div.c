@@ -29,8 +29,11 @@ bigdec__limb bigdec__invert_limb(bigdec__limb d) {
     return (bigdec__limb)(~(bigdec__dlimb)0 / d);
 }
 
-void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
-                           size_t dn) {
+/* Knuth's algorithm D: q[0 .. nn-dn) and the remainder in n[0 .. dn); returns the top
+ * quotient limb (0 or 1) rather than storing it, for the divide-and-conquer division
+ * below, whose blocks have a neighbour there. */
+static bigdec__limb bigdec__school(bigdec__limb *q, bigdec__limb *n, size_t nn,
+                                   const bigdec__limb *d, size_t dn) {
     const bigdec__limb d1 = d[dn - 1], d0 = d[dn - 2];
     const bigdec__limb v = bigdec__invert_limb(d1);
     /* top quotient limb: 0 or 1, as d is normalised */
@@ -38,7 +41,6 @@ void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bi
     int qh = bigdec__cmp(top, d, dn) >= 0;
     if (qh)
         bigdec__sub_n(top, top, d, dn);
-    q[nn - dn] = (bigdec__limb)qh;
     for (size_t j = nn - dn; j-- > 0;) {
         bigdec__limb u2 = n[j + dn], u1 = n[j + dn - 1], u0 = n[j + dn - 2];
         bigdec__limb qhat, rhat;
@@ -65,6 +67,86 @@ void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bi
         n[j + dn] = 0;
         q[j] = qhat;
     }
+    return (bigdec__limb)qh;
+}
+
+void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
+                           size_t dn) {
+    q[nn - dn] = bigdec__school(q, n, nn, d, dn);
+}
+
+/* 2 dn limbs n by dn limbs d (Burnikel & Ziegler; GMP's dcpi1_div_qr_n): the top half of
+ * the quotient from n's top 2 hi limbs by d's top hi limbs, corrected by the product of
+ * that half and d's low limbs, then the low half the same way. q[0 .. dn), the remainder
+ * in n[0 .. dn); returns the top quotient limb (0 or 1). An estimate from d's top limbs
+ * is at most a few units high, d being normalised: each unit costs one add-back. tp:
+ * dn limbs. Cost ~2 D(dn/2) + 2 M(dn/2), against the schoolbook's dn^2. */
+static bigdec__limb bigdec__dc_n(bigdec__limb *q, bigdec__limb *n, const bigdec__limb *d,
+                                 size_t dn, bigdec__limb *tp, bigdec__arena *ar) {
+    size_t lo = dn / 2, hi = dn - lo;
+    bigdec__limb qh, ql, cy;
+    qh = hi < BIGDEC__DIV_DC_THRESHOLD ? bigdec__school(q + lo, n + 2 * lo, 2 * hi, d + lo, hi)
+                                       : bigdec__dc_n(q + lo, n + 2 * lo, d + lo, hi, tp, ar);
+    bigdec__mul(tp, q + lo, hi, d, lo, ar);
+    cy = bigdec__sub_n(n + lo, n + lo, tp, dn);
+    if (qh)
+        cy += bigdec__sub_n(n + dn, n + dn, d, lo);
+    while (cy) {
+        qh -= bigdec__sub_1(q + lo, q + lo, hi, 1);
+        cy -= bigdec__add_n(n + lo, n + lo, d, dn);
+    }
+    ql = lo < BIGDEC__DIV_DC_THRESHOLD ? bigdec__school(q, n + hi, 2 * lo, d + hi, lo)
+                                       : bigdec__dc_n(q, n + hi, d + hi, lo, tp, ar);
+    bigdec__mul(tp, d, hi, q, lo, ar);
+    cy = bigdec__sub_n(n, n, tp, dn);
+    if (ql)
+        cy += bigdec__sub_n(n + lo, n + lo, d, hi);
+    while (cy) {
+        bigdec__sub_1(q, q, lo, 1);
+        cy -= bigdec__add_n(n, n, d, dn);
+    }
+    return qh;
+}
+
+size_t bigdec__divrem_dc_scratch(size_t dn) { return dn + bigdec__mul_scratch(dn); }
+
+void bigdec__divrem_dc(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
+                       size_t dn, bigdec__arena *ar) {
+    size_t qn = nn - dn, mark = ar->used;
+    bigdec__limb *tp;
+    if (dn < BIGDEC__DIV_DC_THRESHOLD || qn < BIGDEC__DIV_DC_THRESHOLD ||
+        !(tp = bigdec__alloc(ar, dn))) {
+        bigdec__divrem_school(q, n, nn, d, dn);
+        return;
+    }
+    /* quotient blocks of dn limbs from the bottom; the top one, b <= dn limbs, first */
+    size_t b = qn - (qn - 1) / dn * dn;
+    bigdec__limb *qp = q + qn - b, *np = n + nn - dn - b, qh, cy;
+    if (b == dn) {
+        qh = bigdec__dc_n(qp, np, d, dn, tp, ar);
+    } else if (b < BIGDEC__DIV_DC_THRESHOLD) {
+        qh = bigdec__school(qp, np, dn + b, d, dn);
+    } else {
+        /* b quotient limbs from the top 2b limbs by d's top b, then as in dc_n */
+        qh = bigdec__dc_n(qp, np + dn - b, d + dn - b, b, tp, ar);
+        if (b >= dn - b)
+            bigdec__mul(tp, qp, b, d, dn - b, ar);
+        else
+            bigdec__mul(tp, d, dn - b, qp, b, ar);
+        cy = bigdec__sub_n(np, np, tp, dn);
+        if (qh)
+            cy += bigdec__sub_n(np + b, np + b, d, dn - b);
+        while (cy) {
+            qh -= bigdec__sub_1(qp, qp, b, 1);
+            cy -= bigdec__add_n(np, np, d, dn);
+        }
+    }
+    q[qn] = qh;
+    for (size_t left = qn - b; left > 0; left -= dn) {
+        qp -= dn, np -= dn;
+        bigdec__dc_n(qp, np, d, dn, tp, ar); /* its top quotient limb is 0: np's top < d */
+    }
+    ar->used = mark;
 }
 
 size_t bigdec__invert_scratch(size_t dn) { return 24 * dn + bigdec__mul_scratch(2 * dn) + 64; }

@@ -16,8 +16,8 @@
  *       conversion that approximates (bigdec_srt.c) gets wrong by one unit.
  *   bigdec_check cold-random ... | cold-edge ... | cold-boundary ...
  *       the same with the power cache released before every conversion: each is the
- *       first to ask for its powers' inverses, so splits by powers of up to
- *       BIGDEC__DIV_SCHOOL_COLD_MAX limbs divide by schoolbook (bigdec_dc.c).
+ *       first to ask for its powers' inverses, so splits divide by the powers' odd
+ *       parts except where a power is used BIGDEC__DIV_INV_SPLITS times (bigdec_dc.c).
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
  *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
@@ -27,6 +27,11 @@
  *   bigdec_check mulmod SEED MINLOG MAXLOG COUNT
  *       the product modulo B^L - 1 (L = 2^log, the cyclic NTT that Barrett's division
  *       uses for q d) against mpn_mul folded by hand, with operands up to L limbs.
+ *   bigdec_check divrem SEED MINLIMBS MAXLIMBS COUNT
+ *       the divide-and-conquer division (its schoolbook below the threshold) against
+ *       GMP's mpn_tdiv_qr: quotient and remainder, divisors of random, all-ones, sparse
+ *       limbs and B^n / 2, quotients up to three divisors long, numerators with the
+ *       largest and smallest remainders.
  *   bigdec_check invert SEED MINLIMBS MAXLIMBS COUNT
  *       the Newton inverse y of normalised d (random, all ones, B^n / 2, sparse) against
  *       GMP's exact floor(B^(2n) / d): |y - floor| <= INVERT_SLACK units (Barrett
@@ -50,7 +55,7 @@
 
 #include <bigdec.h>
 
-#include "internal/bigdec_mpn.h" /* bigdec__mul, for the mul mode */
+#include "internal/bigdec_mpn.h" /* bigdec__mul and bigdec__divrem_dc, for their modes */
 
 static uint64_t rng_state;
 static uint64_t rng(void) {
@@ -62,8 +67,7 @@ static uint64_t rng(void) {
 
 static long checked, failed;
 /* "cold-" modes: the power cache is released before every conversion, so each one is
- * the first to ask for its powers' inverses (schoolbook splits up to
- * BIGDEC__DIV_SCHOOL_COLD_MAX limbs) */
+ * the first to ask for its powers' inverses (splits by the odd parts, bigdec_dc.c) */
 static int cold;
 
 /* Compare bigdec (unsigned and signed forms) with GMP for z >= 0, given as limbs with
@@ -451,6 +455,63 @@ static int run_invert(size_t lo, size_t hi, long count) {
     return failed ? 1 : 0;
 }
 
+/* bigdec__divrem_dc against GMP's mpn_tdiv_qr: dn limbs of divisor (log-uniform in
+ * [lo, hi]), normalised, of the shapes of fill_shape and B^dn / 2, quotients from 1 limb
+ * to 3 dn (blocks of dn and a partial top block, on both sides of the divide-and-conquer
+ * threshold), numerators of the same shapes and d times a random quotient plus d - 1 or
+ * 0 (the largest and smallest remainders, where a quotient one off shows first). */
+static int run_divrem(size_t lo, size_t hi, long count) {
+    for (long c = 0; c < count; c++) {
+        double u = (double)(rng() >> 11) / 9007199254740992.0;
+        size_t dn = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+        if (dn < lo) dn = lo;
+        if (dn > hi) dn = hi;
+        size_t qn = c % 4 == 0 ? 1 + rng() % 64 : 1 + rng() % (3 * dn), nn = dn + qn;
+        bigdec__limb *d = malloc(dn * 8), *n = malloc(nn * 8), *q = malloc((qn + 1) * 8);
+        bigdec__limb *wq = malloc((qn + 1) * 8), *wr = malloc(dn * 8);
+        size_t cap = bigdec__divrem_dc_scratch(dn);
+        bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
+        if (!d || !n || !q || !wq || !wr || !ar.base) {
+            printf("{\"type\":\"error\",\"message\":\"out of memory\"}\n");
+            return 2;
+        }
+        int dshape = (int)(c % 5), nshape = (int)(c / 5 % 6);
+        fill_shape(d, dn, dshape == 4 ? 2 : dshape);
+        if (dshape == 4)
+            memset(d, 0, dn * 8); /* B^dn / 2 */
+        d[dn - 1] |= (bigdec__limb)1 << 63;
+        if (nshape < 4) {
+            fill_shape(n, nn, nshape);
+        } else { /* d * t + (d - 1 or 0), t < B^qn */
+            bigdec__limb *t = malloc(qn * 8);
+            fill_shape(t, qn, 0);
+            t[qn - 1] >>= 1; /* so that d t + d stays within nn limbs */
+            mpn_mul((mp_limb_t *)n, (const mp_limb_t *)(qn >= dn ? t : d),
+                    (mp_size_t)(qn >= dn ? qn : dn), (const mp_limb_t *)(qn >= dn ? d : t),
+                    (mp_size_t)(qn >= dn ? dn : qn));
+            if (nshape == 4) {
+                mpn_add(n, n, nn, d, dn);
+                mpn_sub_1(n, n, nn, 1);
+            }
+            free(t);
+        }
+        mpn_tdiv_qr((mp_limb_t *)wq, (mp_limb_t *)wr, 0, (const mp_limb_t *)n, (mp_size_t)nn,
+                    (const mp_limb_t *)d, (mp_size_t)dn);
+        bigdec__divrem_dc(q, n, nn, d, dn, &ar);
+        int ok = !ar.overflow && ar.used == 0 && memcmp(q, wq, (qn + 1) * 8) == 0 &&
+                 memcmp(n, wr, dn * 8) == 0;
+        checked++;
+        if (!ok && failed++ < 5)
+            printf("{\"type\":\"mismatch\",\"op\":\"divrem\",\"dn\":%zu,\"qn\":%zu,"
+                   "\"shapes\":[%d,%d],\"overflow\":%d}\n", dn, qn, dshape, nshape,
+                   ar.overflow);
+        free(d), free(n), free(q), free(wq), free(wr), free(ar.base);
+    }
+    printf("{\"type\":\"divrem\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && !strncmp(argv[1], "cold-", 5)) {
         cold = 1;
@@ -481,6 +542,13 @@ int main(int argc, char **argv) {
             return 2;
         return run_mulmod(lo, hi, strtol(argv[5], NULL, 0));
     }
+    if (argc == 6 && !strcmp(argv[1], "divrem")) {
+        rng_state = strtoull(argv[2], NULL, 0);
+        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
+        if (lo < 2 || hi < lo)
+            return 2;
+        return run_divrem(lo, hi, strtol(argv[5], NULL, 0));
+    }
     if (argc == 6 && !strcmp(argv[1], "invert")) {
         rng_state = strtoull(argv[2], NULL, 0);
         size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
@@ -500,7 +568,7 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "cache"))
         return run_cache(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
-            "boundary SEED MINDIGITS MAXDIGITS COUNT | "
+            "boundary SEED MINDIGITS MAXDIGITS COUNT | mul|mulmod|divrem|invert SEED LO HI COUNT | "
             "cache LIMBS\n", argv[0]);
     return 2;
 }
