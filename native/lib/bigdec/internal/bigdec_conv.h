@@ -51,6 +51,11 @@
 #define BIGDEC__DIV_ODD_QUOTIENT 8
 #endif
 
+/* Fixed-width parts of at least 19 * 2^bigdec__srt_min_log digits go to the scaled
+ * remainder tree (bigdec_dc.c says why that many); a test may lower it, before any
+ * conversion, to reach the tree with smaller numbers. */
+extern unsigned bigdec__srt_min_log;
+
 /* ---- bigdec_digits.c ---- */
 
 /* Write c < 10^19 as exactly 19 digits (leading zeros kept). */

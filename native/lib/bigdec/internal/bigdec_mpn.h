@@ -77,6 +77,15 @@ int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
 
 /* ---- multiplication (bigdec_mul.c) ---- */
 
+/* (bigdec_adx.c) The same rows with mulx and two carry chains (adcx, adox), where the
+ * CPU has BMI2 and ADX: bigdec__have_adx() says so (cpuid, once); elsewhere these are
+ * the C rows. */
+int bigdec__have_adx(void);
+bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                                  bigdec__limb b);
+bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
+                                  bigdec__limb b);
+
 /* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
  * and Barrett's q d to its cyclic form (bigdec_div.c). */
 #ifndef BIGDEC__NTT_THRESHOLD
@@ -176,7 +185,7 @@ void bigdec__divrem_school(bigdec__limb *q, bigdec__limb *n, size_t nn, const bi
  * per block with no inverse to build. Scratch: bigdec__divrem_dc_scratch(dn) (a short
  * arena is a sizing bug, seen in ar->overflow). */
 #ifndef BIGDEC__DIV_DC_THRESHOLD
-#define BIGDEC__DIV_DC_THRESHOLD 48
+#define BIGDEC__DIV_DC_THRESHOLD 20
 #endif
 void bigdec__divrem_dc(bigdec__limb *q, bigdec__limb *n, size_t nn, const bigdec__limb *d,
                        size_t dn, bigdec__arena *ar);

@@ -34,13 +34,16 @@ size_t bigdec__dc_scratch(size_t n) {
 #endif
 
 /* Fixed-width parts of at least 19 * 2^this digits go to the scaled remainder tree
- * (bigdec_srt.c) first. Below, its entry product costs more than the tree saves:
- * from 19 * 2^10 digits, a warm 65,536-bit conversion took 7.29e6 instructions
- * against division's 6.99e6; from 19 * 2^11, 131,072 bits take 1.85e7 against 2.13e7
- * (gcc 12 -O2). */
+ * (bigdec_srt.c) first. Below, its entry product costs more than the tree saves. With
+ * splits by division at 20 limbs and up (bigdec__divrem_dc) and the ADX rows, warm,
+ * timed (medians of 5, AMD family 26, gcc 12 -O2), from 19 * 2^11 digits against
+ * 2^15: 262,144 bits 2142 against 1865 us, 524,288 bits 5115 against 4782, 2,097,152
+ * bits 27.9 against 27.8 ms, 10^6 digits 51.0 against 50.8 (by division alone, 51.5).
+ * The tests lower it (bigdec__srt_min_log) to reach the tree at smaller sizes. */
 #ifndef BIGDEC__SRT_MIN_LOG
-#define BIGDEC__SRT_MIN_LOG 11
+#define BIGDEC__SRT_MIN_LOG 15
 #endif
+unsigned bigdec__srt_min_log = BIGDEC__SRT_MIN_LOG;
 
 /* The level to split x (`bits` bits) in variable width: the smallest i whose shifted
  * power p = 10^w << s (k limbs) leaves x << s below B^(2k), which Barrett needs. At
@@ -141,7 +144,7 @@ static bigdec__limb *bigdec__dc_divrem_odd(bigdec__limb **r, size_t *qn,
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
                              bigdec__arena *ar, int srt, size_t top_n) {
     n = bigdec__normlen(x, n);
-    if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << BIGDEC__SRT_MIN_LOG) {
+    if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << bigdec__srt_min_log) {
         int st = bigdec__srt(out, x, n, width, ar);
         if (st == 0)
             return width;

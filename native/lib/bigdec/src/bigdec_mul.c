@@ -14,7 +14,7 @@
 #include "internal/bigdec_mpn.h"
 
 #ifndef BIGDEC__KARA_THRESHOLD
-#define BIGDEC__KARA_THRESHOLD 28
+#define BIGDEC__KARA_THRESHOLD 64
 #endif
 /* from here on (balanced operands, in limbs) Toom-3 instead of Karatsuba. Instructions
  * per product (cachegrind, AMD family 26, gcc 12 -O2) were fewest with the threshold at
@@ -47,6 +47,11 @@ static void bigdec__mul_school(bigdec__limb *r, const bigdec__limb *a, size_t an
                                const bigdec__limb *b, size_t bn) {
     r[an] = bigdec__mul_1(r, a, an, b[0]);
     size_t j = 1;
+    if (bigdec__have_adx()) { /* one row per pass, each with two carry chains */
+        for (; j < bn; j++)
+            r[an + j] = bigdec__addmul_1_adx(r + j, a, an, b[j]);
+        return;
+    }
     for (; j + 2 <= bn; j += 2)
         r[an + j + 1] = bigdec__addmul_2(r + j, a, an, b[j], b[j + 1]);
     if (j < bn)

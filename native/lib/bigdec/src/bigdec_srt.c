@@ -13,8 +13,8 @@
  * over: two products per limb and 38 digits instead of the basecase's two divisions.
  *
  * The fraction costs one product of the block's size (by a long inverse, built for
- * the tree's top level only), more than the tree saves below ~2^11 chunks: trees start
- * at 19 * 2^11 digits (BIGDEC__SRT_MIN_LOG in bigdec_dc.c), divisions above them.
+ * the tree's top level only), more than the tree saves below ~2^15 chunks: trees start
+ * at 19 * 2^15 digits (BIGDEC__SRT_MIN_LOG in bigdec_dc.c), divisions above them.
  *
  * Precision: a node with fraction F limbs splitting at 10^w (m limbs) gives both
  * children F - m limbs; a leaf of c chunks gets c + 1, so 10^(19 c) < B^c leaves a guard

@@ -18,6 +18,10 @@
  *       the same with the power cache released before every conversion: each is the
  *       first to ask for its powers' inverses, so splits divide by the powers' odd
  *       parts except where a power is used BIGDEC__DIV_INV_SPLITS times (bigdec_dc.c).
+ *   bigdec_check tree-random ... | tree-boundary ...
+ *       the same with the scaled remainder tree taking fixed-width parts from 19 * 2^11
+ *       digits (bigdec__srt_min_log) rather than 19 * 2^15, so that its block edges
+ *       lie within sizes a test converts quickly.
  *   bigdec_check status
  *       NULL arguments, a buffer one byte short: the right status, the buffer untouched.
  *   bigdec_check mul SEED MINLIMBS MAXLIMBS COUNT
@@ -55,7 +59,7 @@
 
 #include <bigdec.h>
 
-#include "internal/bigdec_mpn.h" /* bigdec__mul and bigdec__divrem_dc, for their modes */
+#include "internal/bigdec_conv.h" /* bigdec__mul, bigdec__divrem_dc, bigdec__srt_min_log */
 
 static uint64_t rng_state;
 static uint64_t rng(void) {
@@ -515,6 +519,10 @@ static int run_divrem(size_t lo, size_t hi, long count) {
 int main(int argc, char **argv) {
     if (argc >= 2 && !strncmp(argv[1], "cold-", 5)) {
         cold = 1;
+        argv[1] += 5;
+    }
+    if (argc >= 2 && !strncmp(argv[1], "tree-", 5)) {
+        bigdec__srt_min_log = 11; /* the tree from 38,912 digits, not 622,592 */
         argv[1] += 5;
     }
     if (argc == 6 && !strcmp(argv[1], "random")) {
