@@ -7,6 +7,63 @@
  */
 #include "internal/bigdec_mpn.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* r = a + b or a - b with the carry in CF from limb to limb: `adc` / `sbb`, four limbs a
+ * pass, the loop counted by `dec` and pointers moved by `lea`, which leave CF alone.
+ * The C loop below (the portable path) carries through setb and or, ~4 cycles a limb of
+ * latency; this one ~1 (AMD family 26: Karatsuba's and Toom-3's sums and the division's
+ * corrections, 12% and 13% of a cold 262,144-bit conversion's samples, for add_n and
+ * sub_n in C). */
+#define BIGDEC__CARRY_N(OP)                                                                 \
+    bigdec__limb t, c;                                                                      \
+    size_t blocks = n / 4, rest = n % 4;                                                    \
+    __asm__ volatile("clc\n\t"                                                              \
+                     "test %[blocks], %[blocks]\n\t" /* clears CF, which clc set already */  \
+                     "jz 2f\n"                                                              \
+                     "1:\n\t"                                                               \
+                     "mov (%[a]), %[t]\n\t" OP " (%[b]), %[t]\n\t"                          \
+                     "mov %[t], (%[r])\n\t"                                                 \
+                     "mov 8(%[a]), %[t]\n\t" OP " 8(%[b]), %[t]\n\t"                        \
+                     "mov %[t], 8(%[r])\n\t"                                                \
+                     "mov 16(%[a]), %[t]\n\t" OP " 16(%[b]), %[t]\n\t"                      \
+                     "mov %[t], 16(%[r])\n\t"                                               \
+                     "mov 24(%[a]), %[t]\n\t" OP " 24(%[b]), %[t]\n\t"                      \
+                     "mov %[t], 24(%[r])\n\t"                                               \
+                     "lea 32(%[a]), %[a]\n\t"                                               \
+                     "lea 32(%[b]), %[b]\n\t"                                               \
+                     "lea 32(%[r]), %[r]\n\t"                                               \
+                     "dec %[blocks]\n\t"                                                    \
+                     "jnz 1b\n"                                                             \
+                     "2:\n\t"                                                               \
+                     "inc %[rest]\n\t" /* rest + 1 passes of the test below, CF kept */     \
+                     "3:\n\t"                                                               \
+                     "dec %[rest]\n\t"                                                      \
+                     "jz 4f\n\t"                                                            \
+                     "mov (%[a]), %[t]\n\t" OP " (%[b]), %[t]\n\t"                          \
+                     "mov %[t], (%[r])\n\t"                                                 \
+                     "lea 8(%[a]), %[a]\n\t"                                                \
+                     "lea 8(%[b]), %[b]\n\t"                                                \
+                     "lea 8(%[r]), %[r]\n\t"                                                \
+                     "jmp 3b\n"                                                             \
+                     "4:\n\t"                                                               \
+                     "mov $0, %[c]\n\t"                                                     \
+                     "adc $0, %[c]\n\t"                                                     \
+                     : [t] "=&r"(t), [c] "=&r"(c), [a] "+&r"(a), [b] "+&r"(b), [r] "+&r"(r), \
+                       [blocks] "+&r"(blocks), [rest] "+&r"(rest)                           \
+                     :                                                                      \
+                     : "cc", "memory");                                                     \
+    return c
+
+bigdec__limb bigdec__add_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n) {
+    BIGDEC__CARRY_N("adc");
+}
+
+bigdec__limb bigdec__sub_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
+                           size_t n) {
+    BIGDEC__CARRY_N("sbb");
+}
+#else
 bigdec__limb bigdec__add_n(bigdec__limb *r, const bigdec__limb *a, const bigdec__limb *b,
                            size_t n) {
     bigdec__limb c = 0;
@@ -30,6 +87,7 @@ bigdec__limb bigdec__sub_n(bigdec__limb *r, const bigdec__limb *a, const bigdec_
     }
     return c;
 }
+#endif
 
 bigdec__limb bigdec__add_1(bigdec__limb *r, const bigdec__limb *a, size_t n, bigdec__limb b) {
     for (size_t i = 0; i < n; i++) {

@@ -8,13 +8,16 @@
  * Unbalanced operands are cut into pieces of the shorter one's size.
  *
  * The threshold (BIGDEC__KARA_THRESHOLD limbs, where Karatsuba starts to win over the
- * C schoolbook loop) was measured on Zen 4 with gcc 12 -O2: ~1.2x at 48 limbs,
- * break-even near 24-32.
+ * schoolbook rows) was timed on an AMD family 26 with gcc 12 -O2, with the ADX rows
+ * (bigdec_adx.c) and the adc sums (bigdec_mpn.c), over whole conversions (medians of
+ * 5): 65,536 bits 193 us at 24, 191 at 32, 196 at 48, 198 at 64; 262,144 bits 1648,
+ * 1647, 1662, 1681; 1,048,576 bits 10.70, 10.74, 10.79, 10.86 ms. (Before the adc sums,
+ * with Karatsuba's sums in C, 52-80 was best.)
  */
 #include "internal/bigdec_mpn.h"
 
 #ifndef BIGDEC__KARA_THRESHOLD
-#define BIGDEC__KARA_THRESHOLD 64
+#define BIGDEC__KARA_THRESHOLD 32
 #endif
 /* from here on (balanced operands, in limbs) Toom-3 instead of Karatsuba. Instructions
  * per product (cachegrind, AMD family 26, gcc 12 -O2) were fewest with the threshold at
