@@ -114,13 +114,14 @@ def test_cold_conversions_against_gmp(cc):
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_multiplication_against_gmp(cc):
-    """The internal product (schoolbook by two rows, Karatsuba from 28 limbs, Toom-3 from
-    100, the NTT from 1500) against mpn_mul, balanced and not, on random, all-ones,
+    """The internal product (schoolbook rows, Karatsuba from 32 limbs, Toom-3 from 100,
+    the NTT where its transform is cheaper, from ~4096 limbs) against mpn_mul, balanced and not, on random, all-ones,
     sparse and mixed limbs: every path, its thresholds and the sizes around them; and
     the division and the inverse built on it."""
     exe = _driver(cc)
     for seed, lo, hi, count in [(1, 1, 120, 3000), (2, 90, 700, 400 if FULL else 120),
-                                (3, 1400, 5000, 40 if FULL else 8)]:
+                                (3, 1400, 5000, 40 if FULL else 8),
+                                (6, 7000, 24000, 20 if FULL else 10)]:
         rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
