@@ -85,6 +85,9 @@ bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t
                                   bigdec__limb b);
 bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                   bigdec__limb b);
+/* r[0 .. an+bn) = a * b by those rows (an, bn >= 1). */
+void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
+                            const bigdec__limb *b, size_t bn);
 
 /* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
  * and Barrett's q d to its cyclic form (bigdec_div.c). */

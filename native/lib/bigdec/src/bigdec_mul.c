@@ -48,13 +48,12 @@ static bigdec__limb bigdec__addmul_2(bigdec__limb *r, const bigdec__limb *a, siz
 
 static void bigdec__mul_school(bigdec__limb *r, const bigdec__limb *a, size_t an,
                                const bigdec__limb *b, size_t bn) {
-    r[an] = bigdec__mul_1(r, a, an, b[0]);
-    size_t j = 1;
     if (bigdec__have_adx()) { /* one row per pass, each with two carry chains */
-        for (; j < bn; j++)
-            r[an + j] = bigdec__addmul_1_adx(r + j, a, an, b[j]);
+        bigdec__mul_school_adx(r, a, an, b, bn);
         return;
     }
+    r[an] = bigdec__mul_1(r, a, an, b[0]);
+    size_t j = 1;
     for (; j + 2 <= bn; j += 2)
         r[an + j + 1] = bigdec__addmul_2(r + j, a, an, b[j], b[j + 1]);
     if (j < bn)
