@@ -172,6 +172,7 @@ def test_sanitizers_address_undefined():
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
     for args in (["status"], ["edge", "1500"], ["random", "9", "1", "3000", "150"],
                  ["mul", "9", "1", "2000", "200"], ["mulmod", "9", "2", "12", "40"],
+                 ["divrem", "9", "2", "400", "300"],
                  ["invert", "9", "1", "3000", "40"], ["random", "10", "3000", "9000", "4"],
                  ["tree-boundary", "9", "80000", "80000", "1"],
                  ["tree-random", "9", "2000", "4000", "2"],
