@@ -46,6 +46,10 @@ int bigdec__have_adx(void) {
     "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
     "adcx " #OFF "(%[r],%[i],8), %[" #LO "]\n\t"                                             \
     "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
+#define BIGDEC__MUL_STEP(OFF, LO, HIN, HOUT) /* r's limb written, not read: one chain */  \
+    "mulx " #OFF "(%[a],%[i],8), %[" #LO "], %[" #HOUT "]\n\t"                              \
+    "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
+    "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
 #define BIGDEC__SUB_STEP(OFF, LO, HIN, HOUT)                                                \
     "mulx " #OFF "(%[a],%[i],8), %[" #LO "], %[" #HOUT "]\n\t"                              \
     "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
@@ -93,6 +97,12 @@ static inline __attribute__((always_inline)) uint64_t bigdec__submul4(uint64_t *
     BIGDEC__ADX_ROW(BIGDEC__SUB_STEP);
 }
 
+/* r[0 .. n) = a[0 .. n) * b + cin: the OF chain alone (CF stays 0 to the end) */
+static inline __attribute__((always_inline)) uint64_t bigdec__mul4(uint64_t *r, const uint64_t *a, size_t n, uint64_t b,
+                                uint64_t cin) {
+    BIGDEC__ADX_ROW(BIGDEC__MUL_STEP);
+}
+
 /* The n % 4 low limbs in C, the rest four at a time. */
 bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                   bigdec__limb b) {
@@ -106,11 +116,16 @@ bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t
 }
 
 /* r[0 .. an+bn) = a * b by rows, all in this function (a call per row cost ~3 ticks
- * of a 16 x 16-limb product's ~300); the first row by the C mul_1. */
+ * of a 16 x 16-limb product's ~300); the first row onto nothing, with one chain. */
 void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, size_t bn) {
     size_t h = an % 4;
-    r[an] = bigdec__mul_1(r, a, an, b[0]);
+    bigdec__limb c = 0, b0 = b[0];
+    for (size_t i = 0; i < h; i++) {
+        bigdec__dlimb t = (bigdec__dlimb)a[i] * b0 + c;
+        r[i] = (bigdec__limb)t, c = (bigdec__limb)(t >> 64);
+    }
+    r[an] = an > h ? bigdec__mul4(r + h, a + h, an - h, b0, c) : c;
     for (size_t j = 1; j < bn; j++) {
         bigdec__limb c = 0, bj = b[j], *rj = r + j;
         for (size_t i = 0; i < h; i++) {
