@@ -69,6 +69,13 @@ static uint64_t rng(void) {
     return z ^ (z >> 31);
 }
 
+/* A limb count spread log-uniformly over [lo, hi]. */
+static size_t log_uniform(size_t lo, size_t hi) {
+    double u = (double)(rng() >> 11) / 9007199254740992.0;
+    size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
+    return n < lo ? lo : n > hi ? hi : n;
+}
+
 static long checked, failed;
 /* "cold-" modes: the power cache is released before every conversion, so each one is
  * the first to ask for its powers' inverses (splits by the odd parts, bigdec_dc.c) */
@@ -149,11 +156,7 @@ static int run_random(size_t lo, size_t hi, long count) {
     mpz_t z, p;
     mpz_inits(z, p, NULL);
     for (long c = 0; c < count; c++) {
-        /* log-uniform limb count in [lo, hi] */
-        double u = (double)(rng() >> 11) / 9007199254740992.0;
-        size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
-        if (n < lo) n = lo;
-        if (n > hi) n = hi;
+        size_t n = log_uniform(lo, hi);
         int shape = (int)(c % 7);
         const char *name = "random";
         if (shape <= 2) {
@@ -333,11 +336,7 @@ static void fill_shape(bigdec__limb *x, size_t n, int shape) {
 
 static int run_mul(size_t lo, size_t hi, long count) {
     for (long c = 0; c < count; c++) {
-        /* log-uniform limb count in [lo, hi], as run_random's */
-        double u = (double)(rng() >> 11) / 9007199254740992.0;
-        size_t an = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
-        if (an < lo) an = lo;
-        if (an > hi) an = hi;
+        size_t an = log_uniform(lo, hi);
         size_t bn = c % 3 == 0 ? 1 + rng() % an : an; /* a third unbalanced */
         bigdec__limb *a = malloc(an * 8), *b = malloc(bn * 8);
         bigdec__limb *r = malloc((an + bn) * 8), *want = malloc((an + bn) * 8);
@@ -420,10 +419,7 @@ static int run_invert(size_t lo, size_t hi, long count) {
     mpz_inits(num, dz, yz, want, diff, NULL);
     long worst = 0;
     for (long c = 0; c < count; c++) {
-        double u = (double)(rng() >> 11) / 9007199254740992.0;
-        size_t n = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
-        if (n < lo) n = lo;
-        if (n > hi) n = hi;
+        size_t n = log_uniform(lo, hi);
         bigdec__limb *d = malloc(n * 8), *y = malloc((n + 1) * 8);
         size_t cap = bigdec__invert_scratch(n);
         bigdec__arena ar = {malloc(cap * 8), 0, cap, 0};
@@ -466,10 +462,7 @@ static int run_invert(size_t lo, size_t hi, long count) {
  * 0 (the largest and smallest remainders, where a quotient one off shows first). */
 static int run_divrem(size_t lo, size_t hi, long count) {
     for (long c = 0; c < count; c++) {
-        double u = (double)(rng() >> 11) / 9007199254740992.0;
-        size_t dn = (size_t)((double)lo * __builtin_pow((double)hi / (double)lo, u) + 0.5);
-        if (dn < lo) dn = lo;
-        if (dn > hi) dn = hi;
+        size_t dn = log_uniform(lo, hi);
         size_t qn = c % 4 == 0 ? 1 + rng() % 64 : 1 + rng() % (3 * dn), nn = dn + qn;
         bigdec__limb *d = malloc(dn * 8), *n = malloc(nn * 8), *q = malloc((qn + 1) * 8);
         bigdec__limb *wq = malloc((qn + 1) * 8), *wr = malloc(dn * 8);
@@ -536,12 +529,20 @@ int main(int argc, char **argv) {
         bigdec_cache_release(); /* and a leak checker sees everything freed */
         return rc;
     }
-    if (argc == 6 && !strcmp(argv[1], "mul")) {
+    /* SEED MINLIMBS MAXLIMBS COUNT on an internal routine (its smallest size) */
+    static const struct {
+        const char *name;
+        size_t min;
+        int (*run)(size_t, size_t, long);
+    } limb_modes[] = {{"mul", 1, run_mul}, {"divrem", 2, run_divrem}, {"invert", 1, run_invert}};
+    for (size_t i = 0; argc == 6 && i < sizeof limb_modes / sizeof *limb_modes; i++) {
+        if (strcmp(argv[1], limb_modes[i].name))
+            continue;
         rng_state = strtoull(argv[2], NULL, 0);
         size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
-        if (lo < 1 || hi < lo)
+        if (lo < limb_modes[i].min || hi < lo)
             return 2;
-        return run_mul(lo, hi, strtol(argv[5], NULL, 0));
+        return limb_modes[i].run(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 6 && !strcmp(argv[1], "mulmod")) {
         rng_state = strtoull(argv[2], NULL, 0);
@@ -549,20 +550,6 @@ int main(int argc, char **argv) {
         if (lo < 2 || hi < lo || hi > 20)
             return 2;
         return run_mulmod(lo, hi, strtol(argv[5], NULL, 0));
-    }
-    if (argc == 6 && !strcmp(argv[1], "divrem")) {
-        rng_state = strtoull(argv[2], NULL, 0);
-        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
-        if (lo < 2 || hi < lo)
-            return 2;
-        return run_divrem(lo, hi, strtol(argv[5], NULL, 0));
-    }
-    if (argc == 6 && !strcmp(argv[1], "invert")) {
-        rng_state = strtoull(argv[2], NULL, 0);
-        size_t lo = strtoull(argv[3], NULL, 0), hi = strtoull(argv[4], NULL, 0);
-        if (lo < 1 || hi < lo)
-            return 2;
-        return run_invert(lo, hi, strtol(argv[5], NULL, 0));
     }
     if (argc == 6 && !strcmp(argv[1], "boundary")) {
         rng_state = strtoull(argv[2], NULL, 0);
