@@ -164,6 +164,18 @@ def test_random_against_gmp_huge():
     assert rc == 0 and lines[-1]["ok"] is True, lines[:5]
 
 
+def test_portable_paths_against_gmp():
+    """The C paths that an x86-64 machine with BMI2 and ADX never takes: the schoolbook
+    rows of bigdec_mul.c and bigdec_mpn.c and the C sums, built with -DBIGDEC_NO_ASM
+    (as on any other machine) and checked like the rest."""
+    exe = _driver("gcc", cflags=("-DBIGDEC_NO_ASM",), name="bigdec_check_portable")
+    for args in (["random", "21", "1", "3000", "200"], ["mul", "21", "1", "2000", "300"],
+                 ["divrem", "21", "2", "400", "500"], ["cold-random", "21", "60", "2500", "40"]):
+        rc, lines, _ = run(exe, *args)
+        assert rc == 0, (args, lines[:5])
+        assert lines[-1]["ok"] is True
+
+
 def test_sanitizers_address_undefined():
     flags = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
              "-fno-omit-frame-pointer")

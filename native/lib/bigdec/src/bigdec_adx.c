@@ -18,11 +18,12 @@
  * pass and r's limbs through a register; eight a pass, r read by adcx from memory: 16
  * limbs 282, 24 limbs 563, 32 limbs 995 (host-tuned GMP 6.3: 280, 538, 884).
  *
- * Chosen at run time (cpuid leaf 7: BMI2 and ADX); elsewhere the C rows run.
+ * Chosen at run time (cpuid leaf 7: BMI2 and ADX); elsewhere, and when built with
+ * -DBIGDEC_NO_ASM (the tests check those paths so), the C rows run.
  */
 #include "internal/bigdec_mpn.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BIGDEC_NO_ASM)
 #include <cpuid.h>
 
 int bigdec__have_adx(void) {

@@ -7,7 +7,7 @@
  */
 #include "internal/bigdec_mpn.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BIGDEC_NO_ASM)
 /* r = a + b or a - b with the carry in CF from limb to limb: `adc` / `sbb`, four limbs a
  * pass, the loop counted by `dec` and pointers moved by `lea`, which leave CF alone.
  * The C loop below (the portable path) carries through setb and or, ~4 cycles a limb of
