@@ -90,8 +90,8 @@ static void bigdec__kara(bigdec__limb *r, const bigdec__limb *a, const bigdec__l
     size_t h = n / 2, l = n - h; /* low parts l limbs, high parts h <= l limbs */
     size_t mark = ar->used;
     bigdec__limb *da = bigdec__alloc(ar, l), *db = bigdec__alloc(ar, l);
-    bigdec__limb *z1 = bigdec__alloc(ar, 2 * l), *t = bigdec__alloc(ar, 2 * l + 1);
-    if (!t) /* arena too small: a sizing bug, reported by the caller via ar->overflow */
+    bigdec__limb *z1 = bigdec__alloc(ar, 2 * l);
+    if (!z1) /* arena too small: a sizing bug, reported by the caller via ar->overflow */
         return;
     /* (a0 - a1) and (b1 - b0) */
     int sa = bigdec__absdiff_pad(da, a, l, a + l, h);
@@ -101,20 +101,25 @@ static void bigdec__kara(bigdec__limb *r, const bigdec__limb *a, const bigdec__l
     bigdec__mul_n(r, a, b, l, ar);                     /* z0 = a0 b0 -> r[0, 2l) */
     if (h == l)
         bigdec__mul_n(r + 2 * l, a + l, b + l, h, ar); /* z2 = a1 b1 -> r[2l, 2n) */
-    else if (h > 0)
-        bigdec__mul(r + 2 * l, a + l, h, b + l, h, ar);
-    /* t = z0 + z2 +- z1 (the middle coefficient, >= 0) */
-    t[2 * l] = 0;
-    bigdec__copy(t, r, 2 * l);
-    t[2 * l] = bigdec__add(t, t, 2 * l, r + 2 * l, 2 * h);
-    if (sa ^ sb) /* (a0 - a1)(b1 - b0) < 0 */
-        bigdec__sub(t, t, 2 * l + 1, z1, 2 * l);
     else
-        bigdec__add(t, t, 2 * l + 1, z1, 2 * l);
-    /* r += t B^l; the true sum fits 2n limbs, so the carry dies inside r */
-    size_t tn = bigdec__normlen(t, 2 * l + 1);
-    if (tn > 0)
-        bigdec__add(r + l, r + l, 2 * n - l, t, tn);
+        bigdec__mul(r + 2 * l, a + l, h, b + l, h, ar);
+    /* r += (z0 + z2 +- z1) B^l in place. With z0 = r0 + r1 B^l and z2 = r2 + r3 B^l,
+     * the limbs at B^l get r1 + r2 + r0 and those at B^2l r1 + r2 + r3: s = r1 + r2 is
+     * taken once, into r1's place (three passes of l limbs, against a copy and three
+     * sums of 2l). The carries out of each sum land one block up; whatever leaves the
+     * top cancels against the z1 subtraction, all of it modulo B^2n. */
+    bigdec__limb *r1 = r + l, *r2 = r + 2 * l, *r3 = r + 3 * l;
+    size_t m = 2 * h - l; /* r3's limbs */
+    bigdec__limb cs = bigdec__add_n(r1, r1, r2, l);
+    bigdec__limb c2 = bigdec__add(r2, r1, l, r3, m);
+    bigdec__limb c1 = bigdec__add_n(r1, r1, r, l);
+    bigdec__add_1(r2, r2, 2 * n - 2 * l, cs + c1);
+    if (m > 0)
+        bigdec__add_1(r3, r3, m, cs + c2);
+    if (sa ^ sb) /* (a0 - a1)(b1 - b0) < 0 */
+        bigdec__sub(r1, r1, 2 * n - l, z1, 2 * l);
+    else
+        bigdec__add(r1, r1, 2 * n - l, z1, 2 * l);
     ar->used = mark;
 }
 
