@@ -39,10 +39,10 @@
 /* ... and so do larger powers in a conversion that is the first to ask for their
  * inverse, unless it splits by that power at least this many times (a k-limb power
  * splits ~n/2k times in an n-limb conversion, and the inverse costs a few products):
- * cold, 262,144 bits 3245 us at 3 against 4068 at 2; 1,048,576 bits 25.9 ms at 3, 25.8
- * at 4; 3,321,929 bits 115 ms at 3, 120 at 4. */
+ * cold, timed with the ADX rows: 262,144 bits 2556 us at 2, 1848 at 3, 1850 at 4;
+ * 1,048,576 bits 19.7, 17.4, 17.4 ms; 3,321,929 bits 85.4, 85.6, 82.0 ms. */
 #ifndef BIGDEC__DIV_INV_SPLITS
-#define BIGDEC__DIV_INV_SPLITS 3
+#define BIGDEC__DIV_INV_SPLITS 4
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power
@@ -82,6 +82,9 @@ typedef struct bigdec__pow {
     bigdec__limb *y; /* n + 1 limbs, set once y_built (bigdec__pow_inverse) */
     int y_built;     /* read with acquire loads */
     unsigned long y_asked; /* the conversion that first asked for y (0: none) */
+    /* the conversion that first split by this power with a quotient longer than it,
+     * where the next level would have been its first use (0: none) */
+    unsigned long next_asked;
     bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
     /* 5^(19 * 2^i) << poshift, normalised, pon limbs: schoolbook splits divide by the
      * odd part of the power (30% fewer limbs) and take the low bits of x as they are */
@@ -110,6 +113,11 @@ typedef struct bigdec__pow {
 /* Make sure levels 0..level exist (building the missing ones under a lock) and return
  * level `level`; NULL when memory ran out (the cache is left as it was). */
 const bigdec__pow *bigdec__pow_get(unsigned level);
+
+/* Whether level `level` + 1 is built, or an earlier conversion wanted it in place of a
+ * longer quotient by `w` (level `level`); else this conversion's wish is recorded, so
+ * that the next one builds it. */
+int bigdec__pow_next_wanted(const bigdec__pow *w, unsigned level);
 
 void bigdec__pow_release(void);
 

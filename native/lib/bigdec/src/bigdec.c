@@ -51,6 +51,7 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
         *len = k;
         return BIGDEC_OK;
     }
+    bigdec__pow_conversion_begin(); /* before the top level is chosen: it may ask */
     if (!bigdec__pow_get(bigdec__dc_top_level(bigdec__bits(limbs, n))))
         return BIGDEC_ERR_NOMEM;
     size_t cap = bigdec__dc_scratch(n);

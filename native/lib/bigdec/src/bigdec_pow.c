@@ -85,7 +85,7 @@ const bigdec__pow *bigdec__pow_get(unsigned level) {
         bigdec__pow *w = bigdec__pow_build(i ? bigdec__pows[i - 1] : NULL);
         if (!w)
             break;
-        bigdec__pows[i] = w;
+        __atomic_store_n(&bigdec__pows[i], w, __ATOMIC_RELEASE); /* next_wanted reads it */
     }
     const bigdec__pow *r = bigdec__pows[level];
     pthread_mutex_unlock(&bigdec__pow_lock);
@@ -162,6 +162,13 @@ const bigdec__limb *bigdec__pow_inverse(const bigdec__pow *cw, int now) {
     const bigdec__limb *y = bigdec__pow_inverse_locked(w);
     pthread_mutex_unlock(&bigdec__pow_lock);
     return y;
+}
+
+int bigdec__pow_next_wanted(const bigdec__pow *cw, unsigned level) {
+    bigdec__pow *w = (bigdec__pow *)cw; /* only next_asked changes */
+    if (level + 1 < BIGDEC__POW_LEVELS && __atomic_load_n(&bigdec__pows[level + 1], __ATOMIC_ACQUIRE))
+        return 1;
+    return bigdec__pow_asked_before(&w->next_asked);
 }
 
 /* The transforms are built where a division first asks for them, not with the power:
