@@ -96,16 +96,17 @@ def test_block_edges_against_gmp(cc):
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cold_conversions_against_gmp(cc):
     """Every conversion the first since the cache was released: splits divide by the
-    power's odd part 5^w (divide and conquer, schoolbook below 48 limbs), except by a
-    power of more than 1024 limbs that the conversion splits by at least 3 times
-    (numbers from ~6100 limbs): Barrett's, with the inverse built on first use. Edge
-    values, random shapes across that switch, and digits that change at block edges
+    power's odd part (divide and conquer, schoolbook below 20 limbs), except by a power
+    of at least 3000 limbs that the conversion splits by at least 6 times (numbers from
+    ~24,000 limbs): Barrett's, with the inverse built on first use. Edge values, random
+    shapes on both sides of that switch, and digits that change at block edges
     (19 * 2^j digits from the bottom, where the odd part's remainder meets x's low
     bits). A remainder missing bit 0 of x's limb at the 2^w split, or an estimate of
     B - 2 where it should be B - 1, fails here."""
     exe = _driver(cc)
     for args in (["cold-edge", "3000"], ["cold-random", "11", "60", "1200", "300"],
                  ["cold-random", "12", "1200", "9000", "16"],
+                 ["cold-random", "17", "24000", "40000", "3"],
                  ["cold-boundary", "13", "2000", "40000", "6"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])

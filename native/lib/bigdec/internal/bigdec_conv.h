@@ -37,12 +37,20 @@
 #define BIGDEC__DIV_ODD_MAX 1024
 #endif
 /* ... and so do larger powers in a conversion that is the first to ask for their
- * inverse, unless it splits by that power at least this many times (a k-limb power
- * splits ~n/2k times in an n-limb conversion, and the inverse costs a few products):
- * cold, timed with the ADX rows: 262,144 bits 2556 us at 2, 1848 at 3, 1850 at 4;
- * 1,048,576 bits 19.7, 17.4, 17.4 ms; 3,321,929 bits 85.4, 85.6, 82.0 ms. */
+ * inverse, unless the power has at least BIGDEC__DIV_INV_MIN limbs (where Barrett's
+ * products go to the NTT with kept transforms) and the conversion splits by it at least
+ * BIGDEC__DIV_INV_SPLITS times (a k-limb power splits ~n/2k times in an n-limb
+ * conversion, and the inverse costs a few products). Cold, timed with the ADX rows
+ * (medians of 3, us), 262,144 / 524,288 / 1,048,576 / 2,097,152 / 10^6 digits: from 4
+ * splits at any size 1704 / 6239 / 17,578 / 47,180 / 83,176; 6 splits 1700 / 5511 /
+ * 16,623 / 46,651 / 81,744; never 1654 / 5531 / 16,181 / 46,965 / 85,436; 6 splits
+ * from 3000 limbs 1667 / 5488 / 16,064 / 46,177 / 81,246; from 6000 limbs 1659 / 5489 /
+ * 16,054 / 46,508 / 83,259. */
 #ifndef BIGDEC__DIV_INV_SPLITS
-#define BIGDEC__DIV_INV_SPLITS 4
+#define BIGDEC__DIV_INV_SPLITS 6
+#endif
+#ifndef BIGDEC__DIV_INV_MIN
+#define BIGDEC__DIV_INV_MIN 3000
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power
