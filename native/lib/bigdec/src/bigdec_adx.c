@@ -6,7 +6,8 @@
  * flags alone and `adox` / `adcx` carry in OF and CF separately, so the two sums run as
  * two independent chains (Intel's "New Instructions Supporting Large Integer
  * Arithmetic", 2012; GMP's mul_basecase for Broadwell and later). Eight limbs per pass,
- * counted by `lea` and `jrcxz`, which touch no flag.
+ * counted by `lea` and `jrcxz`, which touch no flag, the first pass entered part-way so
+ * that rows of any length run in the chains.
  *
  * A subtraction row r -= a * b has no flag-preserving subtract, so it runs as the
  * addition on the complement: with ~r = B^n - 1 - r, ~r + a b = c B^n + X gives
@@ -16,7 +17,9 @@
  * gcc 12 -O2), against the two-row C loop and GMP 6.2.1's mpn_mul_n: 8 limbs 89
  * (C 110, GMP 77), 16 limbs 298 (373, 273), 24 limbs 626 (870, 633), with four limbs a
  * pass and r's limbs through a register; eight a pass, r read by adcx from memory: 16
- * limbs 282, 24 limbs 563, 32 limbs 995 (host-tuned GMP 6.3: 280, 538, 884).
+ * limbs 282, 24 limbs 563, 32 limbs 995 (host-tuned GMP 6.3: 280, 538, 884); with the
+ * n % 4 limbs in the chains too (they were a C loop): 16 limbs 267, 27 limbs 810 -> 727,
+ * 31 limbs 1049 -> 936, 5 limbs 48 -> 40 (GMP 278, 672, 853, 38).
  *
  * Chosen at run time (cpuid leaf 7: BMI2 and ADX); elsewhere, and when built with
  * -DBIGDEC_NO_ASM (the tests check those paths so), the C rows run.
@@ -60,94 +63,89 @@ int bigdec__have_adx(void) {
     "not %[" #LO "]\n\t"                                                                     \
     "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
 
-/* r[0 .. n) += a[0 .. n) * b + cin (or the complemented form), n a positive multiple of
- * 4: eight limbs a pass, entered halfway when n / 4 is odd; the carry limb. */
+/* r[0 .. n) += a[0 .. n) * b + cin (or the complemented form), n >= 1: eight limbs a
+ * pass, the first pass entered at step (8 - n % 8) % 8 so that every limb is in the
+ * chains (a C loop for the n % 8 limbs carried serially, ~6 cycles a limb, and cost more
+ * than the rest of a short row). The entry is chosen by compares, which the same n makes
+ * predictable; each entry clears CF and OF on its way in. cin goes in both high-half
+ * registers, as odd steps read it from the other one. Returns the carry limb. */
+#define BIGDEC__ENTER(K) "xor %k[lo0], %k[lo0]\n\t" "jmp 1" #K "f\n\t"
 #define BIGDEC__ADX_ROW(STEP)                                                               \
-    uint64_t lo0, lo1, hi0, hi = cin;                                                       \
-    long i = -(long)n;                                                                      \
+    uint64_t lo0, lo1, hi0 = cin, hi = cin;                                                 \
+    size_t j = (8 - n % 8) % 8;                                                             \
+    long i = -(long)(n + j);                                                                \
     a += n, r += n;                                                                         \
-    if (n % 8)                                                                              \
-        i -= 4; /* the second half's offsets then address the first four limbs */          \
-    __asm__ volatile("test $4, %[n]\n\t" /* and CF = OF = 0 */                              \
-                     "jz 1f\n\t"                                                            \
-                     "jmp 3f\n"                                                             \
-                     "1:\n\t" STEP(0, lo0, hi, hi0) STEP(8, lo1, hi0, hi)                    \
-                         STEP(16, lo0, hi, hi0) STEP(24, lo1, hi0, hi)                       \
-                     "3:\n\t" STEP(32, lo0, hi, hi0) STEP(40, lo1, hi0, hi)                  \
-                         STEP(48, lo0, hi, hi0) STEP(56, lo1, hi0, hi)                       \
+    __asm__ volatile("cmp $4, %[j]\n\t"                                                     \
+                     "jae 5f\n\t"                                                           \
+                     "cmp $2, %[j]\n\t"                                                     \
+                     "jae 4f\n\t"                                                           \
+                     "cmp $1, %[j]\n\t"                                                     \
+                     "je 3f\n\t" BIGDEC__ENTER(0) "3:\n\t" BIGDEC__ENTER(1)                 \
+                     "4:\n\t"                                                               \
+                     "cmp $3, %[j]\n\t"                                                     \
+                     "je 3f\n\t" BIGDEC__ENTER(2) "3:\n\t" BIGDEC__ENTER(3)                 \
+                     "5:\n\t"                                                               \
+                     "cmp $6, %[j]\n\t"                                                     \
+                     "jae 4f\n\t"                                                           \
+                     "cmp $5, %[j]\n\t"                                                     \
+                     "je 3f\n\t" BIGDEC__ENTER(4) "3:\n\t" BIGDEC__ENTER(5)                 \
+                     "4:\n\t"                                                               \
+                     "cmp $7, %[j]\n\t"                                                     \
+                     "je 3f\n\t" BIGDEC__ENTER(6) "3:\n\t" BIGDEC__ENTER(7)                 \
+                     "10:\n\t" STEP(0, lo0, hi, hi0)                                         \
+                     "11:\n\t" STEP(8, lo1, hi0, hi)                                         \
+                     "12:\n\t" STEP(16, lo0, hi, hi0)                                        \
+                     "13:\n\t" STEP(24, lo1, hi0, hi)                                        \
+                     "14:\n\t" STEP(32, lo0, hi, hi0)                                        \
+                     "15:\n\t" STEP(40, lo1, hi0, hi)                                        \
+                     "16:\n\t" STEP(48, lo0, hi, hi0)                                        \
+                     "17:\n\t" STEP(56, lo1, hi0, hi)                                        \
                      "lea 8(%[i]), %[i]\n\t"                                                \
                      "jrcxz 2f\n\t"                                                         \
-                     "jmp 1b\n"                                                             \
+                     "jmp 10b\n"                                                            \
                      "2:\n\t"                                                               \
                      "mov $0, %k[lo0]\n\t" /* the carries into the top limb */              \
                      "adox %[lo0], %[hi]\n\t"                                               \
                      "adcx %[lo0], %[hi]\n\t"                                               \
-                     : [lo0] "=&r"(lo0), [lo1] "=&r"(lo1), [hi0] "=&r"(hi0), [hi] "+&r"(hi), \
+                     : [lo0] "=&r"(lo0), [lo1] "=&r"(lo1), [hi0] "+&r"(hi0), [hi] "+&r"(hi), \
                        [i] "+&c"(i)                                                         \
-                     : [a] "r"(a), [r] "r"(r), [n] "r"(n), "d"(b)                           \
+                     : [a] "r"(a), [r] "r"(r), [j] "r"(j), "d"(b)                           \
                      : "cc", "memory");                                                     \
     return hi
 
-static inline __attribute__((always_inline)) uint64_t bigdec__addmul4(uint64_t *r, const uint64_t *a, size_t n, uint64_t b,
-                                uint64_t cin) {
+static inline __attribute__((always_inline)) uint64_t
+bigdec__addmul_row(uint64_t *r, const uint64_t *a, size_t n, uint64_t b, uint64_t cin) {
     BIGDEC__ADX_ROW(BIGDEC__ADD_STEP);
 }
 
-static inline __attribute__((always_inline)) uint64_t bigdec__submul4(uint64_t *r, const uint64_t *a, size_t n, uint64_t b,
-                                uint64_t cin) {
+static inline __attribute__((always_inline)) uint64_t
+bigdec__submul_row(uint64_t *r, const uint64_t *a, size_t n, uint64_t b, uint64_t cin) {
     BIGDEC__ADX_ROW(BIGDEC__SUB_STEP);
 }
 
 /* r[0 .. n) = a[0 .. n) * b + cin: the OF chain alone (CF stays 0 to the end) */
-static inline __attribute__((always_inline)) uint64_t bigdec__mul4(uint64_t *r, const uint64_t *a, size_t n, uint64_t b,
-                                uint64_t cin) {
+static inline __attribute__((always_inline)) uint64_t
+bigdec__mul_row(uint64_t *r, const uint64_t *a, size_t n, uint64_t b, uint64_t cin) {
     BIGDEC__ADX_ROW(BIGDEC__MUL_STEP);
 }
 
-/* The n % 4 low limbs in C, the rest four at a time. */
 bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                   bigdec__limb b) {
-    size_t h = n % 4;
-    bigdec__limb c = 0;
-    for (size_t i = 0; i < h; i++) {
-        bigdec__dlimb t = (bigdec__dlimb)a[i] * b + r[i] + c;
-        r[i] = (bigdec__limb)t, c = (bigdec__limb)(t >> 64);
-    }
-    return n > h ? bigdec__addmul4(r + h, a + h, n - h, b, c) : c;
+    return n ? bigdec__addmul_row(r, a, n, b, 0) : 0;
 }
 
 /* r[0 .. an+bn) = a * b by rows, all in this function (a call per row cost ~3 ticks
  * of a 16 x 16-limb product's ~300); the first row onto nothing, with one chain. */
 void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, size_t bn) {
-    size_t h = an % 4;
-    bigdec__limb c = 0, b0 = b[0];
-    for (size_t i = 0; i < h; i++) {
-        bigdec__dlimb t = (bigdec__dlimb)a[i] * b0 + c;
-        r[i] = (bigdec__limb)t, c = (bigdec__limb)(t >> 64);
-    }
-    r[an] = an > h ? bigdec__mul4(r + h, a + h, an - h, b0, c) : c;
-    for (size_t j = 1; j < bn; j++) {
-        bigdec__limb c = 0, bj = b[j], *rj = r + j;
-        for (size_t i = 0; i < h; i++) {
-            bigdec__dlimb t = (bigdec__dlimb)a[i] * bj + rj[i] + c;
-            rj[i] = (bigdec__limb)t, c = (bigdec__limb)(t >> 64);
-        }
-        r[an + j] = an > h ? bigdec__addmul4(rj + h, a + h, an - h, bj, c) : c;
-    }
+    r[an] = bigdec__mul_row(r, a, an, b[0], 0);
+    for (size_t j = 1; j < bn; j++)
+        r[an + j] = bigdec__addmul_row(r + j, a, an, b[j], 0);
 }
 
 bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                   bigdec__limb b) {
-    size_t h = n % 4;
-    bigdec__limb c = 0;
-    for (size_t i = 0; i < h; i++) {
-        bigdec__dlimb t = (bigdec__dlimb)a[i] * b + c;
-        bigdec__limb lo = (bigdec__limb)t;
-        c = (bigdec__limb)(t >> 64) + (r[i] < lo);
-        r[i] -= lo;
-    }
-    return n > h ? bigdec__submul4(r + h, a + h, n - h, b, c) : c;
+    return n ? bigdec__submul_row(r, a, n, b, 0) : 0;
 }
 #else
 int bigdec__have_adx(void) { return 0; }
