@@ -70,6 +70,8 @@ int bigdec__have_adx(void) {
  * predictable; each entry clears CF and OF on its way in. cin goes in both high-half
  * registers, as odd steps read it from the other one. Returns the carry limb. */
 #define BIGDEC__ENTER(K) "xor %k[lo0], %k[lo0]\n\t" "jmp 1" #K "f\n\t"
+#define BIGDEC__ENTER2(K, K1) /* j is K or K1 */                                            \
+    "cmp $" #K1 ", %[j]\n\t" "je 3f\n\t" BIGDEC__ENTER(K) "3:\n\t" BIGDEC__ENTER(K1)
 #define BIGDEC__ADX_ROW(STEP)                                                               \
     uint64_t lo0, lo1, hi0 = cin, hi = cin;                                                 \
     size_t j = (8 - n % 8) % 8;                                                             \
@@ -78,20 +80,10 @@ int bigdec__have_adx(void) {
     __asm__ volatile("cmp $4, %[j]\n\t"                                                     \
                      "jae 5f\n\t"                                                           \
                      "cmp $2, %[j]\n\t"                                                     \
-                     "jae 4f\n\t"                                                           \
-                     "cmp $1, %[j]\n\t"                                                     \
-                     "je 3f\n\t" BIGDEC__ENTER(0) "3:\n\t" BIGDEC__ENTER(1)                 \
-                     "4:\n\t"                                                               \
-                     "cmp $3, %[j]\n\t"                                                     \
-                     "je 3f\n\t" BIGDEC__ENTER(2) "3:\n\t" BIGDEC__ENTER(3)                 \
+                     "jae 4f\n\t" BIGDEC__ENTER2(0, 1) "4:\n\t" BIGDEC__ENTER2(2, 3)        \
                      "5:\n\t"                                                               \
                      "cmp $6, %[j]\n\t"                                                     \
-                     "jae 4f\n\t"                                                           \
-                     "cmp $5, %[j]\n\t"                                                     \
-                     "je 3f\n\t" BIGDEC__ENTER(4) "3:\n\t" BIGDEC__ENTER(5)                 \
-                     "4:\n\t"                                                               \
-                     "cmp $7, %[j]\n\t"                                                     \
-                     "je 3f\n\t" BIGDEC__ENTER(6) "3:\n\t" BIGDEC__ENTER(7)                 \
+                     "jae 4f\n\t" BIGDEC__ENTER2(4, 5) "4:\n\t" BIGDEC__ENTER2(6, 7)        \
                      "10:\n\t" STEP(0, lo0, hi, hi0)                                         \
                      "11:\n\t" STEP(8, lo1, hi0, hi)                                         \
                      "12:\n\t" STEP(16, lo0, hi, hi0)                                        \
