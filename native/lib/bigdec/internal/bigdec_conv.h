@@ -27,7 +27,7 @@
 #endif
 
 /* Splits by powers of at most this many limbs divide by the power's odd part 5^w (no
- * inverse), by divide and conquer (bigdec__divrem_dc, schoolbook below 48 limbs); larger
+ * inverse), by divide and conquer (bigdec__divrem_dc, schoolbook below 20 limbs); larger
  * powers use a Newton inverse for Barrett's division. Timed warm against Barrett with
  * the cached inverse (AMD family 26, gcc 12 -O2, medians of 5): 65,536 bits 296 us at
  * 256 limbs, 264 at 512; 131,072 bits 901 at 512, 831 at 1024, 829 at 2048; 262,144
@@ -93,9 +93,10 @@ typedef struct bigdec__pow {
     /* the conversion that first split by this power with a quotient longer than it,
      * where the next level would have been its first use (0: none) */
     unsigned long next_asked;
-    bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (squared for level i + 1) */
-    /* 5^(19 * 2^i) << poshift, normalised, pon limbs: schoolbook splits divide by the
-     * odd part of the power (30% fewer limbs) and take the low bits of x as they are */
+    bigdec__limb *raw; /* 10^(19 * 2^i) unshifted, rawn limbs (the tree's products) */
+    /* 5^(19 * 2^i) << poshift, normalised, pon limbs: splits without an inverse divide
+     * by the odd part of the power (30% fewer limbs) and take the low bits of x as they
+     * are; level i + 1 squares it */
     bigdec__limb *po;
     size_t pon;
     unsigned poshift;

@@ -77,17 +77,25 @@ int bigdec__cmp(const bigdec__limb *a, const bigdec__limb *b, size_t n);
 
 /* ---- multiplication (bigdec_mul.c) ---- */
 
-/* (bigdec_adx.c) The same rows with mulx and two carry chains (adcx, adox), where the
- * CPU has BMI2 and ADX: bigdec__have_adx() says so (cpuid, once); elsewhere these are
- * the C rows. */
+/* x86-64 inline assembly is built (the adc sums of bigdec_mpn.c, the rows of
+ * bigdec_adx.c) with GCC or clang, unless -DBIGDEC_NO_ASM asks for the portable C,
+ * which is what every other machine runs and what the tests check it against. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BIGDEC_NO_ASM)
+#define BIGDEC__X86_ASM 1
+#else
+#define BIGDEC__X86_ASM 0
+#endif
+
+#if BIGDEC__X86_ASM
+/* (bigdec_adx.c) Schoolbook rows with mulx and two carry chains (adcx, adox), for a CPU
+ * with BMI2 and ADX, which bigdec__have_adx() tells (cpuid, once): r -= a * b as
+ * submul_1 does, and r[0 .. an+bn) = a * b (an, bn >= 1). */
 int bigdec__have_adx(void);
-bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                  bigdec__limb b);
 bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
                                   bigdec__limb b);
-/* r[0 .. an+bn) = a * b by those rows (an, bn >= 1). */
 void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, size_t bn);
+#endif
 
 /* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
  * and Barrett's q d to its cyclic form (bigdec_div.c). */

@@ -26,7 +26,7 @@
  */
 #include "internal/bigdec_mpn.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(BIGDEC_NO_ASM)
+#if BIGDEC__X86_ASM
 #include <cpuid.h>
 
 int bigdec__have_adx(void) {
@@ -121,11 +121,6 @@ bigdec__mul_row(uint64_t *r, const uint64_t *a, size_t n, uint64_t b, uint64_t c
     BIGDEC__ADX_ROW(BIGDEC__MUL_STEP);
 }
 
-bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                  bigdec__limb b) {
-    return n ? bigdec__addmul_row(r, a, n, b, 0) : 0;
-}
-
 /* r[0 .. an+bn) = a * b by rows, all in this function (a call per row cost ~3 ticks
  * of a 16 x 16-limb product's ~300); the first row onto nothing, with one chain. */
 void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
@@ -140,19 +135,5 @@ bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t
     return n ? bigdec__submul_row(r, a, n, b, 0) : 0;
 }
 #else
-int bigdec__have_adx(void) { return 0; }
-void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
-                            const bigdec__limb *b, size_t bn) {
-    r[an] = bigdec__mul_1(r, a, an, b[0]);
-    for (size_t j = 1; j < bn; j++)
-        r[an + j] = bigdec__addmul_1(r + j, a, an, b[j]);
-}
-bigdec__limb bigdec__addmul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                  bigdec__limb b) {
-    return bigdec__addmul_1(r, a, n, b);
-}
-bigdec__limb bigdec__submul_1_adx(bigdec__limb *r, const bigdec__limb *a, size_t n,
-                                  bigdec__limb b) {
-    return bigdec__submul_1(r, a, n, b);
-}
+typedef int bigdec__no_adx; /* ISO C wants something in every translation unit */
 #endif

@@ -197,7 +197,8 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     size_t qn = nn - k + 1;
     const bigdec__limb *y = NULL;
     if (k > BIGDEC__DIV_ODD_MAX && qn * BIGDEC__DIV_ODD_QUOTIENT > k && nn <= 2 * k)
-        y = bigdec__pow_inverse(w, top_n >= BIGDEC__DIV_INV_SPLITS * k && k >= BIGDEC__DIV_INV_MIN);
+        y = bigdec__pow_inverse(w, top_n >= BIGDEC__DIV_INV_SPLITS * k &&
+                                       k >= BIGDEC__DIV_INV_MIN);
     bigdec__limb *q, *r;
     if (y) {
         bigdec__ntt_pre pre;

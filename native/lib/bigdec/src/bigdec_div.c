@@ -36,7 +36,9 @@ static bigdec__limb bigdec__school(bigdec__limb *q, bigdec__limb *n, size_t nn,
                                    const bigdec__limb *d, size_t dn) {
     const bigdec__limb d1 = d[dn - 1], d0 = d[dn - 2];
     const bigdec__limb v = bigdec__invert_limb(d1);
+#if BIGDEC__X86_ASM
     const int adx = bigdec__have_adx();
+#endif
     /* top quotient limb: 0 or 1, as d is normalised */
     bigdec__limb *top = n + nn - dn;
     int qh = bigdec__cmp(top, d, dn) >= 0;
@@ -57,8 +59,12 @@ static bigdec__limb bigdec__school(bigdec__limb *q, bigdec__limb *n, size_t nn,
                     break;
             }
         }
+#if BIGDEC__X86_ASM
         bigdec__limb c = adx ? bigdec__submul_1_adx(n + j, d, dn, qhat)
                              : bigdec__submul_1(n + j, d, dn, qhat);
+#else
+        bigdec__limb c = bigdec__submul_1(n + j, d, dn, qhat);
+#endif
         bigdec__limb t = u2 - c;
         int neg = u2 < c;
         while (neg) { /* went below zero: add d back until the top limb returns to 0 */

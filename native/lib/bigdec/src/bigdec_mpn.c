@@ -1,13 +1,13 @@
 /* bigdec_mpn.c — linear-time limb operations: add, subtract, multiply by one limb, shift.
  *
- * Plain C with unsigned __int128 for the 64 x 64 -> 128 products and carries; gcc and
- * clang turn `(a + b + c)` carry chains into adc and the products into one mul/mulx.
- * The quadratic parts of bigdec spend their time in addmul_1 (schoolbook multiply) and
- * div_2by1 (the basecase), so those two are the ones written with care.
+ * C with unsigned __int128 for the 64 x 64 -> 128 products and carries, and on x86-64
+ * add_n / sub_n in assembly (below: the compilers carry through setb, not adc). The
+ * schoolbook rows where the CPU has BMI2 and ADX are bigdec_adx.c's; these C rows are
+ * the portable path.
  */
 #include "internal/bigdec_mpn.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(BIGDEC_NO_ASM)
+#if BIGDEC__X86_ASM
 /* r = a + b or a - b with the carry in CF from limb to limb: `adc` / `sbb`, four limbs a
  * pass, the loop counted by `dec` and pointers moved by `lea`, which leave CF alone.
  * The C loop below (the portable path) carries through setb and or, ~4 cycles a limb of

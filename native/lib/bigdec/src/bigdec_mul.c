@@ -48,10 +48,12 @@ static bigdec__limb bigdec__addmul_2(bigdec__limb *r, const bigdec__limb *a, siz
 
 static void bigdec__mul_school(bigdec__limb *r, const bigdec__limb *a, size_t an,
                                const bigdec__limb *b, size_t bn) {
+#if BIGDEC__X86_ASM
     if (bigdec__have_adx()) { /* one row per pass, each with two carry chains */
         bigdec__mul_school_adx(r, a, an, b, bn);
         return;
     }
+#endif
     r[an] = bigdec__mul_1(r, a, an, b[0]);
     size_t j = 1;
     for (; j + 2 <= bn; j += 2)

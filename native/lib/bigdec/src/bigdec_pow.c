@@ -1,10 +1,10 @@
 /* bigdec_pow.c — the cache of powers 10^(19 * 2^i) and their inverses.
  *
- * Level i+1 is the square of level i (of its odd part), so building up to level L costs
- * about two multiplications of the top size (the squares shrink geometrically below it), plus
- * one Newton inverse per level (a few more). The cache lives for the process and grows
- * on demand: a program that converts many numbers of one size pays for the powers once
- * (GMP's mpz_get_str recomputes them on every call). Building is serialised by a
+ * Level i+1 is the square of level i (of its odd part), so building up to level L
+ * costs about two multiplications of the top size (the squares shrink geometrically
+ * below it), plus one Newton inverse per level (a few more). The cache lives for the
+ * process and grows on demand: a program that converts many numbers of one size pays for
+ * the powers once (GMP's mpz_get_str recomputes them on every call). Building is serialised by a
  * mutex; built levels are never modified or moved, so readers need no lock once
  * bigdec__pow_get has returned (the mutex release orders the writes before).
  */
@@ -27,7 +27,7 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     bigdec__limb *raw = malloc(rawn * sizeof *raw);
     /* p and the odd part in one block (n <= rawn limbs each); y comes when used */
     bigdec__limb *py = malloc(2 * rawn * sizeof *py);
-    size_t scratch = (prev ? prev->pon : 0) + bigdec__mul_scratch(on);
+    size_t scratch = (prev ? prev->pon : 0) + bigdec__mul_scratch(prev ? prev->pon : 1);
     bigdec__arena ar = {malloc(scratch * sizeof(bigdec__limb)), 0, scratch, 0};
     if (!w || !raw || !py || !ar.base) {
         free(w), free(raw), free(py), free(ar.base);
@@ -63,10 +63,9 @@ static bigdec__pow *bigdec__pow_build(const bigdec__pow *prev) {
     bigdec__lshift(w->po, w->po, on, w->poshift);
     int bad = ar.overflow;
     free(ar.base);
-    size_t n = rawn;
-    for (w->ylog = 0; ((size_t)1 << w->ylog) < 2 * n + 2; w->ylog++)
+    for (w->ylog = 0; ((size_t)1 << w->ylog) < 2 * rawn + 2; w->ylog++)
         ;
-    for (w->dlog = 0; ((size_t)1 << w->dlog) < n + 1; w->dlog++)
+    for (w->dlog = 0; ((size_t)1 << w->dlog) < rawn + 1; w->dlog++)
         ;
     if (bad) { /* scratch sizing bug: never hand out a wrong power */
         free(w), free(raw), free(py);
@@ -166,7 +165,8 @@ const bigdec__limb *bigdec__pow_inverse(const bigdec__pow *cw, int now) {
 
 int bigdec__pow_next_wanted(const bigdec__pow *cw, unsigned level) {
     bigdec__pow *w = (bigdec__pow *)cw; /* only next_asked changes */
-    if (level + 1 < BIGDEC__POW_LEVELS && __atomic_load_n(&bigdec__pows[level + 1], __ATOMIC_ACQUIRE))
+    if (level + 1 < BIGDEC__POW_LEVELS &&
+        __atomic_load_n(&bigdec__pows[level + 1], __ATOMIC_ACQUIRE))
         return 1;
     return bigdec__pow_asked_before(&w->next_asked);
 }
