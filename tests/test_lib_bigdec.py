@@ -83,8 +83,8 @@ def test_random_against_gmp(cc):
 def test_block_edges_against_gmp(cc):
     """Digits that change at a block edge of the scaled remainder tree (bigdec_srt.c),
     which approximates, taking parts from 19 * 2^11 digits here (`tree-`): 9s above the
-    edge and 0...0c below, random digits above and 9...9 or 0...0c below. Without the leaf's boundary check these convert wrongly,
-    and neither the random shapes nor the edge values catch it (a precision lost
+    edge and 0...0c below, random digits above and 9...9 or 0...0c below. Without the
+    leaf's boundary check these convert wrongly, and neither the random shapes nor the edge values catch it (a precision lost
     outright, a leaf keeping 3/4 of the limbs it needs or a fraction with its low 8
     limbs cleared, the random shapes catch as well)."""
     rc, lines, _ = run(_driver(cc), "tree-boundary", "9", "80000",
@@ -116,9 +116,9 @@ def test_cold_conversions_against_gmp(cc):
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_multiplication_against_gmp(cc):
     """The internal product (schoolbook rows, Karatsuba from 32 limbs, Toom-3 from 100,
-    the NTT where its transform is cheaper, from ~4096 limbs) against mpn_mul, balanced and not, on random, all-ones,
-    sparse and mixed limbs: every path, its thresholds and the sizes around them; and
-    the division and the inverse built on it."""
+    the NTT where its transform is cheaper, from ~4096 limbs) against mpn_mul, balanced
+    and not, on random, all-ones, sparse and mixed limbs: every path, its thresholds and
+    the sizes around them; and the division and the inverse built on it."""
     exe = _driver(cc)
     for seed, lo, hi, count in [(1, 1, 120, 3000), (2, 90, 700, 400 if FULL else 120),
                                 (3, 1400, 5000, 40 if FULL else 8),
@@ -126,7 +126,7 @@ def test_multiplication_against_gmp(cc):
         rc, lines, _ = run(exe, "mul", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "mul", "checked": count, "ok": True}
-    # the divide-and-conquer division against mpn_tdiv_qr, either side of its 48-limb
+    # the divide-and-conquer division against mpn_tdiv_qr, either side of its 20-limb
     # threshold, quotients from one limb to three divisors long
     for seed, lo, hi, count in [(14, 2, 160, 3000), (15, 100, 3000, 120 if FULL else 40)]:
         rc, lines, _ = run(exe, "divrem", str(seed), str(lo), str(hi), str(count))
