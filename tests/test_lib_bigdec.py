@@ -145,18 +145,87 @@ def test_multiplication_against_gmp(cc):
     assert lines[-1]["type"] == "mulmod" and lines[-1]["ok"] is True
 
 
-@pytest.mark.parametrize(("limbs", "per_limb"), [(1024, 64), (4000, 125)])
-def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, per_limb):
+def _is_prime(n: int) -> bool:
+    """Miller-Rabin with the first twelve primes as bases: exact below 3.3e24."""
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n < 2 or any(n % b == 0 for b in bases):
+        return n in bases
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _prime_factors(n: int) -> set[int]:
+    out, f = set(), 2
+    while f * f <= n:
+        while n % f == 0:
+            out.add(f)
+            n //= f
+        f += 1
+    return out | ({n} if n > 1 else set())
+
+
+def _ntt_prime_sets() -> dict[str, list[tuple[int, int]]]:
+    import re
+    scalar = (DIR / "src" / "bigdec_ntt.c").read_text()
+    ifma = (DIR / "src" / "bigdec_ntt_ifma.c").read_text()
+    return {
+        "scalar": [(int(p, 16), int(g)) for p, g in
+                   re.findall(r"\{UINT64_C\((0x[0-9a-f]+)\), 0, 0, (\d+),", scalar)],
+        "ifma": list(zip(
+            [int(p, 16) for p in re.findall(r"UINT64_C\((0x[0-9a-f]+)\)",
+                                            ifma.split("bigdec__ifma_p[")[1].split(";")[0])],
+            [int(g) for g in re.findall(r"\d+", ifma.split("bigdec__ifma_g[")[1]
+                                        .split("=")[1].split(";")[0])])),
+    }
+
+
+@pytest.mark.parametrize("which", ["scalar", "ifma"])
+def test_ntt_primes(which):
+    """Each NTT prime set as the transforms rely on it: three primes in falling order
+    (Garner's step), each with 2^20-th roots of unity (transforms up to 2^20 points) and
+    a generator of its multiplicative group (the roots are its powers), their product
+    above a cyclic coefficient's bound 2 L (2^64 - 1)^2 at L = 2^20; for the IFMA lanes,
+    4p below 2^52."""
+    primes = _ntt_prime_sets()[which]
+    assert len(primes) == 3
+    assert [p for p, _ in primes] == sorted((p for p, _ in primes), reverse=True)
+    for p, g in primes:
+        assert _is_prime(p), hex(p)
+        assert (p - 1) % (1 << 20) == 0, hex(p)
+        assert all(pow(g, (p - 1) // q, p) != 1 for q in _prime_factors(p - 1)), (hex(p), g)
+        assert which != "ifma" or 4 * p < 1 << 52
+    a, b, c = (p for p, _ in primes)
+    assert a * b * c > 2 * (1 << 20) * ((1 << 64) - 1) ** 2
+
+
+@pytest.mark.parametrize(("limbs", "scalar", "ifma"), [(1024, 40, 40), (4000, 40, 112)])
+def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, scalar, ifma):
     """A first conversion built one power of ten (and its inverse) more than the top
     split uses: at 1024 limbs 10^(19 * 2^11), 2020 limbs, where 10^(19 * 2^10) splits.
-    What the cache holds afterwards doubled: 96 and 147 bytes per limb of x at these
-    sizes, 48 and 74 after the fix (glibc's count of bytes in use). The NTT transforms
-    that a power of 1500 limbs or more keeps once a division has used them add 37 at
-    4000 limbs (111); a level too many would add its 73 again."""
-    rc, lines, _ = run(_driver("gcc"), "cache", str(limbs))
-    assert rc == 0 and lines[-1]["ok"] is True
-    held = lines[-1]["held_bytes"]
-    assert 8 * limbs < held < per_limb * limbs, held
+    What the cache holds after a cold conversion (glibc's count of bytes in use; the
+    NTT's twiddle tables, which outlive the cache, grown beforehand), in bytes per limb
+    of x: 22.7 at 1024 limbs, and at 4000 limbs 24.1 with the scalar transforms, 95.7
+    with the IFMA ones (whose inverses and kept transforms pay from a few hundred limbs,
+    bigdec_conv.h). A level too many adds at least its power twice over (as built and
+    shifted): 32 bytes per limb."""
+    for exe in (_driver("gcc"), _scalar_driver()):
+        rc, lines, _ = run(exe, "cache", str(limbs))
+        assert rc == 0 and lines[-1]["ok"] is True
+        held = lines[-1]["held_bytes"]
+        per_limb = ifma if lines[-1]["ntt_fast"] else scalar
+        assert 8 * limbs < held < per_limb * limbs, (exe.name, held)
 
 
 @pytest.mark.full
@@ -172,6 +241,23 @@ def test_portable_paths_against_gmp():
     exe = _driver("gcc", cflags=("-DBIGDEC_NO_ASM",), name="bigdec_check_portable")
     for args in (["random", "21", "1", "3000", "200"], ["mul", "21", "1", "2000", "300"],
                  ["divrem", "21", "2", "400", "500"], ["cold-random", "21", "60", "2500", "40"]):
+        rc, lines, _ = run(exe, *args)
+        assert rc == 0, (args, lines[:5])
+        assert lines[-1]["ok"] is True
+
+
+def _scalar_driver():
+    return _driver("gcc", cflags=("-DBIGDEC_NO_IFMA",), name="bigdec_check_scalar_ntt")
+
+
+def test_scalar_transforms_against_gmp():
+    """The scalar NTT (three primes below 2^63, Montgomery form) and the choices made for
+    it, which a CPU with AVX-512 IFMA never takes: built with -DBIGDEC_NO_IFMA and
+    checked like the rest, through products long enough for the transforms and
+    conversions that divide with them."""
+    exe = _scalar_driver()
+    for args in (["mul", "22", "7000", "20000", "4"], ["mulmod", "22", "2", "14", "30"],
+                 ["random", "22", "5000", "40000", "4"], ["cold-random", "22", "20000", "30000", "2"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
         assert lines[-1]["ok"] is True

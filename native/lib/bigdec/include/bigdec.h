@@ -83,7 +83,10 @@ bigdec_status bigdec_write(char *buf, size_t cap, const uint64_t *limbs, size_t 
 bigdec_status bigdec_write_signed(char *buf, size_t cap, int negative, const uint64_t *limbs,
                                   size_t n, size_t *len);
 
-/** Free the cached powers of ten. Not safe while another thread converts. */
+/** Free the cached powers of ten. Not safe while another thread converts. The twiddle
+ * tables of the multiplication's transforms stay: written once per process as far as
+ * the longest product so far needed (96 bytes per limb of a transform's length, at
+ * most 144 MB of address space reserved for them, of which only that much is touched). */
 void bigdec_cache_release(void);
 
 /** A short English description of a status ("ok", "buffer too small", ...). */

@@ -28,13 +28,25 @@
 
 /* Splits by powers of at most this many limbs divide by the power's odd part 5^w (no
  * inverse), by divide and conquer (bigdec__divrem_dc, schoolbook below 20 limbs); larger
- * powers use a Newton inverse for Barrett's division. Timed warm against Barrett with
- * the cached inverse (AMD family 26, gcc 12 -O2, medians of 5): 65,536 bits 296 us at
- * 256 limbs, 264 at 512; 131,072 bits 901 at 512, 831 at 1024, 829 at 2048; 262,144
- * bits 2148 at 1024, 2591 at 2048 (its top split then takes a longer quotient by
- * division rather than Barrett's split by the next power). */
+ * powers use a Newton inverse for Barrett's division. Each choice below has a value for
+ * the scalar transforms and one for the IFMA ones (bigdec__ntt_fast()), whose products
+ * from ~256 limbs cost 0.4-0.55 of Toom-3's. Timed warm against Barrett with the cached
+ * inverse (AMD family 26, gcc 12 -O2, medians of 5), scalar: 65,536 bits 296 us at 256
+ * limbs, 264 at 512; 131,072 bits 901 at 512, 831 at 1024, 829 at 2048; 262,144 bits
+ * 2148 at 1024, 2591 at 2048 (its top split then takes a longer quotient by division
+ * rather than Barrett's split by the next power). IFMA (with the tree from 19 * 2^11
+ * digits and inverses as below): 65,536 / 131,072 bits 140 / 342 us at 256, 165 / 347
+ * at 512, 166 / 489 at 1024. */
 #ifndef BIGDEC__DIV_ODD_MAX
 #define BIGDEC__DIV_ODD_MAX 1024
+#endif
+#ifndef BIGDEC__DIV_ODD_MAX_IFMA
+#define BIGDEC__DIV_ODD_MAX_IFMA 256
+#endif
+/* A top split may take a quotient up to 1/8 longer than the power, by the odd part,
+ * rather than build the next level, for powers up to this many limbs (bigdec_dc.c). */
+#ifndef BIGDEC__DIV_LONG_MAX
+#define BIGDEC__DIV_LONG_MAX 2048
 #endif
 /* ... and so do larger powers in a conversion that is the first to ask for their
  * inverse, unless the power has at least BIGDEC__DIV_INV_MIN limbs (where Barrett's
@@ -45,12 +57,20 @@
  * splits at any size 1704 / 6239 / 17,578 / 47,180 / 83,176; 6 splits 1700 / 5511 /
  * 16,623 / 46,651 / 81,744; never 1654 / 5531 / 16,181 / 46,965 / 85,436; 6 splits
  * from 3000 limbs 1667 / 5488 / 16,064 / 46,177 / 81,246; from 6000 limbs 1659 / 5489 /
- * 16,054 / 46,508 / 83,259. */
+ * 16,054 / 46,508 / 83,259. With the IFMA transforms an inverse pays at its first use
+ * from a few hundred limbs: 262,144 / 1,048,576 bits / 10^6 digits 1447 / 7972 / 30,268
+ * from 1000 limbs and 1 split, 1461 / 11,120 / 40,066 with the scalar choice. */
 #ifndef BIGDEC__DIV_INV_SPLITS
 #define BIGDEC__DIV_INV_SPLITS 6
 #endif
 #ifndef BIGDEC__DIV_INV_MIN
 #define BIGDEC__DIV_INV_MIN 3000
+#endif
+#ifndef BIGDEC__DIV_INV_SPLITS_IFMA
+#define BIGDEC__DIV_INV_SPLITS_IFMA 1
+#endif
+#ifndef BIGDEC__DIV_INV_MIN_IFMA
+#define BIGDEC__DIV_INV_MIN_IFMA 300
 #endif
 /* ... and so does a split whose quotient has at most 1 / this of the power's limbs
  * (a top split just above a power's square: 16,384 bits divide by a 253-limb power
@@ -60,8 +80,9 @@
 #endif
 
 /* Fixed-width parts of at least 19 * 2^bigdec__srt_min_log digits go to the scaled
- * remainder tree (bigdec_dc.c says why that many); a test may lower it, before any
- * conversion, to reach the tree with smaller numbers. */
+ * remainder tree (bigdec_dc.c says why that many); 0 leaves the choice to the CPU's
+ * transforms, and a test may lower it, before any conversion, to reach the tree with
+ * smaller numbers. */
 extern unsigned bigdec__srt_min_log;
 
 /* ---- bigdec_digits.c ---- */

@@ -97,11 +97,40 @@ void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, size_t bn);
 #endif
 
-/* From here on (the shorter operand, in limbs) products go to the NTT of bigdec_ntt.c,
- * and Barrett's q d to its cyclic form (bigdec_div.c). */
+/* The NTT's transforms eight lanes at a time (bigdec_ntt_ifma.c), built where the x86
+ * code is (unless -DBIGDEC_NO_IFMA asks for the scalar transforms alone, as the tests
+ * do to check them on any CPU) and chosen at run time where bigdec__have_ifma() (cpuid,
+ * once) says the CPU and the OS have AVX-512 IFMA: prime k's forward transform of a
+ * (an <= L limbs, zero-padded) into x, and back from the pointwise product of x and y
+ * to the cyclic convolution modulo that prime, in [0, p); L >= 16, tables grown to L
+ * first. */
+#define BIGDEC__NTT_PRIMES 3
+#define BIGDEC__NTT_MAX_LOG 20 /* the coefficient bound's limit (bigdec_ntt.c) */
+#if BIGDEC__X86_ASM && !defined(BIGDEC_NO_IFMA)
+#define BIGDEC__X86_IFMA 1
+int bigdec__have_ifma(void);
+extern const uint64_t bigdec__ifma_p[BIGDEC__NTT_PRIMES];
+int bigdec__ifma_tables_grow(unsigned log);
+void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, size_t an, size_t L, int k);
+void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t L, int k);
+#else
+#define BIGDEC__X86_IFMA 0
+#endif
+
+/* From here on (the shorter operand, in limbs) products may go to the NTT of
+ * bigdec_ntt.c, and Barrett's q d to its cyclic form (bigdec_div.c): with the scalar
+ * transforms, and with the IFMA ones. bigdec__ntt_threshold() is the one this CPU runs;
+ * bigdec__ntt_ticks(log) what a product by transforms of 2^log points costs (TSC ticks,
+ * fitted), for the choice against Toom-3. */
 #ifndef BIGDEC__NTT_THRESHOLD
 #define BIGDEC__NTT_THRESHOLD 1500
 #endif
+#ifndef BIGDEC__NTT_IFMA_THRESHOLD
+#define BIGDEC__NTT_IFMA_THRESHOLD 200
+#endif
+int bigdec__ntt_fast(void); /* whether the transforms run on the IFMA lanes */
+size_t bigdec__ntt_threshold(void);
+double bigdec__ntt_ticks(unsigned log);
 
 /* r[0 .. an+bn) = a * b, an >= bn >= 1; r must not overlap a or b. Scratch from `ar`:
  * at most bigdec__mul_scratch(an) limbs. */

@@ -39,11 +39,30 @@ size_t bigdec__dc_scratch(size_t n) {
  * timed (medians of 5, AMD family 26, gcc 12 -O2), from 19 * 2^11 digits against
  * 2^15: 262,144 bits 2142 against 1865 us, 524,288 bits 5115 against 4782, 2,097,152
  * bits 27.9 against 27.8 ms, 10^6 digits 51.0 against 50.8 (by division alone, 51.5).
+ * With the IFMA transforms the tree pays from 2^11 (262,144 bits 1117 us at 2^15, 790
+ * at 2^11 and 2^10, 797 at 2^12; 10^6 digits 16.1 ms, 14.5, 14.5, 14.7).
  * The tests lower it (bigdec__srt_min_log) to reach the tree at smaller sizes. */
 #ifndef BIGDEC__SRT_MIN_LOG
 #define BIGDEC__SRT_MIN_LOG 15
 #endif
-unsigned bigdec__srt_min_log = BIGDEC__SRT_MIN_LOG;
+#ifndef BIGDEC__SRT_MIN_LOG_IFMA
+#define BIGDEC__SRT_MIN_LOG_IFMA 11
+#endif
+unsigned bigdec__srt_min_log = 0;
+
+/* The choices above and in bigdec_conv.h for the transforms this CPU runs. */
+typedef struct {
+    size_t odd_max, inv_min, inv_splits;
+    unsigned srt_min_log;
+} bigdec__dc_tuning;
+static const bigdec__dc_tuning *bigdec__dc_tune(void) {
+    static const bigdec__dc_tuning scalar = {BIGDEC__DIV_ODD_MAX, BIGDEC__DIV_INV_MIN,
+                                             BIGDEC__DIV_INV_SPLITS, BIGDEC__SRT_MIN_LOG},
+                                   ifma = {BIGDEC__DIV_ODD_MAX_IFMA, BIGDEC__DIV_INV_MIN_IFMA,
+                                           BIGDEC__DIV_INV_SPLITS_IFMA,
+                                           BIGDEC__SRT_MIN_LOG_IFMA};
+    return bigdec__ntt_fast() ? &ifma : &scalar;
+}
 
 /* The level to split x (`bits` bits) in variable width: the smallest i whose shifted
  * power p = 10^w << s (k limbs) leaves x << s below B^(2k), which Barrett needs. At
@@ -59,13 +78,13 @@ static unsigned bigdec__split_level(size_t bits) {
          * the power is taken here rather than a tiny one at the next level, which would
          * have to be built (8192 bits: split at 10^1216 instead of 10^2432, cold
          * 2.46e5 -> 1.91e5 instructions, 2.01e5 in the basecase before); by powers of up
-         * to twice BIGDEC__DIV_ODD_MAX limbs too, where the next level is not built yet
+         * to BIGDEC__DIV_LONG_MAX limbs too, where the next level is not built yet
          * and no earlier conversion wanted it (then a later one builds it and divides
          * by Barrett's method: cold 262,144 bits 1848 -> 1660 us, warm as before) */
         size_t pbits = 64 * w->n - w->shift;
         if (8 * (bits - pbits) <= 9 * pbits &&
-            (w->n <= BIGDEC__DIV_ODD_MAX ||
-             (w->n <= 2 * BIGDEC__DIV_ODD_MAX && !bigdec__pow_next_wanted(w, i))))
+            (w->n <= bigdec__dc_tune()->odd_max ||
+             (w->n <= BIGDEC__DIV_LONG_MAX && !bigdec__pow_next_wanted(w, i))))
             return i;
         i++;
     }
@@ -86,7 +105,7 @@ unsigned bigdec__dc_top_level(size_t bits) { return bigdec__split_level(bits); }
 static const bigdec__ntt_pre *bigdec__dc_pre(bigdec__ntt_pre *pre, const bigdec__pow *w,
                                              size_t nn) {
     size_t k = w->n, qn = nn - k + 1;
-    if (k < BIGDEC__NTT_THRESHOLD || qn < BIGDEC__NTT_THRESHOLD)
+    if (k < bigdec__ntt_threshold() || qn < bigdec__ntt_threshold())
         return NULL;
     unsigned ylog = 0, full = 0;
     while (((size_t)1 << ylog) < k + 1 + qn)
@@ -149,7 +168,8 @@ static bigdec__limb *bigdec__dc_divrem_odd(bigdec__limb **r, size_t *qn,
 static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t width,
                              bigdec__arena *ar, int srt, size_t top_n) {
     n = bigdec__normlen(x, n);
-    if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << bigdec__srt_min_log) {
+    unsigned srt_log = bigdec__srt_min_log ? bigdec__srt_min_log : bigdec__dc_tune()->srt_min_log;
+    if (srt && width >= (size_t)BIGDEC__CHUNK_DIGITS << srt_log) {
         int st = bigdec__srt(out, x, n, width, ar);
         if (st == 0)
             return width;
@@ -192,13 +212,13 @@ static size_t bigdec__dc_rec(char *out, const bigdec__limb *x, size_t n, size_t 
     }
     if (nn <= k) /* k limbs but >= p: pad so that dn < nn holds (x >= p has n >= k) */
         nn = k + 1;
-    if (nn > 2 * k && k > 2 * BIGDEC__DIV_ODD_MAX) /* too low for Barrett: a bug */
+    if (nn > 2 * k && k > BIGDEC__DIV_LONG_MAX) /* too low for Barrett: a bug */
         return (size_t)-1;
     size_t qn = nn - k + 1;
     const bigdec__limb *y = NULL;
-    if (k > BIGDEC__DIV_ODD_MAX && qn * BIGDEC__DIV_ODD_QUOTIENT > k && nn <= 2 * k)
-        y = bigdec__pow_inverse(w, top_n >= BIGDEC__DIV_INV_SPLITS * k &&
-                                       k >= BIGDEC__DIV_INV_MIN);
+    const bigdec__dc_tuning *tune = bigdec__dc_tune();
+    if (k > tune->odd_max && qn * BIGDEC__DIV_ODD_QUOTIENT > k && nn <= 2 * k)
+        y = bigdec__pow_inverse(w, top_n >= tune->inv_splits * k && k >= tune->inv_min);
     bigdec__limb *q, *r;
     if (y) {
         bigdec__ntt_pre pre;

@@ -167,7 +167,7 @@ size_t bigdec__invert_scratch(size_t dn) { return 24 * dn + bigdec__mul_scratch(
 static int bigdec__invert_e_wrap(bigdec__limb *t, int *negative, const bigdec__limb *d,
                                  size_t dn, const bigdec__limb *yh, size_t h,
                                  bigdec__arena *ar) {
-    if (h + 1 < BIGDEC__NTT_THRESHOLD)
+    if (h + 1 < bigdec__ntt_threshold())
         return -1;
     unsigned log = 0, full = 0;
     while (((size_t)1 << log) < dn + 2)
@@ -287,7 +287,7 @@ static int bigdec__barrett_rem_wrap(bigdec__limb *rr, const bigdec__limb *n, siz
                                     const bigdec__limb *q, size_t qn, const bigdec__limb *d,
                                     size_t dn, const bigdec__ntt_pre *pre,
                                     bigdec__arena *ar) {
-    if (qn < BIGDEC__NTT_THRESHOLD || dn < BIGDEC__NTT_THRESHOLD)
+    if (qn < bigdec__ntt_threshold() || dn < bigdec__ntt_threshold())
         return -1;
     unsigned log = 0, full = 0;
     while (((size_t)1 << log) < dn + 1)
@@ -338,7 +338,7 @@ int bigdec__divrem_pre(bigdec__limb *q, bigdec__limb *r, const bigdec__limb *n, 
     unsigned log = 0;
     while (((size_t)1 << log) < dn + 1 + qn)
         log++;
-    if (!(pre && pre->ty && pre->ylog == log && qn >= BIGDEC__NTT_THRESHOLD &&
+    if (!(pre && pre->ty && pre->ylog == log && qn >= bigdec__ntt_threshold() &&
           bigdec__ntt_conv_pre(p, n + dn - 1, qn, pre->ty, dn + 1, log, 0, ar) == 0))
         bigdec__mul(p, y, dn + 1, n + dn - 1, qn, ar);
     bigdec__limb *qe = p + dn + 1; /* qn limbs */

@@ -136,14 +136,14 @@ size_t bigdec__mul_scratch(size_t an) {
 }
 
 /* Whether the NTT beats Toom-3 for an x bn limbs. The NTT's cost steps with its
- * transform length L, the power of two at or above an + bn, and Toom-3's grows like
- * n^1.465, so which is cheaper depends on how well the product fills L, not on a size
- * alone. Fitted to products timed on an AMD family 26 (gcc 12 -O2, TSC ticks): the NTT
- * ~250 L (1 + 0.07 (log2 L - 12)) (1.02e6 at L = 4096, 4.72e6 at 16,384), Toom-3
- * 11.4 n^1.465 a balanced piece (7.85e5 at 2048 limbs, 6.35e6 at 8192). Balanced,
- * the NTT first wins at 4096 limbs (0.99x), loses again from 4097 (a transform twice
- * as long) and wins for good from ~14,000 (0.6-0.9x). The powers are taken with
- * piecewise-linear log2 and exp2 (within 9%, and no libm). */
+ * transform length L, the power of two at or above an + bn (bigdec__ntt_ticks), and
+ * Toom-3's grows like n^1.465, so which is cheaper depends on how well the product fills
+ * L, not on a size alone. Toom-3 fitted to products timed on an AMD family 26 (gcc 12
+ * -O2, TSC ticks): 11.4 n^1.465 a balanced piece (7.85e5 at 2048 limbs, 6.35e6 at
+ * 8192). Against the scalar transforms, balanced, the NTT first wins at 4096 limbs
+ * (0.99x), loses again from 4097 (a transform twice as long) and wins for good from
+ * ~14,000 (0.6-0.9x); against the IFMA ones it wins from ~256 limbs. The power is taken
+ * with piecewise-linear log2 and exp2 (within 9%, and no libm). */
 static double bigdec__pow1465(size_t n) {
     int e = 63 - __builtin_clzll(n);
     double log2n = e + ((double)n / (double)((size_t)1 << e) - 1.0), y = 1.465 * log2n;
@@ -152,14 +152,13 @@ static double bigdec__pow1465(size_t n) {
 }
 
 static int bigdec__ntt_pays(size_t an, size_t bn) {
-    if (bn < BIGDEC__NTT_THRESHOLD || 2 * bn < an)
+    if (bn < bigdec__ntt_threshold() || 2 * bn < an)
         return 0;
     unsigned log = 0;
     while (((size_t)1 << log) < an + bn)
         log++;
-    double ntt = 250.0 * (double)((size_t)1 << log) * (1.0 + 0.07 * ((double)log - 12.0));
     double toom = 11.4 * bigdec__pow1465(bn) * (double)an / (double)bn;
-    return ntt < toom;
+    return bigdec__ntt_ticks(log) < toom;
 }
 
 void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,
@@ -184,8 +183,8 @@ void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec
     bigdec__zero(r + 2 * bn, an - bn);
     while (done < an) {
         size_t len = an - done < bn ? an - done : bn;
-        if (len == bn)
-            bigdec__mul_n(tmp, a + done, b, bn, ar);
+        if (len == bn) /* balanced: the NTT's if it pays */
+            bigdec__mul(tmp, a + done, bn, b, bn, ar);
         else
             bigdec__mul(tmp, b, bn, a + done, len, ar);
         bigdec__add(r + done, r + done, an + bn - done, tmp, len + bn);

@@ -181,7 +181,7 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     bigdec__pow *w = (bigdec__pow *)cw; /* only the lazily built transforms change */
     uint64_t **slot = which == 2 ? &w->tr : which ? &w->td : &w->ty;
     uint64_t *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (t || (which != 2 && w->n < BIGDEC__NTT_THRESHOLD))
+    if (t || (which != 2 && w->n < bigdec__ntt_threshold()))
         return t;
     pthread_mutex_lock(&bigdec__pow_lock);
     t = *slot;

@@ -308,15 +308,18 @@ static int run_cache(size_t n) {
     for (size_t i = 0; i < n; i++)
         x[i] = rng();
     x[n - 1] |= UINT64_C(1) << 63;
+    size_t len;
+    /* the NTT's twiddle tables, which outlive the cache, grown by a first conversion */
+    bigdec_status st = bigdec_write(buf, 20 * n + 2, x, n, &len);
     bigdec_cache_release();
     size_t before = heap_in_use();
-    size_t len;
-    bigdec_status st = bigdec_write(buf, 20 * n + 2, x, n, &len);
+    if (st == BIGDEC_OK)
+        st = bigdec_write(buf, 20 * n + 2, x, n, &len);
     size_t held = heap_in_use() - before;
     bigdec_cache_release();
     free(x), free(buf);
-    printf("{\"type\":\"cache\",\"limbs\":%zu,\"held_bytes\":%zu,\"ok\":%s}\n", n, held,
-           st == BIGDEC_OK ? "true" : "false");
+    printf("{\"type\":\"cache\",\"limbs\":%zu,\"held_bytes\":%zu,\"ntt_fast\":%d,\"ok\":%s}\n",
+           n, held, bigdec__ntt_fast(), st == BIGDEC_OK ? "true" : "false");
     return st == BIGDEC_OK ? 0 : 1;
 }
 

@@ -1,0 +1,367 @@
+/* bigdec_ntt_ifma.c — the NTT's transforms eight lanes at a time with AVX-512 IFMA.
+ *
+ * `vpmadd52luq` / `vpmadd52huq` multiply 52-bit lanes and add the low or high 52 bits
+ * of each 104-bit product to a 64-bit accumulator: eight modular products per pair of
+ * instructions, against one 64 x 64 -> 128 `mul` per product in the scalar transforms
+ * of bigdec_ntt.c. The price is smaller primes: three below 2^50 (product above 2^149.99,
+ * still more than twice the bound L 2^128 on a coefficient for L <= 2^20, so the cyclic
+ * form fits too), so that values up to 4p stay below 2^52.
+ *
+ * The butterflies are Harvey's lazy ones ("Faster arithmetic for number-theoretic
+ * transforms", 2014): residues are kept in [0, 2p) or [0, 4p) and corrected with one
+ * unsigned min, and a product by a fixed twiddle w is Shoup's: with w' = floor(w 2^52 / p),
+ * q = hi52(x w') and x w - q p lies in [0, 2p), computed modulo 2^52. The pointwise
+ * product of two transforms (neither fixed) is Montgomery's with R = 2^52, whose R^-1
+ * is folded into the final scaling by L^-1. The last three forward stages and the first
+ * three inverse ones pair lanes inside a vector: they run on two vectors at once with
+ * `vpermt2q` gathering each stage's partners (one pair of permutations per stage, one
+ * more to put the lanes back in order).
+ *
+ * Residues leave in [0, p), in plain (not Montgomery) form, for bigdec_ntt.c's Garner
+ * step, which serves both prime sets. Chosen at run time (cpuid: AVX512F and IFMA, and
+ * the OS saving the ZMM registers) for transforms of 16 or more points.
+ */
+#include "internal/bigdec_mpn.h"
+
+#if BIGDEC__X86_IFMA
+#include <cpuid.h>
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#define BIGDEC__TARGET __attribute__((target("avx512f,avx512ifma")))
+#define BIGDEC__MASK52 ((UINT64_C(1) << 52) - 1)
+
+int bigdec__have_ifma(void) {
+    static int have = -1; /* racing first calls compute the same answer */
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (h < 0) {
+        unsigned a, b, c, d;
+        const unsigned f = 1u << 16, ifma = 1u << 21, osxsave = 1u << 27;
+        h = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (f | ifma)) == (f | ifma) &&
+            __get_cpuid(1, &a, &b, &c, &d) && (c & osxsave);
+        if (h) { /* XCR0: SSE, AVX, opmask, ZMM upper halves, ZMM 16-31 saved by the OS */
+            unsigned lo, hi;
+            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            h = (lo & 0xe6) == 0xe6;
+        }
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+/* The three largest primes below 2^50 of the form c 2^24 + 1, with a generator each
+ * (tests/test_lib_bigdec.py checks primality, order and generator). */
+const uint64_t bigdec__ifma_p[BIGDEC__NTT_PRIMES] = {
+    UINT64_C(0x3ffffe4000001), UINT64_C(0x3ffffdc000001), UINT64_C(0x3ffffdb000001)};
+static const uint64_t bigdec__ifma_g[BIGDEC__NTT_PRIMES] = {5, 3, 5};
+
+/* Twiddle tables: w[len + j] = root_{2 len}^j in [0, p) for each stage's half-length
+ * len, ws[i] = floor(w[i] 2^52 / p) its Shoup companion, wi and wis the inverse roots
+ * alike. Each array is reserved at its largest, 2^BIGDEC__NTT_MAX_LOG words (pages the
+ * OS maps only once written), and growing writes only the new, longer stages: a
+ * transform running in another thread reads the shorter ones, which never move. */
+typedef struct {
+    unsigned log; /* stages up to half-length 2^(log-1) are filled */
+    uint64_t *w, *ws, *wi, *wis;
+} bigdec__ifma_tables;
+static bigdec__ifma_tables bigdec__ifma_tab[BIGDEC__NTT_PRIMES];
+static pthread_mutex_t bigdec__ifma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t bigdec__powm52(uint64_t a, uint64_t e, uint64_t p) { /* set-up only */
+    bigdec__dlimb r = 1, x = a % p;
+    for (; e; e >>= 1, x = x * x % p)
+        if (e & 1)
+            r = r * x % p;
+    return (uint64_t)r;
+}
+/* floor(w 2^52 / p) for w < p, from v = floor(2^104 / p) < 2^64: w v / 2^52 is below it
+ * by less than w / 2^52 < 1, so it is that floor or one more. */
+static uint64_t bigdec__shoup52(uint64_t w, uint64_t p, uint64_t v) {
+    uint64_t t = (uint64_t)(((bigdec__dlimb)w * v) >> 52);
+    return ((bigdec__dlimb)w << 52) >= (bigdec__dlimb)(t + 1) * p ? t + 1 : t;
+}
+static uint64_t bigdec__shoup52_div(uint64_t w, uint64_t p) { /* per call: one division */
+    return (uint64_t)(((bigdec__dlimb)w << 52) / p);
+}
+/* x w mod p for x, w < p, ws = floor(w 2^52 / p) (Shoup) */
+static uint64_t bigdec__mulm52(uint64_t x, uint64_t w, uint64_t ws, uint64_t p) {
+    uint64_t q = (uint64_t)(((bigdec__dlimb)x * ws) >> 52);
+    uint64_t r = x * w - q * p; /* in [0, 2p), modulo 2^64 */
+    return r >= p ? r - p : r;
+}
+
+/* The stages of half-length `from` up to L / 2 of prime k's tables. The longest one's
+ * roots are powers of its root, in eight interleaved chains (each step one Shoup
+ * product by root^8, the chains independent); a shorter stage's are every other one
+ * of the next (root_len^j = root_2len^2j); an inverse root is root_2len^-j =
+ * -root_2len^(len - j), as root_2len^len = -1. */
+static void bigdec__ifma_fill(bigdec__ifma_tables *t, size_t from, size_t L, uint64_t g,
+                              uint64_t p) {
+    const uint64_t v = (uint64_t)((((bigdec__dlimb)1) << 104) / p);
+    size_t top = L / 2;
+    uint64_t *w = t->w + top, root = bigdec__powm52(g, (p - 1) / L, p);
+    w[0] = 1;
+    for (size_t j = 1; j < 8 && j < top; j++)
+        w[j] = (uint64_t)((bigdec__dlimb)w[j - 1] * root % p);
+    if (top > 8) {
+        uint64_t r8 = (uint64_t)((bigdec__dlimb)w[7] * root % p), r8s = bigdec__shoup52(r8, p, v);
+        for (size_t j = 8; j < top; j++)
+            w[j] = bigdec__mulm52(w[j - 8], r8, r8s, p);
+    }
+    for (size_t len = top / 2; len >= from; len /= 2)
+        for (size_t j = 0; j < len; j++)
+            t->w[len + j] = t->w[2 * len + 2 * j];
+    for (size_t len = from; len <= top; len *= 2) {
+        t->wi[len] = 1;
+        for (size_t j = 1; j < len; j++)
+            t->wi[len + j] = p - t->w[2 * len - j];
+        for (size_t j = 0; j < len; j++) {
+            t->ws[len + j] = bigdec__shoup52(t->w[len + j], p, v);
+            t->wis[len + j] = bigdec__shoup52(t->wi[len + j], p, v);
+        }
+    }
+}
+
+int bigdec__ifma_tables_grow(unsigned log) {
+    int ok = 1;
+    pthread_mutex_lock(&bigdec__ifma_lock);
+    for (int k = 0; k < BIGDEC__NTT_PRIMES && ok; k++) {
+        bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
+        if (t->log >= log)
+            continue;
+        if (!t->w) {
+            size_t bytes = sizeof(uint64_t) << BIGDEC__NTT_MAX_LOG;
+            uint64_t *a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = aligned_alloc(64, bytes);
+            if (!a[0] || !a[1] || !a[2] || !a[3]) {
+                for (int i = 0; i < 4; i++)
+                    free(a[i]);
+                ok = 0;
+                break;
+            }
+            t->w = a[0], t->ws = a[1], t->wi = a[2], t->wis = a[3];
+        }
+        bigdec__ifma_fill(t, (size_t)1 << t->log, (size_t)1 << log, bigdec__ifma_g[k],
+                          bigdec__ifma_p[k]);
+        t->log = log;
+    }
+    pthread_mutex_unlock(&bigdec__ifma_lock);
+    return ok ? 0 : -1;
+}
+
+/* ---- eight lanes ---- */
+
+typedef struct {
+    __m512i p, p2, negp; /* p, 2p, 2^52 - p */
+} bigdec__ifma_mod;
+
+/* x w mod p in [0, 2p) for x < 2^52, w < p, ws = floor(w 2^52 / p) */
+BIGDEC__TARGET static inline __m512i bigdec__vshoup(__m512i x, __m512i w, __m512i ws,
+                                                    const bigdec__ifma_mod *m) {
+    __m512i q = _mm512_madd52hi_epu64(_mm512_setzero_si512(), x, ws);
+    __m512i r = _mm512_madd52lo_epu64(_mm512_setzero_si512(), x, w);
+    r = _mm512_madd52lo_epu64(r, q, m->negp); /* x w - q p, modulo 2^52 */
+    return _mm512_and_si512(r, _mm512_set1_epi64((long long)BIGDEC__MASK52));
+}
+/* x in [0, 2c) to [0, c): the subtraction wraps around when x < c */
+BIGDEC__TARGET static inline __m512i bigdec__vreduce(__m512i x, __m512i c) {
+    return _mm512_min_epu64(x, _mm512_sub_epi64(x, c));
+}
+
+/* Gentleman-Sande, forward: x, y in [0, 2p) -> x + y, (x - y) w, both in [0, 2p) */
+#define BIGDEC__VDIF(X, Y, W, WS, M)                                                        \
+    do {                                                                                    \
+        __m512i s_ = bigdec__vreduce(_mm512_add_epi64(X, Y), (M)->p2);                      \
+        __m512i d_ = _mm512_sub_epi64(_mm512_add_epi64(X, (M)->p2), Y);                     \
+        Y = bigdec__vshoup(d_, W, WS, M);                                                   \
+        X = s_;                                                                             \
+    } while (0)
+/* Cooley-Tukey, inverse: x, y in [0, 4p) -> x + w y, x - w y, both in [0, 4p) */
+#define BIGDEC__VDIT(X, Y, W, WS, M)                                                        \
+    do {                                                                                    \
+        __m512i x_ = bigdec__vreduce(X, (M)->p2);                                           \
+        __m512i t_ = bigdec__vshoup(Y, W, WS, M);                                           \
+        X = _mm512_add_epi64(x_, t_);                                                       \
+        Y = _mm512_sub_epi64(_mm512_add_epi64(x_, (M)->p2), t_);                            \
+    } while (0)
+
+/* The stages of half-length 4, 2 and 1 run on 16 points held in two vectors (a pair:
+ * lanes 0-7 and 8-15): gather[s] brings stage s's partners into the pair's two halves,
+ * from the layout the stage before left; tw[s] are the stage's twiddles in that lane
+ * order (indices into the tables); home puts the points back in order at the end.
+ * Built once for the forward order (len 4, 2, 1) and the inverse one (1, 2, 4). */
+typedef struct {
+    long long gather[3][16], home[16];
+    unsigned tw[3][8];
+} bigdec__ifma_shuffle;
+static bigdec__ifma_shuffle bigdec__ifma_dif, bigdec__ifma_dit;
+static pthread_once_t bigdec__ifma_once = PTHREAD_ONCE_INIT;
+
+static void bigdec__ifma_layout(bigdec__ifma_shuffle *sh, const unsigned lens[3]) {
+    unsigned pos[16]; /* the point each lane holds */
+    for (unsigned l = 0; l < 16; l++)
+        pos[l] = l;
+    for (int s = 0; s < 3; s++) {
+        unsigned len = lens[s], next[16], i = 0;
+        for (unsigned q = 0; q < 16; q++)
+            if (!(q & len)) {
+                next[i] = q, next[i + 8] = q + len;
+                sh->tw[s][i] = len + (q & (len - 1));
+                i++;
+            }
+        for (unsigned l = 0; l < 16; l++)
+            for (unsigned o = 0; o < 16; o++)
+                if (pos[o] == next[l])
+                    sh->gather[s][l] = o;
+        memcpy(pos, next, sizeof pos);
+    }
+    for (unsigned l = 0; l < 16; l++)
+        for (unsigned o = 0; o < 16; o++)
+            if (pos[o] == l)
+                sh->home[l] = o;
+}
+static void bigdec__ifma_layouts(void) {
+    static const unsigned dif[3] = {4, 2, 1}, dit[3] = {1, 2, 4};
+    bigdec__ifma_layout(&bigdec__ifma_dif, dif);
+    bigdec__ifma_layout(&bigdec__ifma_dit, dit);
+}
+
+BIGDEC__TARGET static bigdec__ifma_mod bigdec__ifma_modulus(uint64_t p) {
+    bigdec__ifma_mod m = {_mm512_set1_epi64((long long)p), _mm512_set1_epi64((long long)(2 * p)),
+                          _mm512_set1_epi64((long long)((UINT64_C(1) << 52) - p))};
+    return m;
+}
+
+/* One of the small stages on a pair (A, B): gather the partners, butterfly, keep the
+ * new layout in (A, B). */
+#define BIGDEC__VPAIR(BUTTERFLY, S, A, B, M)                                                \
+    do {                                                                                    \
+        __m512i u_ = _mm512_permutex2var_epi64(A, gi[S][0], B);                             \
+        __m512i v_ = _mm512_permutex2var_epi64(A, gi[S][1], B);                             \
+        BUTTERFLY(u_, v_, vw[S], vws[S], M);                                                \
+        A = u_, B = v_;                                                                     \
+    } while (0)
+
+/* The small stages' index and twiddle vectors of one prime's tables. */
+BIGDEC__TARGET static void bigdec__ifma_small(const bigdec__ifma_shuffle *sh, const uint64_t *w,
+                                              const uint64_t *ws, __m512i gi[3][2],
+                                              __m512i hi[2], __m512i vw[3], __m512i vws[3]) {
+    for (int s = 0; s < 3; s++) {
+        gi[s][0] = _mm512_loadu_si512(sh->gather[s]);
+        gi[s][1] = _mm512_loadu_si512(sh->gather[s] + 8);
+        uint64_t a[8], b[8];
+        for (int i = 0; i < 8; i++)
+            a[i] = w[sh->tw[s][i]], b[i] = ws[sh->tw[s][i]];
+        vw[s] = _mm512_loadu_si512(a);
+        vws[s] = _mm512_loadu_si512(b);
+    }
+    hi[0] = _mm512_loadu_si512(sh->home);
+    hi[1] = _mm512_loadu_si512(sh->home + 8);
+}
+
+/* x (L >= 16 points) = the forward transform for prime k of a, zero-padded: decimation
+ * in frequency, natural order in, bit-reversed out, residues in [0, 2p). */
+BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, size_t an,
+                                         size_t L, int k) {
+    const uint64_t p = bigdec__ifma_p[k];
+    const bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
+    const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
+    pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
+    /* a = ah 2^52 + al: al 1 + ah (2^52 mod p), each by Shoup, sum in [0, 4p) */
+    const uint64_t c52 = (uint64_t)((UINT64_C(1) << 52) % p);
+    const __m512i one = _mm512_set1_epi64(1),
+                  ones = _mm512_set1_epi64((long long)bigdec__shoup52_div(1, p)),
+                  vc = _mm512_set1_epi64((long long)c52),
+                  vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c52, p)),
+                  mask = _mm512_set1_epi64((long long)BIGDEC__MASK52);
+    for (size_t i = 0; i < L; i += 8) {
+        size_t n = i < an ? (an - i < 8 ? an - i : 8) : 0;
+        __m512i v = _mm512_maskz_loadu_epi64((__mmask8)((1u << n) - 1), a + i);
+        __m512i lo = bigdec__vshoup(_mm512_and_si512(v, mask), one, ones, &m);
+        __m512i hi = bigdec__vshoup(_mm512_srli_epi64(v, 52), vc, vcs, &m);
+        _mm512_storeu_si512(x + i, bigdec__vreduce(_mm512_add_epi64(lo, hi), m.p2));
+    }
+    for (size_t len = L / 2; len >= 8; len >>= 1) {
+        const uint64_t *w = t->w + len, *ws = t->ws + len;
+        for (size_t s = 0; s < L; s += 2 * len)
+            for (size_t j = 0; j < len; j += 8) {
+                __m512i X = _mm512_loadu_si512(x + s + j), Y = _mm512_loadu_si512(x + s + j + len);
+                __m512i W = _mm512_loadu_si512(w + j), WS = _mm512_loadu_si512(ws + j);
+                BIGDEC__VDIF(X, Y, W, WS, &m);
+                _mm512_storeu_si512(x + s + j, X);
+                _mm512_storeu_si512(x + s + j + len, Y);
+            }
+    }
+    __m512i gi[3][2], hi[2], vw[3], vws[3];
+    bigdec__ifma_small(&bigdec__ifma_dif, t->w, t->ws, gi, hi, vw, vws);
+    for (size_t s = 0; s < L; s += 16) {
+        __m512i A = _mm512_loadu_si512(x + s), B = _mm512_loadu_si512(x + s + 8);
+        BIGDEC__VPAIR(BIGDEC__VDIF, 0, A, B, &m);
+        BIGDEC__VPAIR(BIGDEC__VDIF, 1, A, B, &m);
+        BIGDEC__VPAIR(BIGDEC__VDIF, 2, A, B, &m);
+        _mm512_storeu_si512(x + s, _mm512_permutex2var_epi64(A, hi[0], B));
+        _mm512_storeu_si512(x + s + 8, _mm512_permutex2var_epi64(A, hi[1], B));
+    }
+}
+
+/* x = the pointwise product of the forward transforms x and y (residues below 2p),
+ * transformed back and scaled: the cyclic convolution's coefficients modulo prime k,
+ * in [0, p). */
+BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t L, int k) {
+    const uint64_t p = bigdec__ifma_p[k];
+    const bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
+    const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
+    pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
+    /* Montgomery, R = 2^52: (x y - u p) / R with u = x y p^-1 mod R, in (0, 2p) once p is
+     * added (both terms are below p as x y < 4 p^2 < p R) */
+    uint64_t pinv = p; /* p^-1 mod 2^64, hence mod 2^52 */
+    for (int i = 0; i < 5; i++)
+        pinv *= 2 - p * pinv;
+    const __m512i vpinv = _mm512_set1_epi64((long long)(pinv & BIGDEC__MASK52)),
+                  zero = _mm512_setzero_si512();
+    __m512i gi[3][2], hi[2], vw[3], vws[3];
+    bigdec__ifma_small(&bigdec__ifma_dit, t->wi, t->wis, gi, hi, vw, vws);
+    for (size_t s = 0; s < L; s += 16) {
+        __m512i A, B;
+        for (int h = 0; h < 2; h++) {
+            __m512i a = _mm512_loadu_si512(x + s + 8 * h), b = _mm512_loadu_si512(y + s + 8 * h);
+            __m512i lo = _mm512_madd52lo_epu64(zero, a, b);
+            __m512i hp = _mm512_madd52hi_epu64(m.p, a, b);
+            __m512i u = _mm512_madd52lo_epu64(zero, lo, vpinv);
+            __m512i r = _mm512_sub_epi64(hp, _mm512_madd52hi_epu64(zero, u, m.p));
+            if (h == 0)
+                A = r;
+            else
+                B = r;
+        }
+        BIGDEC__VPAIR(BIGDEC__VDIT, 0, A, B, &m);
+        BIGDEC__VPAIR(BIGDEC__VDIT, 1, A, B, &m);
+        BIGDEC__VPAIR(BIGDEC__VDIT, 2, A, B, &m);
+        _mm512_storeu_si512(x + s, _mm512_permutex2var_epi64(A, hi[0], B));
+        _mm512_storeu_si512(x + s + 8, _mm512_permutex2var_epi64(A, hi[1], B));
+    }
+    for (size_t len = 8; len < L; len <<= 1) {
+        const uint64_t *w = t->wi + len, *ws = t->wis + len;
+        for (size_t s = 0; s < L; s += 2 * len)
+            for (size_t j = 0; j < len; j += 8) {
+                __m512i X = _mm512_loadu_si512(x + s + j), Y = _mm512_loadu_si512(x + s + j + len);
+                __m512i W = _mm512_loadu_si512(w + j), WS = _mm512_loadu_si512(ws + j);
+                BIGDEC__VDIT(X, Y, W, WS, &m);
+                _mm512_storeu_si512(x + s + j, X);
+                _mm512_storeu_si512(x + s + j + len, Y);
+            }
+    }
+    /* times R L^-1: the Montgomery products' R^-1 and the inverse transform's L */
+    uint64_t c = (uint64_t)((bigdec__dlimb)((UINT64_C(1) << 52) % p) *
+                            bigdec__powm52(L % p, p - 2, p) % p);
+    const __m512i vc = _mm512_set1_epi64((long long)c),
+                  vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c, p));
+    for (size_t i = 0; i < L; i += 8) {
+        __m512i v = bigdec__vshoup(_mm512_loadu_si512(x + i), vc, vcs, &m);
+        _mm512_storeu_si512(x + i, bigdec__vreduce(v, m.p));
+    }
+}
+
+#endif
