@@ -216,7 +216,7 @@ def test_cold_conversion_builds_no_power_beyond_its_top_split(limbs, scalar, ifm
     split uses: at 1024 limbs 10^(19 * 2^11), 2020 limbs, where 10^(19 * 2^10) splits.
     What the cache holds after a cold conversion (glibc's count of bytes in use; the
     NTT's twiddle tables, which outlive the cache, grown beforehand), in bytes per limb
-    of x: 22.7 at 1024 limbs, and at 4000 limbs 24.1 with the scalar transforms, 95.7
+    of x: 22.7 at 1024 limbs, and at 4000 limbs 24.1 with the scalar transforms, 95.9
     with the IFMA ones (whose inverses and kept transforms pay from a few hundred limbs,
     bigdec_conv.h). A level too many adds at least its power twice over (as built and
     shifted): 32 bytes per limb."""

@@ -35,13 +35,14 @@
  * limbs, 264 at 512; 131,072 bits 901 at 512, 831 at 1024, 829 at 2048; 262,144 bits
  * 2148 at 1024, 2591 at 2048 (its top split then takes a longer quotient by division
  * rather than Barrett's split by the next power). IFMA (with the tree from 19 * 2^11
- * digits and inverses as below): 65,536 / 131,072 bits 140 / 342 us at 256, 165 / 347
- * at 512, 166 / 489 at 1024. */
+ * digits and inverses as below): 32,768 / 65,536 / 131,072 bits 49.9 / 117 / 281 us at
+ * 128, 55.4 / 131 / 282 at 256, 165 us at 512 and 489 at 1024 for 65,536 / 131,072
+ * bits; cold alike at 128 and 256. */
 #ifndef BIGDEC__DIV_ODD_MAX
 #define BIGDEC__DIV_ODD_MAX 1024
 #endif
 #ifndef BIGDEC__DIV_ODD_MAX_IFMA
-#define BIGDEC__DIV_ODD_MAX_IFMA 256
+#define BIGDEC__DIV_ODD_MAX_IFMA 128
 #endif
 /* A top split may take a quotient up to 1/8 longer than the power, by the odd part,
  * rather than build the next level, for powers up to this many limbs (bigdec_dc.c). */
@@ -58,8 +59,9 @@
  * 16,623 / 46,651 / 81,744; never 1654 / 5531 / 16,181 / 46,965 / 85,436; 6 splits
  * from 3000 limbs 1667 / 5488 / 16,064 / 46,177 / 81,246; from 6000 limbs 1659 / 5489 /
  * 16,054 / 46,508 / 83,259. With the IFMA transforms an inverse pays at its first use
- * from a few hundred limbs: 262,144 / 1,048,576 bits / 10^6 digits 1447 / 7972 / 30,268
- * from 1000 limbs and 1 split, 1461 / 11,120 / 40,066 with the scalar choice. */
+ * from a few hundred limbs, 65,536 / 262,144 / 1,048,576 bits / 10^6 digits cold: 174 /
+ * 1074 / 4906 / 18,391 us from 300 limbs and 1 split; from 150 limbs and 3 splits 183 /
+ * 1041 / 5770 / 20,745; 5 splits 179 / 1192 / 6727 / 24,311. */
 #ifndef BIGDEC__DIV_INV_SPLITS
 #define BIGDEC__DIV_INV_SPLITS 6
 #endif

@@ -130,23 +130,24 @@ size_t bigdec__mul_scratch(size_t an) {
      * 6(n/2 + 1) + 1 + 6(n/4 + 1) + 1 + ... < 6n + 7 log2(n) + ...; an unbalanced
      * product adds one 2bn-limb piece: 8n + 512. Toom-3 takes 8k + 8 limbs per level
      * (k = n/3 + 1) and recurses on k + 1: 4n + 24 log n over its levels, with
-     * Karatsuba's below them. The NTT takes 6 L limbs with
-     * L < 2 (an + bn) <= 4 an: 24 an. */
-    return 24 * an + 512;
+     * Karatsuba's below them. The NTT takes 6 L + 8 limbs with
+     * L < 2 (an + bn) <= 4 an: 24 an + 8; an unbalanced product's pieces, the 2bn-limb
+     * piece and a bn x bn product by the NTT (L < 4 bn): 26 an + 8. */
+    return 26 * an + 512;
 }
 
 /* Whether the NTT beats Toom-3 for an x bn limbs. The NTT's cost steps with its
  * transform length L, the power of two at or above an + bn (bigdec__ntt_ticks), and
- * Toom-3's grows like n^1.465, so which is cheaper depends on how well the product fills
- * L, not on a size alone. Toom-3 fitted to products timed on an AMD family 26 (gcc 12
- * -O2, TSC ticks): 11.4 n^1.465 a balanced piece (7.85e5 at 2048 limbs, 6.35e6 at
- * 8192). Against the scalar transforms, balanced, the NTT first wins at 4096 limbs
- * (0.99x), loses again from 4097 (a transform twice as long) and wins for good from
- * ~14,000 (0.6-0.9x); against the IFMA ones it wins from ~256 limbs. The power is taken
- * with piecewise-linear log2 and exp2 (within 9%, and no libm). */
-static double bigdec__pow1465(size_t n) {
+ * Toom-3's (with Karatsuba below it) grows like n^1.5, so which is cheaper depends on
+ * how well the product fills L, not on a size alone. Toom-3 fitted to balanced products
+ * timed on an AMD family 26 (gcc 12 -O2, TSC ticks, best of 7): 7.2 n^1.5 (9.4e3 at 128
+ * limbs, 2.7e4 at 256, 2.5e5 at 1024, 1.96e6 at 4096, 1.47e7 at 16,384: within 10%
+ * from 256 limbs). Against the scalar transforms, balanced, the NTT wins from ~8000
+ * limbs and for good from ~14,000 (0.6-0.9x); against the IFMA ones from ~190 limbs.
+ * The power is taken with piecewise-linear log2 and exp2 (within 9%, and no libm). */
+static double bigdec__pow15(size_t n) {
     int e = 63 - __builtin_clzll(n);
-    double log2n = e + ((double)n / (double)((size_t)1 << e) - 1.0), y = 1.465 * log2n;
+    double log2n = e + ((double)n / (double)((size_t)1 << e) - 1.0), y = 1.5 * log2n;
     int k = (int)y;
     return (double)((size_t)1 << k) * (1.0 + (y - k));
 }
@@ -157,7 +158,7 @@ static int bigdec__ntt_pays(size_t an, size_t bn) {
     unsigned log = 0;
     while (((size_t)1 << log) < an + bn)
         log++;
-    double toom = 11.4 * bigdec__pow1465(bn) * (double)an / (double)bn;
+    double toom = 7.2 * bigdec__pow15(bn) * (double)an / (double)bn;
     return bigdec__ntt_ticks(log) < toom;
 }
 

@@ -193,7 +193,7 @@ size_t bigdec__ntt_scratch(size_t an, size_t bn) {
     size_t L = 1;
     while (L < an + bn)
         L <<= 1;
-    return 2 * BIGDEC__NTT_PRIMES * L;
+    return 2 * BIGDEC__NTT_PRIMES * L + 8;
 }
 
 /* The convolution of a and b in transforms of length 2^log, recombined and carried
@@ -261,6 +261,26 @@ static uint64_t bigdec__ntt_backward(uint64_t *x, const uint64_t *y, size_t coef
     return q->p;
 }
 
+/* r = the sum of n coefficients given as words w0, w1, w2 at limbs i, i + 1, i + 2: the
+ * product (cyclic = 0: n + 1 limbs, which it fits, so nothing carries out) or the sum
+ * modulo B^n - 1 (cyclic = 1: n limbs; what passes limb n - 1 wraps to limb 0). */
+static void bigdec__ntt_words(bigdec__limb *r, const uint64_t *w0, const uint64_t *w1,
+                              const uint64_t *w2, size_t n, int cyclic) {
+    bigdec__copy(r, w0, n);
+    if (!cyclic) {
+        r[n] = 0;
+        bigdec__add(r + 1, r + 1, n, w1, n);
+        bigdec__add(r + 2, r + 2, n - 1, w2, n - 1); /* w2[n - 1] = 0: it would pass r */
+        return;
+    }
+    bigdec__limb c = bigdec__add_n(r + 1, r + 1, w1, n - 1);
+    c += bigdec__add_1(r, r, n, w1[n - 1]);
+    c += bigdec__add_n(r + 2, r + 2, w2, n - 2);
+    c += bigdec__add(r, r, n, w2 + n - 2, 2);
+    while (c)
+        c = bigdec__add_1(r, r, n, c);
+}
+
 static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, const uint64_t *tb, size_t bn,
                             unsigned log, int cyclic, bigdec__arena *ar) {
@@ -268,17 +288,29 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
         return -1;
     size_t L = (size_t)1 << log, mark = ar->used;
     size_t coeffs = cyclic ? L : an + bn - 1, out = cyclic ? L : an + bn;
-    uint64_t *buf = bigdec__alloc(ar, 2 * BIGDEC__NTT_PRIMES * L);
+    /* on a 64-byte boundary: a vector that straddles two cache lines costs two */
+    uint64_t *buf = bigdec__alloc(ar, 2 * BIGDEC__NTT_PRIMES * L + 8);
     if (!buf)
         return -1;
+    buf += (8 - ((uintptr_t)buf / sizeof *buf) % 8) % 8;
     uint64_t primes[BIGDEC__NTT_PRIMES];
+    const int square = !tb && b == a && bn == an; /* one forward transform, not two */
     for (int k = 0; k < BIGDEC__NTT_PRIMES; k++) {
         uint64_t *x = buf + 2 * k * L;
         bigdec__ntt_forward(x, a, an, log, k);
-        if (!tb)
+        if (!tb && !square)
             bigdec__ntt_forward(x + L, b, bn, log, k);
-        primes[k] = bigdec__ntt_backward(x, tb ? tb + k * L : x + L, coeffs, log, k);
+        primes[k] = bigdec__ntt_backward(x, tb ? tb + k * L : square ? x : x + L, coeffs, log, k);
     }
+#if BIGDEC__X86_IFMA
+    if (bigdec__ntt_ifma(log)) { /* coefficients past an + bn - 2 are 0, as their words */
+        uint64_t *w0 = buf, *w1 = buf + 2 * L, *w2 = buf + 4 * L;
+        bigdec__ifma_garner(w0, w1, w2, (coeffs + 7) & ~(size_t)7);
+        bigdec__ntt_words(r, w0, w1, w2, coeffs, cyclic);
+        ar->used = mark;
+        return 0;
+    }
+#endif
     /* Garner: c = x1 + p1 (x2' + p2 x3'), with
      * x2' = (x2 - x1) p1^-1 mod p2, x3' = ((x3 - x1) p1^-1 - x2') p2^-1 mod p3
      * (either prime set: p1 > p2 > p3, below 2^63, residues in [0, p)) */
@@ -332,12 +364,12 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
 /* What a product by transforms of 2^log points costs, in TSC ticks, fitted to products
  * of two 2^(log-1)-limb numbers timed on an AMD family 26 (gcc 12 -O2, best of 7), per
  * point: the scalar transforms ~250 (1 + 0.07 (log - 12)) (1.02e6 ticks at 2^12 points,
- * 4.72e6 at 2^14); the IFMA ones 64, 51, 46, 46, 46, 52, 54, 58, 62, 73, 88 at 2^8 ..
- * 2^18 (the longest transforms outgrow the 1 MB L2: radix-2 passes then stream memory),
- * 100 and 110 beyond. */
+ * 4.72e6 at 2^14); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48,
+ * 64, 74, 79 at 2^5 .. 2^20 (the fixed costs weigh on the shortest; the longest outgrow
+ * the 1 MB L2, and the radix-2 passes then stream memory). */
 double bigdec__ntt_ticks(unsigned log) {
-    static const double ifma[21] = {64, 64, 64, 64, 64, 64, 64, 64, 64, 51, 46,
-                                    46, 46, 52, 54, 58, 62, 73, 88, 100, 110};
+    static const double ifma[BIGDEC__NTT_MAX_LOG + 1] = {
+        216, 216, 216, 216, 216, 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48, 64, 74, 79};
     double L = (double)((size_t)1 << log);
     if (bigdec__ntt_ifma(log) && log <= BIGDEC__NTT_MAX_LOG)
         return ifma[log] * L;

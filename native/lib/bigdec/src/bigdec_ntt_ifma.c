@@ -276,13 +276,18 @@ BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, siz
                   vc = _mm512_set1_epi64((long long)c52),
                   vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c52, p)),
                   mask = _mm512_set1_epi64((long long)BIGDEC__MASK52);
-    for (size_t i = 0; i < L; i += 8) {
-        size_t n = i < an ? (an - i < 8 ? an - i : 8) : 0;
+    size_t i = 0;
+    for (; i < an; i += 8) {
+        /* the last block's lanes past a masked off; no load at all past that, as masked
+         * lanes on an unmapped page cost a fault-suppression assist each (a 2^14-point
+         * transform of an operand at the end of an mmap-ed block took 2.7x as long) */
+        size_t n = an - i < 8 ? an - i : 8;
         __m512i v = _mm512_maskz_loadu_epi64((__mmask8)((1u << n) - 1), a + i);
         __m512i lo = bigdec__vshoup(_mm512_and_si512(v, mask), one, ones, &m);
         __m512i hi = bigdec__vshoup(_mm512_srli_epi64(v, 52), vc, vcs, &m);
         _mm512_storeu_si512(x + i, bigdec__vreduce(_mm512_add_epi64(lo, hi), m.p2));
     }
+    memset(x + i, 0, (L - i) * sizeof *x);
     for (size_t len = L / 2; len >= 8; len >>= 1) {
         const uint64_t *w = t->w + len, *ws = t->ws + len;
         for (size_t s = 0; s < L; s += 2 * len)
@@ -361,6 +366,60 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
     for (size_t i = 0; i < L; i += 8) {
         __m512i v = bigdec__vshoup(_mm512_loadu_si512(x + i), vc, vcs, &m);
         _mm512_storeu_si512(x + i, bigdec__vreduce(v, m.p));
+    }
+}
+
+/* Garner's step on eight coefficients at a time: from the residues x1, x2, x3 (in
+ * [0, p)) of the first n coefficients (n a multiple of 8), each coefficient
+ * c = x1 + p1 (y2 + p2 y3) < p1 p2 p3 < 2^150 as three 64-bit words, written over the
+ * residues: w0 = c mod 2^64 into x1, w1 into x2, w2 = c >> 128 into x3, for the caller
+ * to add at limbs i, i + 1, i + 2. With y2 = (x2 - x1) / p1 mod p2 and
+ * y3 = ((x3 - x1) / p1 - y2) / p2 mod p3 by Shoup products (the differences offset by
+ * 2p to stay positive and below 2^52), c's radix-2^52 digits come from IFMA's halves of
+ * y2 p1 and y3 (p1 p2) (p1 p2 = P1 2^52 + P0); the words from the digits, with the
+ * carries found by unsigned compares. */
+BIGDEC__TARGET void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n) {
+    const uint64_t p1 = bigdec__ifma_p[0], p2 = bigdec__ifma_p[1], p3 = bigdec__ifma_p[2];
+    const bigdec__ifma_mod m2 = bigdec__ifma_modulus(p2), m3 = bigdec__ifma_modulus(p3);
+    const uint64_t c12 = bigdec__powm52(p1 % p2, p2 - 2, p2), c13 = bigdec__powm52(p1 % p3, p3 - 2, p3),
+                   c23 = bigdec__powm52(p2, p3 - 2, p3);
+    const bigdec__dlimb P = (bigdec__dlimb)p1 * p2;
+    const __m512i vc12 = _mm512_set1_epi64((long long)c12),
+                  vc12s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c12, p2)),
+                  vc13 = _mm512_set1_epi64((long long)c13),
+                  vc13s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c13, p3)),
+                  vc23 = _mm512_set1_epi64((long long)c23),
+                  vc23s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c23, p3)),
+                  vp1 = _mm512_set1_epi64((long long)p1),
+                  vP0 = _mm512_set1_epi64((long long)((uint64_t)P & BIGDEC__MASK52)),
+                  vP1 = _mm512_set1_epi64((long long)(uint64_t)(P >> 52)),
+                  zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
+    for (size_t i = 0; i < n; i += 8) {
+        __m512i a = _mm512_loadu_si512(x1 + i), b = _mm512_loadu_si512(x2 + i),
+                c = _mm512_loadu_si512(x3 + i);
+        __m512i y2 = bigdec__vshoup(_mm512_sub_epi64(_mm512_add_epi64(b, m2.p2), a), vc12, vc12s, &m2);
+        y2 = bigdec__vreduce(y2, m2.p);
+        __m512i u = bigdec__vshoup(_mm512_sub_epi64(_mm512_add_epi64(c, m3.p2), a), vc13, vc13s, &m3);
+        u = _mm512_sub_epi64(_mm512_add_epi64(u, m3.p2), y2);
+        __m512i y3 = bigdec__vreduce(bigdec__vshoup(u, vc23, vc23s, &m3), m3.p);
+        /* c = d0 + d1 2^52 + d2 2^104, d0, d1 < 3 2^52, d2 < 2^46 */
+        __m512i d0 = _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(a, y2, vp1), y3, vP0);
+        __m512i d1 = _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(zero, y3, vP1), y2, vp1), y3, vP0);
+        __m512i d2 = _mm512_madd52hi_epu64(zero, y3, vP1);
+        __m512i w0 = _mm512_add_epi64(d0, _mm512_slli_epi64(d1, 52));
+        __mmask8 k0 = _mm512_cmplt_epu64_mask(w0, d0);
+        __m512i h = _mm512_srli_epi64(d1, 12);
+        __m512i w1 = _mm512_add_epi64(h, _mm512_slli_epi64(d2, 40));
+        __mmask8 k1 = _mm512_cmplt_epu64_mask(w1, h);
+        w1 = _mm512_mask_add_epi64(w1, k0, w1, one);
+        __mmask8 k2 = k0 & _mm512_cmpeq_epi64_mask(w1, zero);
+        __m512i w2 = _mm512_srli_epi64(d2, 24);
+        w2 = _mm512_mask_add_epi64(w2, k1, w2, one);
+        w2 = _mm512_mask_add_epi64(w2, k2, w2, one);
+        _mm512_storeu_si512(x1 + i, w0);
+        _mm512_storeu_si512(x2 + i, w1);
+        _mm512_storeu_si512(x3 + i, w2);
     }
 }
 

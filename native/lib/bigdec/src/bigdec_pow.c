@@ -92,6 +92,9 @@ const bigdec__pow *bigdec__pow_get(unsigned level) {
 }
 
 void bigdec__pow_release(void) {
+    /* levels are built upwards from 0: none, nothing to free (and no lock to take) */
+    if (!__atomic_load_n(&bigdec__pows[0], __ATOMIC_ACQUIRE))
+        return;
     pthread_mutex_lock(&bigdec__pow_lock);
     for (unsigned i = 0; i < BIGDEC__POW_LEVELS; i++) {
         if (bigdec__pows[i]) {
@@ -188,7 +191,7 @@ const uint64_t *bigdec__pow_transform(const bigdec__pow *cw, int which) {
     if (!t && (which != 0 || bigdec__pow_inverse_locked(w))) {
         unsigned log = which == 1 ? w->dlog : w->ylog;
         const bigdec__limb *b = which == 2 ? w->raw : which ? w->p : w->y;
-        t = malloc(BIGDEC__NTT_PRE_WORDS(log) * sizeof *t);
+        t = aligned_alloc(64, BIGDEC__NTT_PRE_WORDS(log) * sizeof *t); /* as the NTT's own */
         if (t && bigdec__ntt_transform(t, b, which == 0 ? w->n + 1 : w->n, log) != 0) {
             free(t);
             t = NULL;
@@ -242,7 +245,7 @@ const uint64_t *bigdec__pow_transform_long(const bigdec__pow *cw, size_t guard) 
     t = w->tyl;
     if (!t) {
         size_t G = bigdec__srt_inverse_limbs(w->n) - w->n - 1, len = w->n + 1 + guard;
-        t = guard <= G ? malloc(BIGDEC__NTT_PRE_WORDS(w->ylog) * sizeof *t) : NULL;
+        t = guard <= G ? aligned_alloc(64, BIGDEC__NTT_PRE_WORDS(w->ylog) * sizeof *t) : NULL;
         if (t && bigdec__ntt_transform(t, yl + (G - guard), len, w->ylog) != 0) {
             free(t);
             t = NULL;
