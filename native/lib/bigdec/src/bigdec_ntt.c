@@ -364,9 +364,11 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
 /* What a product by transforms of 2^log points costs, in TSC ticks, fitted to products
  * of two 2^(log-1)-limb numbers timed on an AMD family 26 (gcc 12 -O2, best of 7), per
  * point: the scalar transforms ~250 (1 + 0.07 (log - 12)) (1.02e6 ticks at 2^12 points,
- * 4.72e6 at 2^14); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48,
- * 64, 74, 79 at 2^5 .. 2^20 (the fixed costs weigh on the shortest; the longest outgrow
- * the 1 MB L2, and the radix-2 passes then stream memory). */
+ * 4.72e6 at 2^14); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27 at 2^5 .. 2^12, then
+ * 31, 34, 36, 39, 48, 64, 74, 79 to 2^20, as timed before the long transforms took two
+ * stages a pass (now 28, 32, 31, 35, 38, 51, 59, 67): whole conversions ran faster with
+ * the higher figures (cold 262,144 bits 1070 against 1097 us, 65,536 bits 175 against
+ * 181), a transform inside a division meeting colder caches than one timed alone. */
 double bigdec__ntt_ticks(unsigned log) {
     static const double ifma[BIGDEC__NTT_MAX_LOG + 1] = {
         216, 216, 216, 216, 216, 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48, 64, 74, 79};

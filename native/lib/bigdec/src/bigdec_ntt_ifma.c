@@ -187,6 +187,70 @@ BIGDEC__TARGET static inline __m512i bigdec__vreduce(__m512i x, __m512i c) {
         Y = _mm512_sub_epi64(_mm512_add_epi64(x_, (M)->p2), t_);                            \
     } while (0)
 
+/* One stage of half-length len >= 8: the butterflies of each block of 2 len points,
+ * eight at a time, with the stage's twiddles w and their Shoup companions ws. */
+#define BIGDEC__VSTAGE(BUTTERFLY, X0, L, LEN, W, WS, M)                                     \
+    do {                                                                                    \
+        for (size_t s_ = 0; s_ < (L); s_ += 2 * (LEN))                                     \
+            for (size_t j_ = 0; j_ < (LEN); j_ += 8) {                                      \
+                uint64_t *x_ = (X0) + s_ + j_;                                              \
+                __m512i X = _mm512_loadu_si512(x_), Y = _mm512_loadu_si512(x_ + (LEN));     \
+                BUTTERFLY(X, Y, _mm512_loadu_si512((W) + j_), _mm512_loadu_si512((WS) + j_), \
+                          M);                                                               \
+                _mm512_storeu_si512(x_, X);                                                 \
+                _mm512_storeu_si512(x_ + (LEN), Y);                                         \
+            }                                                                               \
+    } while (0)
+
+/* Two stages in one pass over memory (radix 4 in effect): four vectors a half-stage
+ * apart, the outer stage's butterflies then the inner's; the forward order (half-length
+ * LEN, then LEN / 2, LEN >= 16) and the inverse one (LEN, then 2 LEN). Long transforms
+ * outgrow the caches, and each pass over them is a stream through memory. */
+#define BIGDEC__VSTAGE2_DIF(X0, L, LEN, T, M)                                               \
+    do {                                                                                    \
+        const size_t h_ = (LEN) / 2;                                                        \
+        const uint64_t *w1_ = (T)->w + (LEN), *s1_ = (T)->ws + (LEN), *w2_ = (T)->w + h_,   \
+                       *s2_ = (T)->ws + h_;                                                 \
+        for (size_t s_ = 0; s_ < (L); s_ += 2 * (LEN))                                     \
+            for (size_t j_ = 0; j_ < h_; j_ += 8) {                                         \
+                uint64_t *x_ = (X0) + s_ + j_;                                              \
+                __m512i A = _mm512_loadu_si512(x_), B = _mm512_loadu_si512(x_ + h_),        \
+                        C = _mm512_loadu_si512(x_ + 2 * h_), D = _mm512_loadu_si512(x_ + 3 * h_); \
+                __m512i W2 = _mm512_loadu_si512(w2_ + j_), S2 = _mm512_loadu_si512(s2_ + j_); \
+                BIGDEC__VDIF(A, C, _mm512_loadu_si512(w1_ + j_), _mm512_loadu_si512(s1_ + j_), M); \
+                BIGDEC__VDIF(B, D, _mm512_loadu_si512(w1_ + h_ + j_),                       \
+                             _mm512_loadu_si512(s1_ + h_ + j_), M);                         \
+                BIGDEC__VDIF(A, B, W2, S2, M);                                              \
+                BIGDEC__VDIF(C, D, W2, S2, M);                                              \
+                _mm512_storeu_si512(x_, A);                                                 \
+                _mm512_storeu_si512(x_ + h_, B);                                            \
+                _mm512_storeu_si512(x_ + 2 * h_, C);                                        \
+                _mm512_storeu_si512(x_ + 3 * h_, D);                                        \
+            }                                                                               \
+    } while (0)
+#define BIGDEC__VSTAGE2_DIT(X0, L, LEN, T, M)                                               \
+    do {                                                                                    \
+        const size_t n_ = (LEN);                                                            \
+        const uint64_t *w1_ = (T)->wi + n_, *s1_ = (T)->wis + n_, *w2_ = (T)->wi + 2 * n_,  \
+                       *s2_ = (T)->wis + 2 * n_;                                            \
+        for (size_t s_ = 0; s_ < (L); s_ += 4 * n_)                                         \
+            for (size_t j_ = 0; j_ < n_; j_ += 8) {                                         \
+                uint64_t *x_ = (X0) + s_ + j_;                                              \
+                __m512i A = _mm512_loadu_si512(x_), B = _mm512_loadu_si512(x_ + n_),        \
+                        C = _mm512_loadu_si512(x_ + 2 * n_), D = _mm512_loadu_si512(x_ + 3 * n_); \
+                __m512i W1 = _mm512_loadu_si512(w1_ + j_), S1 = _mm512_loadu_si512(s1_ + j_); \
+                BIGDEC__VDIT(A, B, W1, S1, M);                                              \
+                BIGDEC__VDIT(C, D, W1, S1, M);                                              \
+                BIGDEC__VDIT(A, C, _mm512_loadu_si512(w2_ + j_), _mm512_loadu_si512(s2_ + j_), M); \
+                BIGDEC__VDIT(B, D, _mm512_loadu_si512(w2_ + n_ + j_),                       \
+                             _mm512_loadu_si512(s2_ + n_ + j_), M);                         \
+                _mm512_storeu_si512(x_, A);                                                 \
+                _mm512_storeu_si512(x_ + n_, B);                                            \
+                _mm512_storeu_si512(x_ + 2 * n_, C);                                        \
+                _mm512_storeu_si512(x_ + 3 * n_, D);                                        \
+            }                                                                               \
+    } while (0)
+
 /* The stages of half-length 4, 2 and 1 run on 16 points held in two vectors (a pair:
  * lanes 0-7 and 8-15): gather[s] brings stage s's partners into the pair's two halves,
  * from the layout the stage before left; tw[s] are the stage's twiddles in that lane
@@ -288,17 +352,11 @@ BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, siz
         _mm512_storeu_si512(x + i, bigdec__vreduce(_mm512_add_epi64(lo, hi), m.p2));
     }
     memset(x + i, 0, (L - i) * sizeof *x);
-    for (size_t len = L / 2; len >= 8; len >>= 1) {
-        const uint64_t *w = t->w + len, *ws = t->ws + len;
-        for (size_t s = 0; s < L; s += 2 * len)
-            for (size_t j = 0; j < len; j += 8) {
-                __m512i X = _mm512_loadu_si512(x + s + j), Y = _mm512_loadu_si512(x + s + j + len);
-                __m512i W = _mm512_loadu_si512(w + j), WS = _mm512_loadu_si512(ws + j);
-                BIGDEC__VDIF(X, Y, W, WS, &m);
-                _mm512_storeu_si512(x + s + j, X);
-                _mm512_storeu_si512(x + s + j + len, Y);
-            }
-    }
+    size_t len = L / 2;
+    for (; len >= 16; len >>= 2)
+        BIGDEC__VSTAGE2_DIF(x, L, len, t, &m);
+    if (len == 8)
+        BIGDEC__VSTAGE(BIGDEC__VDIF, x, L, len, t->w + len, t->ws + len, &m);
     __m512i gi[3][2], hi[2], vw[3], vws[3];
     bigdec__ifma_small(&bigdec__ifma_dif, t->w, t->ws, gi, hi, vw, vws);
     for (size_t s = 0; s < L; s += 16) {
@@ -347,17 +405,11 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
         _mm512_storeu_si512(x + s, _mm512_permutex2var_epi64(A, hi[0], B));
         _mm512_storeu_si512(x + s + 8, _mm512_permutex2var_epi64(A, hi[1], B));
     }
-    for (size_t len = 8; len < L; len <<= 1) {
-        const uint64_t *w = t->wi + len, *ws = t->wis + len;
-        for (size_t s = 0; s < L; s += 2 * len)
-            for (size_t j = 0; j < len; j += 8) {
-                __m512i X = _mm512_loadu_si512(x + s + j), Y = _mm512_loadu_si512(x + s + j + len);
-                __m512i W = _mm512_loadu_si512(w + j), WS = _mm512_loadu_si512(ws + j);
-                BIGDEC__VDIT(X, Y, W, WS, &m);
-                _mm512_storeu_si512(x + s + j, X);
-                _mm512_storeu_si512(x + s + j + len, Y);
-            }
-    }
+    size_t len = 8;
+    for (; 2 * len < L; len <<= 2)
+        BIGDEC__VSTAGE2_DIT(x, L, len, t, &m);
+    if (len < L)
+        BIGDEC__VSTAGE(BIGDEC__VDIT, x, L, len, t->wi + len, t->wis + len, &m);
     /* times R L^-1: the Montgomery products' R^-1 and the inverse transform's L */
     uint64_t c = (uint64_t)((bigdec__dlimb)((UINT64_C(1) << 52) % p) *
                             bigdec__powm52(L % p, p - 2, p) % p);
