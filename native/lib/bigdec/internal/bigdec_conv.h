@@ -21,9 +21,18 @@
  * bits ran 1.05x GMP's speed, at 128 limbs 1.24x). With schoolbook splits by the
  * power's odd part a split costs less than the basecase's quadratic work above 64
  * (callgrind, warm, gcc 12 -O2: 8192 bits 2.01e5 instructions at 128, 1.59e5 at 64;
- * 16,384 bits 5.87e5 and 5.02e5; 4096 bits, 64 limbs, unchanged). */
+ * 16,384 bits 5.87e5 and 5.02e5; 4096 bits, 64 limbs, unchanged); with the division
+ * by divide and conquer and the ADX rows, above 48 where the power is cached (timed,
+ * medians of 5, gcc 12 -O2, us, threshold 64 against 48: 3100 bits 1.9 / 1.7, 3500
+ * bits 2.3 / 2.0, 4096 bits 3.1 / 2.5). A whole number of up to
+ * BIGDEC__DC_COLD_THRESHOLD limbs whose top power is not cached yet keeps to the
+ * basecase in a first conversion: building the power costs more than one split saves
+ * (cold 3100 bits 1.9 against 2.3 us, 3900 bits 2.8 against 3.0); a second builds it. */
 #ifndef BIGDEC__DC_THRESHOLD
-#define BIGDEC__DC_THRESHOLD 64
+#define BIGDEC__DC_THRESHOLD 48
+#endif
+#ifndef BIGDEC__DC_COLD_THRESHOLD
+#define BIGDEC__DC_COLD_THRESHOLD 64
 #endif
 
 /* Splits by powers of at most this many limbs divide by the power's odd part 5^w (no
@@ -96,7 +105,7 @@ size_t bigdec__chunk_var(char *out, uint64_t c);
 
 /* ---- bigdec_basecase.c ---- */
 
-/* Convert x (n <= BIGDEC__DC_THRESHOLD limbs, high zeros allowed). width == 0:
+/* Convert x (n <= BIGDEC__DC_COLD_THRESHOLD limbs, high zeros allowed). width == 0:
  * variable width, writes nothing for 0; width > 0: exactly `width` digits, x < 10^width,
  * width a multiple of 19. Returns the digits written. */
 size_t bigdec__basecase(char *out, const bigdec__limb *x, size_t n, size_t width);
@@ -145,6 +154,11 @@ typedef struct bigdec__pow {
 /* Make sure levels 0..level exist (building the missing ones under a lock) and return
  * level `level`; NULL when memory ran out (the cache is left as it was). */
 const bigdec__pow *bigdec__pow_get(unsigned level);
+/* Level `level` if it is built, else NULL; builds nothing. */
+const bigdec__pow *bigdec__pow_peek(unsigned level);
+/* Whether an earlier conversion (since the cache was last released) converted by the
+ * basecase a number that a cached power would have split; records this one's. */
+int bigdec__pow_small_wanted(void);
 
 /* Whether level `level` + 1 is built, or an earlier conversion wanted it in place of a
  * longer quotient by `w` (level `level`); else this conversion's wish is recorded, so
@@ -198,5 +212,9 @@ size_t bigdec__dc_scratch(size_t n);
  * levels up to it (all that the conversion needs), so a conversion fails, if memory runs
  * out, before it writes a digit. NULL's level is returned as well: pow_get tells. */
 unsigned bigdec__dc_top_level(size_t bits);
+/* Whether the power the top split of a `bits`-bit number divides by is cached (a
+ * shorter level that would split it with a longer quotient counts); builds nothing and
+ * records no wish. */
+int bigdec__dc_top_cached(size_t bits);
 
 #endif

@@ -45,7 +45,9 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
         *len = 1;
         return BIGDEC_OK;
     }
-    if (n <= BIGDEC__DC_THRESHOLD) {
+    if (n <= BIGDEC__DC_THRESHOLD ||
+        (n <= BIGDEC__DC_COLD_THRESHOLD && !bigdec__dc_top_cached(bigdec__bits(limbs, n)) &&
+         !bigdec__pow_small_wanted())) {
         size_t k = bigdec__basecase(buf, limbs, n, 0);
         buf[k] = '\0';
         *len = k;

@@ -59,10 +59,10 @@ bigdec__sweep(bigdec__limb *t, size_t m, uint64_t *chunk, const int P) {
 #endif
 
 size_t bigdec__basecase(char *out, const bigdec__limb *x, size_t n, size_t width) {
-    bigdec__limb t[BIGDEC__DC_THRESHOLD];
+    bigdec__limb t[BIGDEC__DC_COLD_THRESHOLD];
     /* chunks: an n-limb number has at most ceil(64 n log10(2) / 19) + 1 chunks <= n + 2,
      * plus up to P - 1 zero chunks a last wide sweep may add */
-    uint64_t chunk[BIGDEC__DC_THRESHOLD + 2 + 8];
+    uint64_t chunk[BIGDEC__DC_COLD_THRESHOLD + 2 + 8];
     size_t m = bigdec__normlen(x, n), k = 0;
     memcpy(t, x, m * sizeof *t);
     /* wide sweeps while the number has more than P limbs (so more than P chunks: the

@@ -98,6 +98,18 @@ static unsigned bigdec__split_level(size_t bits) {
  * the conversion will. */
 unsigned bigdec__dc_top_level(size_t bits) { return bigdec__split_level(bits); }
 
+int bigdec__dc_top_cached(size_t bits) {
+    for (unsigned i = 0;; i++) {
+        const bigdec__pow *w = bigdec__pow_peek(i);
+        if (!w)
+            return 0;
+        size_t pbits = 64 * w->n - w->shift;
+        if (bits + w->shift <= 128 * w->n ||
+            (8 * (bits - pbits) <= 9 * pbits && w->n <= bigdec__dc_tune()->odd_max))
+            return 1;
+    }
+}
+
 /* The kept transforms this split's division can use: y's where the product y * n_top has
  * the length they were made for (every split but, often, the top one), p's where q p is
  * taken cyclically (bigdec_div.c: both operands from the NTT threshold on, the cyclic

@@ -91,7 +91,19 @@ const bigdec__pow *bigdec__pow_get(unsigned level) {
     return r;
 }
 
+static int bigdec__pow_small_asked; /* reset with the cache */
+
+int bigdec__pow_small_wanted(void) {
+    return __atomic_exchange_n(&bigdec__pow_small_asked, 1, __ATOMIC_RELAXED);
+}
+
+const bigdec__pow *bigdec__pow_peek(unsigned level) {
+    return level < BIGDEC__POW_LEVELS ? __atomic_load_n(&bigdec__pows[level], __ATOMIC_ACQUIRE)
+                                      : NULL;
+}
+
 void bigdec__pow_release(void) {
+    __atomic_store_n(&bigdec__pow_small_asked, 0, __ATOMIC_RELAXED);
     /* levels are built upwards from 0: none, nothing to free (and no lock to take) */
     if (!__atomic_load_n(&bigdec__pows[0], __ATOMIC_ACQUIRE))
         return;
