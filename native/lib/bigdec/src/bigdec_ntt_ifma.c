@@ -17,9 +17,11 @@
  * `vpermt2q` gathering each stage's partners (one pair of permutations per stage, one
  * more to put the lanes back in order).
  *
- * Residues leave in [0, p), in plain (not Montgomery) form, for bigdec_ntt.c's Garner
- * step, which serves both prime sets. Chosen at run time (cpuid: AVX512F and IFMA, and
- * the OS saving the ZMM registers) for transforms of 16 or more points.
+ * The stages of half-length 16 and more go two to a pass over memory. Residues leave
+ * the inverse transform in [0, p), in plain (not Montgomery) form, and Garner's step
+ * runs here too, eight coefficients at a time, into three words per coefficient that
+ * bigdec_ntt.c adds up. Chosen at run time (cpuid: AVX512F and IFMA, and the OS saving
+ * the ZMM registers) for transforms of 16 or more points.
  */
 #include "internal/bigdec_mpn.h"
 
