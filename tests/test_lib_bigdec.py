@@ -4,7 +4,8 @@
   linked with -lgmp) on random sizes and shapes, edge values (0, single limbs, 10^k - 1,
   10^k, 10^k + 1, 2^(64k) - 1, 2^(64k)) and the signed form; gcc and clang builds.
 - Differential against CPython's str(int) through ctypes.
-- The same driver under clang's AddressSanitizer and UndefinedBehaviorSanitizer.
+- The same driver under clang's AddressSanitizer and UndefinedBehaviorSanitizer, and
+  in four threads at once under its ThreadSanitizer.
 - Buffer sizes: bigdec_digits_max is exact (checked against integer arithmetic).
 - Statuses: NULL, short buffer; nothing written on error.
 - Machine code: the basecase and digit emission hold no division instruction.
@@ -261,6 +262,22 @@ def test_scalar_transforms_against_gmp():
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
         assert lines[-1]["ok"] is True
+
+
+@pytest.mark.parametrize("cflags", [(), ("-DBIGDEC_NO_IFMA",)], ids=["ifma", "scalar"])
+def test_threads_under_thread_sanitizer(cflags):
+    """Conversions in four threads at once, under clang's ThreadSanitizer: the powers, their
+    inverses and kept transforms and the NTT's twiddle tables are built and grown while
+    other threads read them. Twiddle tables reallocated to grow (as they once were) give a
+    data race report here in two runs of three; with either transform path."""
+    flags = ("-fsanitize=thread", "-g", *cflags)
+    name = "bigdec_check_tsan" + ("_scalar" if cflags else "")
+    exe = _driver("clang", "O1", flags, name=name)
+    for seed in ("1", "2", "3"):
+        rc, lines, err = run(exe, "threads", seed, "100", "20000", "6",
+                             env={"TSAN_OPTIONS": "halt_on_error=1"})
+        assert rc == 0 and "ThreadSanitizer" not in err, err[-3000:]
+        assert lines[-1]["type"] == "threads" and lines[-1]["ok"] is True
 
 
 def test_sanitizers_address_undefined():

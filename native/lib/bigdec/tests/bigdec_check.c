@@ -41,6 +41,11 @@
  *       GMP's exact floor(B^(2n) / d): |y - floor| <= INVERT_SLACK units (Barrett
  *       corrects what is left, so a worse inverse would only cost time); prints the
  *       largest deviation seen.
+ *   bigdec_check threads SEED MINLIMBS MAXLIMBS COUNT
+ *       four threads at once, each converting COUNT numbers of random limbs (sizes
+ *       spread log-uniformly, warm) against mpz_get_str: the power cache, its inverses
+ *       and kept transforms, and the NTT's twiddle tables are built and grown while
+ *       other threads read them (the tests run it under ThreadSanitizer too).
  *   bigdec_check cache LIMBS
  *       the heap bytes that the power cache holds after one cold conversion of a
  *       LIMBS-limb number (glibc's mallinfo2: the conversion's own scratch is freed by
@@ -53,6 +58,7 @@
 #include <gmp.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,6 +518,64 @@ static int run_divrem(size_t lo, size_t hi, long count) {
     return failed ? 1 : 0;
 }
 
+/* One thread of `threads`: its own generator, GMP's digits for every number. */
+typedef struct {
+    uint64_t seed;
+    size_t lo, hi;
+    long count, bad;
+} thread_job;
+
+static void *thread_run(void *arg) {
+    thread_job *job = arg;
+    uint64_t state = job->seed;
+    mpz_t z;
+    mpz_init(z);
+    for (long c = 0; c < job->count; c++) {
+        state += 0x9E3779B97F4A7C15ull; /* splitmix64, as rng() */
+        uint64_t r = state;
+        r = (r ^ (r >> 30)) * 0xBF58476D1CE4E5B9ull;
+        r = (r ^ (r >> 27)) * 0x94D049BB133111EBull;
+        r ^= r >> 31;
+        double u = (double)(r >> 11) / 9007199254740992.0;
+        size_t n = (size_t)((double)job->lo * __builtin_pow((double)job->hi / (double)job->lo, u));
+        n = n < job->lo ? job->lo : n > job->hi ? job->hi : n;
+        uint64_t *x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = r ^ (r >> 29);
+        }
+        x[n - 1] |= UINT64_C(1) << 63;
+        mpz_import(z, n, -1, sizeof *x, 0, 0, x);
+        char *want = mpz_get_str(NULL, 10, z);
+        size_t cap = bigdec_size(x, n), len = 0;
+        char *got = malloc(cap);
+        job->bad += bigdec_write(got, cap, x, n, &len) != BIGDEC_OK || strcmp(got, want) != 0;
+        free(got), free(want), free(x);
+    }
+    mpz_clear(z);
+    return NULL;
+}
+
+static int run_threads(size_t lo, size_t hi, long count) {
+    enum { T = 4 };
+    pthread_t th[T];
+    thread_job jobs[T];
+    long bad = 0;
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (thread_job){rng(), lo, hi, count, 0};
+        if (pthread_create(&th[t], NULL, thread_run, &jobs[t]) != 0)
+            return 2;
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        bad += jobs[t].bad;
+    }
+    printf("{\"type\":\"threads\",\"checked\":%ld,\"failed\":%ld,\"ok\":%s}\n",
+           T * count, bad, bad ? "false" : "true");
+    bigdec_cache_release();
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && !strncmp(argv[1], "cold-", 5)) {
         cold = 1;
@@ -537,7 +601,10 @@ int main(int argc, char **argv) {
         const char *name;
         size_t min;
         int (*run)(size_t, size_t, long);
-    } limb_modes[] = {{"mul", 1, run_mul}, {"divrem", 2, run_divrem}, {"invert", 1, run_invert}};
+    } limb_modes[] = {{"mul", 1, run_mul},
+                      {"divrem", 2, run_divrem},
+                      {"invert", 1, run_invert},
+                      {"threads", 1, run_threads}};
     for (size_t i = 0; argc == 6 && i < sizeof limb_modes / sizeof *limb_modes; i++) {
         if (strcmp(argv[1], limb_modes[i].name))
             continue;
@@ -566,7 +633,8 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "cache"))
         return run_cache(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
-            "boundary SEED MINDIGITS MAXDIGITS COUNT | mul|mulmod|divrem|invert SEED LO HI COUNT | "
+            "boundary SEED MINDIGITS MAXDIGITS COUNT | "
+            "mul|mulmod|divrem|invert|threads SEED LO HI COUNT | "
             "cache LIMBS\n", argv[0]);
     return 2;
 }
