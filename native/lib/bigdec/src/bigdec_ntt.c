@@ -2,23 +2,27 @@
  *
  * The product of two limb arrays is the convolution of their limbs followed by carry
  * propagation. Its coefficients are below L 2^128 < 2^148 for transforms of length
- * L <= 2^20, so computing the convolution modulo three primes near 2^63 (product
- * ~2^189) and recombining by the Chinese remainder theorem (Garner) gives it exactly.
+ * L <= 2^20, so computing the convolution modulo three primes just below 2^62 (product
+ * ~2^186) and recombining by the Chinese remainder theorem (Garner) gives it exactly.
  * Each prime p = c 2^32 + 1 has 2^32-th roots of unity, so lengths up to 2^32 exist;
  * the limit here is the coefficient bound: L <= 2^20 (products up to ~10^7 digits);
  * longer products fall back to Karatsuba.
  *
  * Cost: per prime, two forward transforms, a pointwise product and one inverse
- * transform, (3/2) L log2 L butterflies, each one Montgomery
- * multiplication (Montgomery 1985; the "subtractive" reduction: hi(t) - hi(m p)) and two
- * modular adds; O(n log n) against Karatsuba's n^1.585, ahead from a few thousand limbs.
+ * transform, (3/2) L log2 L butterflies. The butterflies are Harvey's lazy ones
+ * ("Faster arithmetic for number-theoretic transforms", 2014): residues stay below 2p
+ * or 4p (hence primes below 2^62), corrected by one conditional subtraction, and the
+ * product by a twiddle w is Shoup's, q = hi(x w') with w' = floor(w 2^64 / p), then
+ * x w - q p: one high and two low multiplies (Montgomery's, which the pointwise product
+ * of two transforms still takes, needs two high ones; the transforms ran 1.3x slower
+ * with it). O(n log n) against Toom-3's n^1.465, ahead from a few thousand limbs.
  * Forward transforms are decimation in frequency (natural order in, bit-reversed out)
  * and the inverse is decimation in time (bit-reversed in, natural out): no bit-reversal
  * pass is needed because the pointwise product does not care about order.
  *
  * Where the CPU has AVX-512 IFMA the transforms run eight lanes at a time instead
  * (bigdec_ntt_ifma.c, three primes below 2^50), 2.4-2.7x faster than GMP's products from
- * 1000 limbs; this file then only recombines (Garner's step serves both prime sets).
+ * 1000 limbs, Garner's step included; this file then adds up the words it leaves.
  *
  * Twiddle factors are tabulated once per prime for the largest length used so far and
  * kept (a table for length L serves every shorter length). Each table is reserved at
@@ -34,19 +38,21 @@
 
 typedef struct {
     uint64_t p;      /* the prime */
-    uint64_t pinv;   /* p^-1 mod 2^64 */
-    uint64_t r2;     /* 2^128 mod p: converts into Montgomery form */
+    uint64_t pinv;   /* p^-1 mod 2^64, for the pointwise Montgomery product */
+    uint64_t r2;     /* 2^128 mod p */
     uint64_t g;      /* a generator of the multiplicative group */
-    unsigned log;    /* tables hold lengths up to 2^log */
-    uint64_t *w, *wi; /* w[len + j] = root_{2 len}^j (Montgomery form), wi: inverse roots */
+    unsigned log;    /* stages up to half-length 2^(log-1) are filled */
+    uint64_t *w, *ws; /* w[len + j] = root_{2 len}^j in [0, p), ws its Shoup companion */
+    uint64_t *wi, *wis; /* the inverse roots alike */
 } bigdec__prime;
 
-/* The three largest primes below 2^63 of the form c 2^32 + 1, with a generator each
- * (tests/test_lib_bigdec.py checks primality, order and generator). */
+/* The three largest primes below 2^62 of the form c 2^32 + 1 (so that 4p < 2^64 for the
+ * lazy butterflies), with a generator each (tests/test_lib_bigdec.py checks primality,
+ * order and generator); their product is above 2^185.99. */
 static bigdec__prime bigdec__primes[BIGDEC__NTT_PRIMES] = {
-    {UINT64_C(0x7ffffff900000001), 0, 0, 3, 0, NULL, NULL},
-    {UINT64_C(0x7fffffe900000001), 0, 0, 19, 0, NULL, NULL},
-    {UINT64_C(0x7fffffdb00000001), 0, 0, 5, 0, NULL, NULL},
+    {UINT64_C(0x3fffffee00000001), 0, 0, 3, 0, NULL, NULL, NULL, NULL},
+    {UINT64_C(0x3fffffb400000001), 0, 0, 19, 0, NULL, NULL, NULL, NULL},
+    {UINT64_C(0x3fffffa000000001), 0, 0, 3, 0, NULL, NULL, NULL, NULL},
 };
 static pthread_mutex_t bigdec__ntt_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -68,13 +74,20 @@ static inline uint64_t bigdec__mont(uint64_t a, uint64_t b, uint64_t p, uint64_t
     uint64_t r = th - h;
     return BIGDEC__COIN(th < h) ? r + p : r;
 }
-static inline uint64_t bigdec__addm(uint64_t a, uint64_t b, uint64_t p) {
-    uint64_t s = a + b; /* < 2p < 2^64 */
-    return BIGDEC__COIN(s >= p) ? s - p : s;
-}
 static inline uint64_t bigdec__subm(uint64_t a, uint64_t b, uint64_t p) {
     uint64_t d = a - b;
     return BIGDEC__COIN(a < b) ? d + p : d;
+}
+/* x in [0, 2c) to [0, c) */
+static inline uint64_t bigdec__below(uint64_t x, uint64_t c) {
+    return BIGDEC__COIN(x >= c) ? x - c : x;
+}
+/* x w mod p in [0, 2p) for any x < 2^64 and w < p, ws = floor(w 2^64 / p) (Shoup):
+ * q = floor(x ws / 2^64) is floor(x w / p) or one less, so x w - q p is below 2p and
+ * exact modulo 2^64. */
+static inline uint64_t bigdec__shoup(uint64_t x, uint64_t w, uint64_t ws, uint64_t p) {
+    uint64_t q = (uint64_t)(((bigdec__dlimb)x * ws) >> 64);
+    return x * w - q * p;
 }
 static uint64_t bigdec__powm(uint64_t a, uint64_t e, uint64_t p) { /* plain, for set-up */
     bigdec__dlimb r = 1, x = a % p;
@@ -95,8 +108,21 @@ static uint64_t bigdec__ntt_r2(uint64_t p) {
     uint64_t r = (uint64_t)(((bigdec__dlimb)1 << 64) % p); /* R mod p */
     return (uint64_t)((bigdec__dlimb)r * r % p);
 }
+/* floor(w 2^64 / p) for w < p < 2^62, from v = floor(2^125 / p) < 2^64: w v / 2^61 is
+ * below it by less than w / 2^61 + 1 < 3, so at most two steps up. */
+static uint64_t bigdec__shoup_of(uint64_t w, uint64_t p, uint64_t v) {
+    uint64_t t = (uint64_t)(((bigdec__dlimb)w * v) >> 61);
+    bigdec__dlimb r = ((bigdec__dlimb)w << 64) - (bigdec__dlimb)t * p;
+    while (r >= p)
+        r -= p, t++;
+    return t;
+}
 
-/* Build (or grow) every prime's tables to length 2^log; 0 on success. */
+/* Build (or grow) every prime's tables to length 2^log; 0 on success. Each table is
+ * reserved at its largest length (see the file's comment); the longest new stage's
+ * roots come from Shoup products by root^8 in eight interleaved chains, each shorter
+ * stage's are every other one of the next, and the inverse roots are
+ * root_2len^-j = -root_2len^(len - j). */
 static int bigdec__ntt_tables(unsigned log) {
     int ok = 1;
     pthread_mutex_lock(&bigdec__ntt_lock);
@@ -104,27 +130,42 @@ static int bigdec__ntt_tables(unsigned log) {
         bigdec__prime *q = &bigdec__primes[k];
         if (q->log >= log)
             continue;
-        uint64_t p = q->p, inv = bigdec__ntt_pinv(p), r2 = bigdec__ntt_r2(p);
-        if (!q->w) { /* reserved at the largest length: see the file's comment */
-            uint64_t *w = malloc(sizeof *w << BIGDEC__NTT_MAX_LOG);
-            uint64_t *wi = malloc(sizeof *wi << BIGDEC__NTT_MAX_LOG);
-            if (!w || !wi) {
-                free(w), free(wi);
+        const uint64_t p = q->p;
+        if (!q->w) {
+            uint64_t *a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = malloc(sizeof(uint64_t) << BIGDEC__NTT_MAX_LOG);
+            if (!a[0] || !a[1] || !a[2] || !a[3]) {
+                for (int i = 0; i < 4; i++)
+                    free(a[i]);
                 ok = 0;
                 break;
             }
-            q->w = w, q->wi = wi, q->pinv = inv, q->r2 = r2;
+            q->w = a[0], q->ws = a[1], q->wi = a[2], q->wis = a[3];
+            q->pinv = bigdec__ntt_pinv(p), q->r2 = bigdec__ntt_r2(p);
         }
-        uint64_t *w = q->w, *wi = q->wi;
-        for (size_t len = (size_t)1 << q->log; len < ((size_t)1 << log); len <<= 1) {
-            uint64_t root = bigdec__powm(q->g, (p - 1) / (2 * len), p);
-            uint64_t rinv = bigdec__powm(root, p - 2, p);
-            uint64_t rm = bigdec__mont(root, r2, p, inv), rim = bigdec__mont(rinv, r2, p, inv);
-            uint64_t one = bigdec__mont(1, r2, p, inv);
-            w[len] = wi[len] = one;
-            for (size_t j = 1; j < len; j++) {
-                w[len + j] = bigdec__mont(w[len + j - 1], rm, p, inv);
-                wi[len + j] = bigdec__mont(wi[len + j - 1], rim, p, inv);
+        const uint64_t v = (uint64_t)((((bigdec__dlimb)1) << 125) / p);
+        size_t from = (size_t)1 << q->log, L = (size_t)1 << log, top = L / 2;
+        uint64_t *w = q->w + top, root = bigdec__powm(q->g, (p - 1) / L, p);
+        w[0] = 1;
+        for (size_t j = 1; j < 8 && j < top; j++)
+            w[j] = (uint64_t)((bigdec__dlimb)w[j - 1] * root % p);
+        if (top > 8) {
+            uint64_t r8 = (uint64_t)((bigdec__dlimb)w[7] * root % p);
+            uint64_t r8s = bigdec__shoup_of(r8, p, v);
+            for (size_t j = 8; j < top; j++)
+                w[j] = bigdec__below(bigdec__shoup(w[j - 8], r8, r8s, p), p);
+        }
+        for (size_t len = top / 2; len >= from; len /= 2)
+            for (size_t j = 0; j < len; j++)
+                q->w[len + j] = q->w[2 * len + 2 * j];
+        for (size_t len = from; len <= top; len *= 2) {
+            q->wi[len] = 1;
+            for (size_t j = 1; j < len; j++)
+                q->wi[len + j] = p - q->w[2 * len - j];
+            for (size_t j = 0; j < len; j++) {
+                q->ws[len + j] = bigdec__shoup_of(q->w[len + j], p, v);
+                q->wis[len + j] = bigdec__shoup_of(q->wi[len + j], p, v);
             }
         }
         q->log = log;
@@ -136,56 +177,60 @@ static int bigdec__ntt_tables(unsigned log) {
 /* The butterflies of one stage; the loop over the blocks is innermost when blocks are
  * short (len < 8), so that no stage runs a loop of one or two iterations per block
  * (the last stages of a transform of 2^20 would otherwise be mostly loop overhead). */
-#define BIGDEC__STAGE(L, len, BUTTERFLY)                      \
-    do {                                                      \
-        if ((len) >= 8) {                                     \
-            for (size_t s = 0; s < (L); s += 2 * (len))       \
-                for (size_t j = 0; j < (len); j++)            \
-                    BUTTERFLY(s + j, s + j + (len), w[j]);    \
-        } else {                                              \
-            for (size_t j = 0; j < (len); j++)                \
-                for (size_t s = j; s < (L); s += 2 * (len))   \
-                    BUTTERFLY(s, s + (len), w[j]);            \
-        }                                                     \
+#define BIGDEC__STAGE(L, len, BUTTERFLY)                                  \
+    do {                                                                  \
+        if ((len) >= 8) {                                                 \
+            for (size_t s = 0; s < (L); s += 2 * (len))                   \
+                for (size_t j = 0; j < (len); j++)                        \
+                    BUTTERFLY(s + j, s + j + (len), w[j], ws[j]);         \
+        } else {                                                          \
+            for (size_t j = 0; j < (len); j++)                            \
+                for (size_t s = j; s < (L); s += 2 * (len))               \
+                    BUTTERFLY(s, s + (len), w[j], ws[j]);                 \
+        }                                                                 \
     } while (0)
 
-/* forward, decimation in frequency: natural order in, bit-reversed out */
+/* forward, decimation in frequency: natural order in, bit-reversed out; Harvey's lazy
+ * Gentleman-Sande butterfly, residues in [0, 2p) throughout */
 static void bigdec__ntt_fwd(uint64_t *a, size_t L, const bigdec__prime *q) {
-    const uint64_t p = q->p, pinv = q->pinv;
-#define BIGDEC__DIF(i, k, wj)                                       \
-    do {                                                            \
-        uint64_t x = a[i], y = a[k];                                \
-        a[i] = bigdec__addm(x, y, p);                               \
-        a[k] = bigdec__mont(bigdec__subm(x, y, p), (wj), p, pinv);  \
+    const uint64_t p = q->p, p2 = 2 * p;
+#define BIGDEC__DIF(i, k, wj, wsj)                                          \
+    do {                                                                    \
+        uint64_t x = a[i], y = a[k];                                        \
+        a[i] = bigdec__below(x + y, p2);                                    \
+        a[k] = bigdec__shoup(x - y + p2, (wj), (wsj), p);                   \
     } while (0)
     for (size_t len = L / 2; len >= 1; len >>= 1) {
-        const uint64_t *w = q->w + len;
+        const uint64_t *w = q->w + len, *ws = q->ws + len;
         BIGDEC__STAGE(L, len, BIGDEC__DIF);
     }
 #undef BIGDEC__DIF
 }
 
-/* inverse, decimation in time: bit-reversed in, natural order out (times L) */
+/* inverse, decimation in time: bit-reversed in, natural order out (times L); Harvey's
+ * lazy Cooley-Tukey butterfly, residues in [0, 4p) */
 static void bigdec__ntt_inv(uint64_t *a, size_t L, const bigdec__prime *q) {
-    const uint64_t p = q->p, pinv = q->pinv;
-#define BIGDEC__DIT(i, k, wj)                                       \
-    do {                                                            \
-        uint64_t x = a[i], y = bigdec__mont(a[k], (wj), p, pinv);  \
-        a[i] = bigdec__addm(x, y, p);                               \
-        a[k] = bigdec__subm(x, y, p);                               \
+    const uint64_t p = q->p, p2 = 2 * p;
+#define BIGDEC__DIT(i, k, wj, wsj)                                          \
+    do {                                                                    \
+        uint64_t x = bigdec__below(a[i], p2);                               \
+        uint64_t t = bigdec__shoup(a[k], (wj), (wsj), p);                   \
+        a[i] = x + t;                                                       \
+        a[k] = x - t + p2;                                                  \
     } while (0)
     for (size_t len = 1; len < L; len <<= 1) {
-        const uint64_t *w = q->wi + len;
+        const uint64_t *w = q->wi + len, *ws = q->wis + len;
         BIGDEC__STAGE(L, len, BIGDEC__DIT);
     }
 #undef BIGDEC__DIT
 }
 
-/* a into Montgomery form (a_i R mod p, any a_i < 2^64 < p 2^64 / r2), zero-padded to L */
+/* a reduced into [0, 2p) (a Shoup product by 1), zero-padded to L */
 static void bigdec__ntt_load(uint64_t *x, const bigdec__limb *a, size_t an, size_t L,
                              const bigdec__prime *q) {
+    const uint64_t p = q->p, ones = q->ws[1]; /* w[1] = 1 */
     for (size_t i = 0; i < an; i++)
-        x[i] = bigdec__mont(a[i], q->r2, q->p, q->pinv);
+        x[i] = bigdec__shoup(a[i], 1, ones, p);
     memset(x + an, 0, (L - an) * sizeof *x);
 }
 
@@ -251,13 +296,15 @@ static uint64_t bigdec__ntt_backward(uint64_t *x, const uint64_t *y, size_t coef
     }
 #endif
     const bigdec__prime *q = &bigdec__primes[k];
+    /* the products' R^-1 (x, y < 2p: x y < 4 p^2 < p R), the transform's L, then one
+     * Montgomery product by R^2 L^-1 leaves c_i mod p in [0, p) (x < 4p) */
     for (size_t i = 0; i < L; i++)
         x[i] = bigdec__mont(x[i], y[i], q->p, q->pinv);
     bigdec__ntt_inv(x, L, q);
-    /* x_i = L c_i R mod p; times L^-1 (plain) and R^-1 (the reduction): c_i mod p */
     uint64_t linv = bigdec__powm(L % q->p, q->p - 2, q->p);
+    uint64_t scale = (uint64_t)((bigdec__dlimb)linv * q->r2 % q->p);
     for (size_t i = 0; i < coeffs; i++)
-        x[i] = bigdec__mont(x[i], linv, q->p, q->pinv);
+        x[i] = bigdec__mont(x[i], scale, q->p, q->pinv);
     return q->p;
 }
 
@@ -363,8 +410,9 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
 
 /* What a product by transforms of 2^log points costs, in TSC ticks, fitted to products
  * of two 2^(log-1)-limb numbers timed on an AMD family 26 (gcc 12 -O2, best of 7), per
- * point: the scalar transforms ~250 (1 + 0.07 (log - 12)) (1.02e6 ticks at 2^12 points,
- * 4.72e6 at 2^14); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27 at 2^5 .. 2^12, then
+ * point: the scalar transforms ~190 (1 + 0.077 (log - 12)) (189 at 2^12 points, 222 at
+ * 2^14, 253 at 2^16, 306 at 2^20; with Montgomery butterflies they were 250, 287, 322
+ * and 402); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27 at 2^5 .. 2^12, then
  * 31, 34, 36, 39, 48, 64, 74, 79 to 2^20, as timed before the long transforms took two
  * stages a pass (now 28, 32, 31, 35, 38, 51, 59, 67): whole conversions ran faster with
  * the higher figures (cold 262,144 bits 1070 against 1097 us, 65,536 bits 175 against
@@ -375,7 +423,7 @@ double bigdec__ntt_ticks(unsigned log) {
     double L = (double)((size_t)1 << log);
     if (bigdec__ntt_ifma(log) && log <= BIGDEC__NTT_MAX_LOG)
         return ifma[log] * L;
-    return 250.0 * L * (1.0 + 0.07 * ((double)log - 12.0));
+    return 190.0 * L * (1.0 + 0.077 * ((double)log - 12.0));
 }
 
 int bigdec__ntt_fast(void) { return bigdec__ntt_ifma(4); }
