@@ -89,7 +89,7 @@ static inline uint64_t bigdec__shoup(uint64_t x, uint64_t w, uint64_t ws, uint64
     uint64_t q = (uint64_t)(((bigdec__dlimb)x * ws) >> 64);
     return x * w - q * p;
 }
-static uint64_t bigdec__powm(uint64_t a, uint64_t e, uint64_t p) { /* plain, for set-up */
+uint64_t bigdec__ntt_powm(uint64_t a, uint64_t e, uint64_t p) { /* plain, for set-up */
     bigdec__dlimb r = 1, x = a % p;
     for (; e; e >>= 1, x = x * x % p)
         if (e & 1)
@@ -108,21 +108,50 @@ static uint64_t bigdec__ntt_r2(uint64_t p) {
     uint64_t r = (uint64_t)(((bigdec__dlimb)1 << 64) % p); /* R mod p */
     return (uint64_t)((bigdec__dlimb)r * r % p);
 }
-/* floor(w 2^64 / p) for w < p < 2^62, from v = floor(2^125 / p) < 2^64: w v / 2^61 is
- * below it by less than w / 2^61 + 1 < 3, so at most two steps up. */
-static uint64_t bigdec__shoup_of(uint64_t w, uint64_t p, uint64_t v) {
+/* floor(w 2^bits / p) for w < p, 2^(bits-3) < p < 2^(bits-2), from
+ * v = floor(2^(bits+61) / p) < 2^64: w v / 2^61 is below it by less than w / 2^61 + 1
+ * < 3, so at most two steps up. */
+static uint64_t bigdec__shoup_of(uint64_t w, uint64_t p, uint64_t v, unsigned bits) {
     uint64_t t = (uint64_t)(((bigdec__dlimb)w * v) >> 61);
-    bigdec__dlimb r = ((bigdec__dlimb)w << 64) - (bigdec__dlimb)t * p;
+    bigdec__dlimb r = ((bigdec__dlimb)w << bits) - (bigdec__dlimb)t * p;
     while (r >= p)
         r -= p, t++;
     return t;
 }
 
+void bigdec__ntt_fill(uint64_t *const tab[4], size_t from, size_t L, uint64_t g, uint64_t p,
+                      unsigned bits) {
+    uint64_t *tw = tab[0], *tws = tab[1], *twi = tab[2], *twis = tab[3];
+    const uint64_t v = (uint64_t)((((bigdec__dlimb)1) << (bits + 61)) / p);
+    size_t top = L / 2;
+    uint64_t *w = tw + top, root = bigdec__ntt_powm(g, (p - 1) / L, p);
+    w[0] = 1;
+    for (size_t j = 1; j < 8 && j < top; j++)
+        w[j] = (uint64_t)((bigdec__dlimb)w[j - 1] * root % p);
+    if (top > 8) {
+        uint64_t r8 = (uint64_t)((bigdec__dlimb)w[7] * root % p);
+        uint64_t r8s = bigdec__shoup_of(r8, p, v, bits);
+        for (size_t j = 8; j < top; j++) { /* Shoup: below 2p, then below p */
+            uint64_t q = (uint64_t)(((bigdec__dlimb)w[j - 8] * r8s) >> bits);
+            w[j] = bigdec__below(w[j - 8] * r8 - q * p, p);
+        }
+    }
+    for (size_t len = top / 2; len >= from; len /= 2)
+        for (size_t j = 0; j < len; j++)
+            tw[len + j] = tw[2 * len + 2 * j];
+    for (size_t len = from; len <= top; len *= 2) {
+        twi[len] = 1;
+        for (size_t j = 1; j < len; j++)
+            twi[len + j] = p - tw[2 * len - j];
+        for (size_t j = 0; j < len; j++) {
+            tws[len + j] = bigdec__shoup_of(tw[len + j], p, v, bits);
+            twis[len + j] = bigdec__shoup_of(twi[len + j], p, v, bits);
+        }
+    }
+}
+
 /* Build (or grow) every prime's tables to length 2^log; 0 on success. Each table is
- * reserved at its largest length (see the file's comment); the longest new stage's
- * roots come from Shoup products by root^8 in eight interleaved chains, each shorter
- * stage's are every other one of the next, and the inverse roots are
- * root_2len^-j = -root_2len^(len - j). */
+ * reserved at its largest length (see the file's comment). */
 static int bigdec__ntt_tables(unsigned log) {
     int ok = 1;
     pthread_mutex_lock(&bigdec__ntt_lock);
@@ -144,30 +173,8 @@ static int bigdec__ntt_tables(unsigned log) {
             q->w = a[0], q->ws = a[1], q->wi = a[2], q->wis = a[3];
             q->pinv = bigdec__ntt_pinv(p), q->r2 = bigdec__ntt_r2(p);
         }
-        const uint64_t v = (uint64_t)((((bigdec__dlimb)1) << 125) / p);
-        size_t from = (size_t)1 << q->log, L = (size_t)1 << log, top = L / 2;
-        uint64_t *w = q->w + top, root = bigdec__powm(q->g, (p - 1) / L, p);
-        w[0] = 1;
-        for (size_t j = 1; j < 8 && j < top; j++)
-            w[j] = (uint64_t)((bigdec__dlimb)w[j - 1] * root % p);
-        if (top > 8) {
-            uint64_t r8 = (uint64_t)((bigdec__dlimb)w[7] * root % p);
-            uint64_t r8s = bigdec__shoup_of(r8, p, v);
-            for (size_t j = 8; j < top; j++)
-                w[j] = bigdec__below(bigdec__shoup(w[j - 8], r8, r8s, p), p);
-        }
-        for (size_t len = top / 2; len >= from; len /= 2)
-            for (size_t j = 0; j < len; j++)
-                q->w[len + j] = q->w[2 * len + 2 * j];
-        for (size_t len = from; len <= top; len *= 2) {
-            q->wi[len] = 1;
-            for (size_t j = 1; j < len; j++)
-                q->wi[len + j] = p - q->w[2 * len - j];
-            for (size_t j = 0; j < len; j++) {
-                q->ws[len + j] = bigdec__shoup_of(q->w[len + j], p, v);
-                q->wis[len + j] = bigdec__shoup_of(q->wi[len + j], p, v);
-            }
-        }
+        uint64_t *const tab[4] = {q->w, q->ws, q->wi, q->wis};
+        bigdec__ntt_fill(tab, (size_t)1 << q->log, (size_t)1 << log, q->g, p, 64);
         q->log = log;
     }
     pthread_mutex_unlock(&bigdec__ntt_lock);
@@ -301,7 +308,7 @@ static uint64_t bigdec__ntt_backward(uint64_t *x, const uint64_t *y, size_t coef
     for (size_t i = 0; i < L; i++)
         x[i] = bigdec__mont(x[i], y[i], q->p, q->pinv);
     bigdec__ntt_inv(x, L, q);
-    uint64_t linv = bigdec__powm(L % q->p, q->p - 2, q->p);
+    uint64_t linv = bigdec__ntt_powm(L % q->p, q->p - 2, q->p);
     uint64_t scale = (uint64_t)((bigdec__dlimb)linv * q->r2 % q->p);
     for (size_t i = 0; i < coeffs; i++)
         x[i] = bigdec__mont(x[i], scale, q->p, q->pinv);
@@ -365,9 +372,9 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
     const uint64_t p2inv = bigdec__ntt_pinv(p2), p3inv = bigdec__ntt_pinv(p3);
     const uint64_t p2r2 = bigdec__ntt_r2(p2), p3r2 = bigdec__ntt_r2(p3);
     /* constants in Montgomery form, so that mont(a, cR) = a c mod p */
-    const uint64_t c12 = bigdec__mont(bigdec__powm(p1 % p2, p2 - 2, p2), p2r2, p2, p2inv);
-    const uint64_t c13 = bigdec__mont(bigdec__powm(p1 % p3, p3 - 2, p3), p3r2, p3, p3inv);
-    const uint64_t c23 = bigdec__mont(bigdec__powm(p2 % p3, p3 - 2, p3), p3r2, p3, p3inv);
+    const uint64_t c12 = bigdec__mont(bigdec__ntt_powm(p1 % p2, p2 - 2, p2), p2r2, p2, p2inv);
+    const uint64_t c13 = bigdec__mont(bigdec__ntt_powm(p1 % p3, p3 - 2, p3), p3r2, p3, p3inv);
+    const uint64_t c23 = bigdec__mont(bigdec__ntt_powm(p2 % p3, p3 - 2, p3), p3r2, p3, p3inv);
     const bigdec__dlimb p12 = (bigdec__dlimb)p1 * p2;
     const uint64_t p12lo = (uint64_t)p12, p12hi = (uint64_t)(p12 >> 64);
     const uint64_t *x1s = buf, *x2s = buf + 2 * L, *x3s = buf + 4 * L;

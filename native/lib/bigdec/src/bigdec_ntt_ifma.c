@@ -70,59 +70,8 @@ typedef struct {
 static bigdec__ifma_tables bigdec__ifma_tab[BIGDEC__NTT_PRIMES];
 static pthread_mutex_t bigdec__ifma_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t bigdec__powm52(uint64_t a, uint64_t e, uint64_t p) { /* set-up only */
-    bigdec__dlimb r = 1, x = a % p;
-    for (; e; e >>= 1, x = x * x % p)
-        if (e & 1)
-            r = r * x % p;
-    return (uint64_t)r;
-}
-/* floor(w 2^52 / p) for w < p, from v = floor(2^104 / p) < 2^64: w v / 2^52 is below it
- * by less than w / 2^52 < 1, so it is that floor or one more. */
-static uint64_t bigdec__shoup52(uint64_t w, uint64_t p, uint64_t v) {
-    uint64_t t = (uint64_t)(((bigdec__dlimb)w * v) >> 52);
-    return ((bigdec__dlimb)w << 52) >= (bigdec__dlimb)(t + 1) * p ? t + 1 : t;
-}
 static uint64_t bigdec__shoup52_div(uint64_t w, uint64_t p) { /* per call: one division */
     return (uint64_t)(((bigdec__dlimb)w << 52) / p);
-}
-/* x w mod p for x, w < p, ws = floor(w 2^52 / p) (Shoup) */
-static uint64_t bigdec__mulm52(uint64_t x, uint64_t w, uint64_t ws, uint64_t p) {
-    uint64_t q = (uint64_t)(((bigdec__dlimb)x * ws) >> 52);
-    uint64_t r = x * w - q * p; /* in [0, 2p), modulo 2^64 */
-    return r >= p ? r - p : r;
-}
-
-/* The stages of half-length `from` up to L / 2 of prime k's tables. The longest one's
- * roots are powers of its root, in eight interleaved chains (each step one Shoup
- * product by root^8, the chains independent); a shorter stage's are every other one
- * of the next (root_len^j = root_2len^2j); an inverse root is root_2len^-j =
- * -root_2len^(len - j), as root_2len^len = -1. */
-static void bigdec__ifma_fill(bigdec__ifma_tables *t, size_t from, size_t L, uint64_t g,
-                              uint64_t p) {
-    const uint64_t v = (uint64_t)((((bigdec__dlimb)1) << 104) / p);
-    size_t top = L / 2;
-    uint64_t *w = t->w + top, root = bigdec__powm52(g, (p - 1) / L, p);
-    w[0] = 1;
-    for (size_t j = 1; j < 8 && j < top; j++)
-        w[j] = (uint64_t)((bigdec__dlimb)w[j - 1] * root % p);
-    if (top > 8) {
-        uint64_t r8 = (uint64_t)((bigdec__dlimb)w[7] * root % p), r8s = bigdec__shoup52(r8, p, v);
-        for (size_t j = 8; j < top; j++)
-            w[j] = bigdec__mulm52(w[j - 8], r8, r8s, p);
-    }
-    for (size_t len = top / 2; len >= from; len /= 2)
-        for (size_t j = 0; j < len; j++)
-            t->w[len + j] = t->w[2 * len + 2 * j];
-    for (size_t len = from; len <= top; len *= 2) {
-        t->wi[len] = 1;
-        for (size_t j = 1; j < len; j++)
-            t->wi[len + j] = p - t->w[2 * len - j];
-        for (size_t j = 0; j < len; j++) {
-            t->ws[len + j] = bigdec__shoup52(t->w[len + j], p, v);
-            t->wis[len + j] = bigdec__shoup52(t->wi[len + j], p, v);
-        }
-    }
 }
 
 int bigdec__ifma_tables_grow(unsigned log) {
@@ -145,8 +94,9 @@ int bigdec__ifma_tables_grow(unsigned log) {
             }
             t->w = a[0], t->ws = a[1], t->wi = a[2], t->wis = a[3];
         }
-        bigdec__ifma_fill(t, (size_t)1 << t->log, (size_t)1 << log, bigdec__ifma_g[k],
-                          bigdec__ifma_p[k]);
+        uint64_t *const tab[4] = {t->w, t->ws, t->wi, t->wis};
+        bigdec__ntt_fill(tab, (size_t)1 << t->log, (size_t)1 << log, bigdec__ifma_g[k],
+                         bigdec__ifma_p[k], 52);
         t->log = log;
     }
     pthread_mutex_unlock(&bigdec__ifma_lock);
@@ -414,7 +364,7 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
         BIGDEC__VSTAGE(BIGDEC__VDIT, x, L, len, t->wi + len, t->wis + len, &m);
     /* times R L^-1: the Montgomery products' R^-1 and the inverse transform's L */
     uint64_t c = (uint64_t)((bigdec__dlimb)((UINT64_C(1) << 52) % p) *
-                            bigdec__powm52(L % p, p - 2, p) % p);
+                            bigdec__ntt_powm(L % p, p - 2, p) % p);
     const __m512i vc = _mm512_set1_epi64((long long)c),
                   vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c, p));
     for (size_t i = 0; i < L; i += 8) {
@@ -435,8 +385,8 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
 BIGDEC__TARGET void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n) {
     const uint64_t p1 = bigdec__ifma_p[0], p2 = bigdec__ifma_p[1], p3 = bigdec__ifma_p[2];
     const bigdec__ifma_mod m2 = bigdec__ifma_modulus(p2), m3 = bigdec__ifma_modulus(p3);
-    const uint64_t c12 = bigdec__powm52(p1 % p2, p2 - 2, p2), c13 = bigdec__powm52(p1 % p3, p3 - 2, p3),
-                   c23 = bigdec__powm52(p2, p3 - 2, p3);
+    const uint64_t c12 = bigdec__ntt_powm(p1 % p2, p2 - 2, p2), c13 = bigdec__ntt_powm(p1 % p3, p3 - 2, p3),
+                   c23 = bigdec__ntt_powm(p2, p3 - 2, p3);
     const bigdec__dlimb P = (bigdec__dlimb)p1 * p2;
     const __m512i vc12 = _mm512_set1_epi64((long long)c12),
                   vc12s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c12, p2)),
