@@ -142,8 +142,9 @@ size_t bigdec__mul_scratch(size_t an) {
  * how well the product fills L, not on a size alone. Toom-3 fitted to balanced products
  * timed on an AMD family 26 (gcc 12 -O2, TSC ticks, best of 7): 7.2 n^1.5 (9.4e3 at 128
  * limbs, 2.7e4 at 256, 2.5e5 at 1024, 1.96e6 at 4096, 1.47e7 at 16,384: within 10%
- * from 256 limbs). Against the scalar transforms, balanced, the NTT wins from ~8000
- * limbs and for good from ~14,000 (0.6-0.9x); against the IFMA ones from ~190 limbs.
+ * from 256 limbs). Against the scalar transforms, balanced, the NTT wins from ~3000
+ * limbs where its transform is well filled and for good from ~8000; against the IFMA
+ * ones from ~190 limbs.
  * The power is taken with piecewise-linear log2 and exp2 (within 9%, and no libm). */
 static double bigdec__pow15(size_t n) {
     int e = 63 - __builtin_clzll(n);

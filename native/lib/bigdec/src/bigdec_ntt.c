@@ -248,15 +248,8 @@ size_t bigdec__ntt_scratch(size_t an, size_t bn) {
     return 2 * BIGDEC__NTT_PRIMES * L + 8;
 }
 
-/* The convolution of a and b in transforms of length 2^log, recombined and carried
- * into r: the product (cyclic = 0: r gets an + bn limbs, an + bn <= 2^log) or the
- * product modulo B^L - 1, L = 2^log (cyclic = 1: r gets L limbs; an, bn <= L), where
- * the cyclic convolution's coefficients fold the top half onto the bottom one (at most
- * twice the bound above, still below p1 p2 p3) and the carry out of limb L - 1 comes
- * back at limb 0, as B^L = 1 there. With tb, b's transforms come from
- * bigdec__ntt_transform (b is not read). */
 /* Whether transforms of length 2^log run on the IFMA lanes (their primes, their
- * residues) or the scalar code (this file's primes, Montgomery form): decided alike for
+ * residues) or the scalar code (this file's primes): decided alike for
  * a fixed operand's kept transforms and the products that use them. */
 static int bigdec__ntt_ifma(unsigned log) {
 #if BIGDEC__X86_IFMA
@@ -335,6 +328,13 @@ static void bigdec__ntt_words(bigdec__limb *r, const uint64_t *w0, const uint64_
         c = bigdec__add_1(r, r, n, c);
 }
 
+/* The convolution of a and b in transforms of length 2^log, recombined and carried
+ * into r: the product (cyclic = 0: r gets an + bn limbs, an + bn <= 2^log) or the
+ * product modulo B^L - 1, L = 2^log (cyclic = 1: r gets L limbs; an, bn <= L), where
+ * the cyclic convolution's coefficients fold the top half onto the bottom one (at most
+ * twice the bound above, still below p1 p2 p3) and the carry out of limb L - 1 comes
+ * back at limb 0, as B^L = 1 there. With tb, b's transforms come from
+ * bigdec__ntt_transform (b is not read). */
 static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
                             const bigdec__limb *b, const uint64_t *tb, size_t bn,
                             unsigned log, int cyclic, bigdec__arena *ar) {
