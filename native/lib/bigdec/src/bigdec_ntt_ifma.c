@@ -385,8 +385,9 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
 BIGDEC__TARGET void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n) {
     const uint64_t p1 = bigdec__ifma_p[0], p2 = bigdec__ifma_p[1], p3 = bigdec__ifma_p[2];
     const bigdec__ifma_mod m2 = bigdec__ifma_modulus(p2), m3 = bigdec__ifma_modulus(p3);
-    const uint64_t c12 = bigdec__ntt_powm(p1 % p2, p2 - 2, p2), c13 = bigdec__ntt_powm(p1 % p3, p3 - 2, p3),
-                   c23 = bigdec__ntt_powm(p2, p3 - 2, p3);
+    const uint64_t c12 = bigdec__ntt_powm(p1 % p2, p2 - 2, p2);
+    const uint64_t c13 = bigdec__ntt_powm(p1 % p3, p3 - 2, p3);
+    const uint64_t c23 = bigdec__ntt_powm(p2, p3 - 2, p3);
     const bigdec__dlimb P = (bigdec__dlimb)p1 * p2;
     const __m512i vc12 = _mm512_set1_epi64((long long)c12),
                   vc12s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c12, p2)),
@@ -401,9 +402,10 @@ BIGDEC__TARGET void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3
     for (size_t i = 0; i < n; i += 8) {
         __m512i a = _mm512_loadu_si512(x1 + i), b = _mm512_loadu_si512(x2 + i),
                 c = _mm512_loadu_si512(x3 + i);
-        __m512i y2 = bigdec__vshoup(_mm512_sub_epi64(_mm512_add_epi64(b, m2.p2), a), vc12, vc12s, &m2);
-        y2 = bigdec__vreduce(y2, m2.p);
-        __m512i u = bigdec__vshoup(_mm512_sub_epi64(_mm512_add_epi64(c, m3.p2), a), vc13, vc13s, &m3);
+        __m512i t2 = _mm512_sub_epi64(_mm512_add_epi64(b, m2.p2), a);
+        __m512i y2 = bigdec__vreduce(bigdec__vshoup(t2, vc12, vc12s, &m2), m2.p);
+        __m512i t3 = _mm512_sub_epi64(_mm512_add_epi64(c, m3.p2), a);
+        __m512i u = bigdec__vshoup(t3, vc13, vc13s, &m3);
         u = _mm512_sub_epi64(_mm512_add_epi64(u, m3.p2), y2);
         __m512i y3 = bigdec__vreduce(bigdec__vshoup(u, vc23, vc23s, &m3), m3.p);
         /* c = d0 + d1 2^52 + d2 2^104, d0, d1 < 3 2^52, d2 < 2^46 */
