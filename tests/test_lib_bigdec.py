@@ -178,18 +178,20 @@ def _prime_factors(n: int) -> set[int]:
 
 
 def _ntt_prime_sets() -> dict[str, list[tuple[int, int]]]:
+    """Each set's primes and generators as its source declares them: the arrays
+    bigdec__<which>_p (UINT64_C constants) and bigdec__<which>_g."""
     import re
-    scalar = (DIR / "src" / "bigdec_ntt.c").read_text()
-    ifma = (DIR / "src" / "bigdec_ntt_ifma.c").read_text()
-    return {
-        "scalar": [(int(p, 16), int(g)) for p, g in
-                   re.findall(r"\{UINT64_C\((0x[0-9a-f]+)\), 0, 0, (\d+),", scalar)],
-        "ifma": list(zip(
-            [int(p, 16) for p in re.findall(r"UINT64_C\((0x[0-9a-f]+)\)",
-                                            ifma.split("bigdec__ifma_p[")[1].split(";")[0])],
-            [int(g) for g in re.findall(r"\d+", ifma.split("bigdec__ifma_g[")[1]
-                                        .split("=")[1].split(";")[0])])),
-    }
+
+    def initialiser(text: str, name: str) -> str:
+        return text.split(f"{name}[BIGDEC__NTT_PRIMES] =")[1].split(";")[0]
+
+    sets = {}
+    for which, file in (("scalar", "bigdec_ntt.c"), ("ifma", "bigdec_ntt_ifma.c")):
+        text = (DIR / "src" / file).read_text()
+        primes = re.findall(r"UINT64_C\((0x[0-9a-f]+)\)", initialiser(text, f"bigdec__{which}_p"))
+        gens = re.findall(r"\d+", initialiser(text, f"bigdec__{which}_g"))
+        sets[which] = [(int(p, 16), int(g)) for p, g in zip(primes, gens, strict=True)]
+    return sets
 
 
 @pytest.mark.parametrize("which", ["scalar", "ifma"])

@@ -105,18 +105,25 @@ void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
  * to the cyclic convolution modulo that prime, in [0, p); L >= 16, tables grown to L
  * first. */
 #define BIGDEC__NTT_PRIMES 3
-/* (bigdec_ntt.c) One prime's twiddle tables {w, ws, wi, wis}, stages of half-length
- * `from` up to L / 2: w[len + j] = root_{2 len}^j in [0, p) (roots of the generator g),
- * wi the inverse roots, ws and wis their Shoup companions floor(w 2^bits / p) (bits 64
- * for the scalar transforms, 52 for the IFMA lanes; 2^(bits-3) < p < 2^(bits-2)). The
- * longest stage's roots come from Shoup products by root^8 in eight interleaved
- * chains, a shorter stage's are every other one of the next (root_len^j =
- * root_2len^2j), an inverse root is root_2len^-j = -root_2len^(len - j). */
-void bigdec__ntt_fill(uint64_t *const tab[4], size_t from, size_t L, uint64_t g, uint64_t p,
-                      unsigned bits);
+#define BIGDEC__NTT_MAX_LOG 20 /* the coefficient bound's limit (bigdec_ntt.c) */
+/* (bigdec_ntt.c) One prime's twiddle tables, for both kinds of transform: w[len + j] =
+ * root_{2 len}^j in [0, p) for each stage's half-length len (roots of the prime's
+ * generator), wi the inverse roots, ws and wis their Shoup companions floor(w 2^bits / p)
+ * (bits 64 for the scalar transforms, 52 for the IFMA lanes). Stages up to half-length
+ * 2^(log-1) are filled. */
+typedef struct {
+    unsigned log;
+    uint64_t *w, *ws, *wi, *wis;
+} bigdec__ntt_tables;
+/* Grow the three primes' tables of one kind to 2^log points (2^(bits-3) < p <
+ * 2^(bits-2)); 0 on success, -1 if memory runs out. Each array is reserved at its
+ * largest, 2^BIGDEC__NTT_MAX_LOG words (pages the OS maps only once written), and
+ * growing, under one lock for both kinds, writes only the new, longer stages: a
+ * transform running in another thread reads the shorter ones, which never move. */
+int bigdec__ntt_tables_grow(bigdec__ntt_tables tab[BIGDEC__NTT_PRIMES], const uint64_t p[],
+                            const uint64_t g[], unsigned log, unsigned bits);
 /* a^e mod p, with 128-bit remainders: for set-up, not for loops */
 uint64_t bigdec__ntt_powm(uint64_t a, uint64_t e, uint64_t p);
-#define BIGDEC__NTT_MAX_LOG 20 /* the coefficient bound's limit (bigdec_ntt.c) */
 #if BIGDEC__X86_ASM && !defined(BIGDEC_NO_IFMA)
 #define BIGDEC__X86_IFMA 1
 int bigdec__have_ifma(void);

@@ -58,49 +58,14 @@ const uint64_t bigdec__ifma_p[BIGDEC__NTT_PRIMES] = {
     UINT64_C(0x3ffffe4000001), UINT64_C(0x3ffffdc000001), UINT64_C(0x3ffffdb000001)};
 static const uint64_t bigdec__ifma_g[BIGDEC__NTT_PRIMES] = {5, 3, 5};
 
-/* Twiddle tables: w[len + j] = root_{2 len}^j in [0, p) for each stage's half-length
- * len, ws[i] = floor(w[i] 2^52 / p) its Shoup companion, wi and wis the inverse roots
- * alike. Each array is reserved at its largest, 2^BIGDEC__NTT_MAX_LOG words (pages the
- * OS maps only once written), and growing writes only the new, longer stages: a
- * transform running in another thread reads the shorter ones, which never move. */
-typedef struct {
-    unsigned log; /* stages up to half-length 2^(log-1) are filled */
-    uint64_t *w, *ws, *wi, *wis;
-} bigdec__ifma_tables;
-static bigdec__ifma_tables bigdec__ifma_tab[BIGDEC__NTT_PRIMES];
-static pthread_mutex_t bigdec__ifma_lock = PTHREAD_MUTEX_INITIALIZER;
+static bigdec__ntt_tables bigdec__ifma_tab[BIGDEC__NTT_PRIMES]; /* Shoup width 52 */
 
 static uint64_t bigdec__shoup52_div(uint64_t w, uint64_t p) { /* per call: one division */
     return (uint64_t)(((bigdec__dlimb)w << 52) / p);
 }
 
 int bigdec__ifma_tables_grow(unsigned log) {
-    int ok = 1;
-    pthread_mutex_lock(&bigdec__ifma_lock);
-    for (int k = 0; k < BIGDEC__NTT_PRIMES && ok; k++) {
-        bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
-        if (t->log >= log)
-            continue;
-        if (!t->w) {
-            size_t bytes = sizeof(uint64_t) << BIGDEC__NTT_MAX_LOG;
-            uint64_t *a[4];
-            for (int i = 0; i < 4; i++)
-                a[i] = aligned_alloc(64, bytes);
-            if (!a[0] || !a[1] || !a[2] || !a[3]) {
-                for (int i = 0; i < 4; i++)
-                    free(a[i]);
-                ok = 0;
-                break;
-            }
-            t->w = a[0], t->ws = a[1], t->wi = a[2], t->wis = a[3];
-        }
-        uint64_t *const tab[4] = {t->w, t->ws, t->wi, t->wis};
-        bigdec__ntt_fill(tab, (size_t)1 << t->log, (size_t)1 << log, bigdec__ifma_g[k],
-                         bigdec__ifma_p[k], 52);
-        t->log = log;
-    }
-    pthread_mutex_unlock(&bigdec__ifma_lock);
-    return ok ? 0 : -1;
+    return bigdec__ntt_tables_grow(bigdec__ifma_tab, bigdec__ifma_p, bigdec__ifma_g, log, 52);
 }
 
 /* ---- eight lanes ---- */
@@ -282,7 +247,7 @@ BIGDEC__TARGET static void bigdec__ifma_small(const bigdec__ifma_shuffle *sh, co
 BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, size_t an,
                                          size_t L, int k) {
     const uint64_t p = bigdec__ifma_p[k];
-    const bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
+    const bigdec__ntt_tables *t = &bigdec__ifma_tab[k];
     const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
     pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
     /* a = ah 2^52 + al: al 1 + ah (2^52 mod p), each by Shoup, sum in [0, 4p) */
@@ -326,7 +291,7 @@ BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, siz
  * in [0, p). */
 BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t L, int k) {
     const uint64_t p = bigdec__ifma_p[k];
-    const bigdec__ifma_tables *t = &bigdec__ifma_tab[k];
+    const bigdec__ntt_tables *t = &bigdec__ifma_tab[k];
     const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
     pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
     /* Montgomery, R = 2^52: (x y - u p) / R with u = x y p^-1 mod R, in (0, 2p) once p is
