@@ -12,6 +12,9 @@ export PATH := $(HOME)/.local/bin:$(PATH)
 
 # uv lands in ~/.local/bin, which a new shell's PATH may lack: say the line that adds it.
 setup: .stamps/system .venv/.synced
+	@native/lib/gzwrap/tools/build_isal_stops.sh >/dev/null || \
+	  echo "setup: gzwrap's ISA-L that stops at block boundaries could not be built;" \
+	       "gzwrap joins gzip members by walking their blocks (slower, the same output)"
 	@env PATH='$(CALLER_PATH)' sh -c 'command -v uv' >/dev/null || { \
 	  echo "setup: uv is in ~/.local/bin, which this shell's PATH lacks; ./cpulab finds it," \
 	       "and \`uv run cpulab\` needs this line (in ~/.bashrc to keep it):"; \

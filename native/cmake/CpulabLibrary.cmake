@@ -3,7 +3,9 @@
 # The manifest is the library's one recipe: its sources, the system libraries it needs
 # ("pthread" becomes Threads::Threads), the optional ones it uses when they are found
 # (each with the header that shows it is installed and the macro that tells the sources;
-# CPULAB_WITHOUT lists those not to use even when found), options only one compiler
+# CPULAB_WITHOUT lists those not to use even when found), objects bundled into it when
+# built (`bundled`: its name, the object and include folder under CPULAB_BUNDLE_DIR, the
+# macro, the script that builds it), options only one compiler
 # family takes. The layout and the names are fixed by convention and so not repeated in
 # it: include/NAME.h is the one public header (its NAME_VERSION_* macros, NAME in upper
 # case, give the version), every API symbol starts with NAME_ (the shared library exports
@@ -65,6 +67,32 @@ function(cpulab_add_library name)
     endforeach()
   endif()
 
+  # Bundled objects: built from a registry's sources into the build folder by the entry's
+  # script (built_by), and linked into the library itself, shared and static alike, so that
+  # they add no dependency to install. Used when built, as optional libraries are when found.
+  set(bundled_objects "")
+  set(bundled_includes "")
+  string(JSON n_bundled ERROR_VARIABLE no_bundled LENGTH "${manifest}" bundled)
+  if(NOT no_bundled AND n_bundled GREATER 0)
+    math(EXPR last "${n_bundled} - 1")
+    foreach(i RANGE ${last})
+      foreach(key IN ITEMS name object include define built_by)
+        string(JSON b_${key} GET "${manifest}" bundled ${i} ${key})
+      endforeach()
+      set(b_object_path "${CPULAB_BUNDLE_DIR}/${b_object}")
+      if(b_name IN_LIST CPULAB_WITHOUT)
+        message(STATUS "${name}: ${b_name} not used (CPULAB_WITHOUT)")
+      elseif(EXISTS "${b_object_path}")
+        message(STATUS "${name}: using ${b_name} (${b_define}, ${b_object_path})")
+        list(APPEND bundled_objects "${b_object_path}")
+        list(APPEND bundled_includes "${CPULAB_BUNDLE_DIR}/${b_include}")
+        list(APPEND optional_defines ${b_define})
+      else()
+        message(STATUS "${name}: ${b_name} not built (${dir}/${b_built_by} builds it)")
+      endif()
+    endforeach()
+  endif()
+
   set(header "${dir}/include/${name}.h")
   string(TOUPPER "${name}" upper)
   set(version "")
@@ -95,7 +123,7 @@ function(cpulab_add_library name)
   add_library(${name}_objects OBJECT ${sources})
   set_target_properties(${name}_objects PROPERTIES
     POSITION_INDEPENDENT_CODE ON C_STANDARD 11 C_EXTENSIONS ON C_STANDARD_REQUIRED ON)
-  target_include_directories(${name}_objects PRIVATE "${dir}/include" "${dir}")
+  target_include_directories(${name}_objects PRIVATE "${dir}/include" "${dir}" ${bundled_includes})
   target_compile_definitions(${name}_objects PRIVATE ${optional_defines})
   # One SHELL: group per family, so that CMake does not fold repeated words ("-mllvm").
   foreach(family IN ITEMS clang gcc)
@@ -110,8 +138,8 @@ function(cpulab_add_library name)
   endforeach()
   target_link_libraries(${name}_objects PRIVATE ${links})
 
-  add_library(${name} SHARED $<TARGET_OBJECTS:${name}_objects>)
-  add_library(${name}_static STATIC $<TARGET_OBJECTS:${name}_objects>)
+  add_library(${name} SHARED $<TARGET_OBJECTS:${name}_objects> ${bundled_objects})
+  add_library(${name}_static STATIC $<TARGET_OBJECTS:${name}_objects> ${bundled_objects})
   set_target_properties(${name} PROPERTIES
     OUTPUT_NAME cpulab-${name} VERSION ${version} SOVERSION ${major}
     EXPORT_NAME ${name})

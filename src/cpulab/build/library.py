@@ -11,7 +11,10 @@ version), and the library's own folder is the private include root
 
 Optional system libraries (`optional_libraries`: library, header, define) are used when
 this machine has them, as CMake does: the library file is found by the linker's search
-(ctypes.util.find_library) and the header in the standard include folders.
+(ctypes.util.find_library) and the header in the standard include folders. Bundled objects
+(`bundled`: name, object, include, define, built_by) are built from a registry's sources by
+the library's own script into the build folder, and linked into the library itself when
+they are there.
 """
 
 from __future__ import annotations
@@ -29,13 +32,34 @@ from cpulab.build.config import BuildConfig
 from cpulab.build.ninja import BuildError, build_one
 from cpulab.build.target import Target
 from cpulab.build.toolchain import find_toolchain
-from cpulab.paths import LIBS
+from cpulab.paths import LIBS, build_dir
 
 MANIFEST = "library.json"
 
 
 class ManifestError(ValueError):
     """A library's manifest is missing, malformed or names a file that does not exist."""
+
+
+@dataclass(frozen=True)
+class Bundled:
+    """An object built into the library from a registry's sources (its manifest's
+    `bundled`): `object` and `include` are relative to the build folder."""
+
+    name: str
+    object: str
+    include: str
+    define: str
+    built_by: str
+
+    @property
+    def object_path(self) -> Path:
+        # resolved: a rebuilt object (a new peer-cache entry) is a new path, so a new build
+        return (build_dir() / self.object).resolve()
+
+    @property
+    def include_dir(self) -> Path:
+        return (build_dir() / self.include).resolve()
 
 
 @dataclass(frozen=True)
@@ -52,11 +76,17 @@ class Library:
     optional_libraries: tuple[tuple[str, str, str], ...] = ()
     # the library's command (name, its own sources), installed beside it; None: none
     command: tuple[str, tuple[Path, ...]] | None = None
+    bundled: tuple[Bundled, ...] = ()
 
     @property
     def optional_present(self) -> tuple[tuple[str, str, str], ...]:
         """The optional libraries this machine has (library file and header)."""
         return tuple(o for o in self.optional_libraries if _system_library_present(o[0], o[1]))
+
+    @property
+    def bundled_present(self) -> tuple[Bundled, ...]:
+        """The bundled objects that are built."""
+        return tuple(b for b in self.bundled if b.object_path.is_file())
 
     @property
     def header(self) -> Path:
@@ -89,14 +119,17 @@ class Library:
         extra = tuple(Path(s) for s in program)
         libs = tuple(libs)
         present = self.optional_present
+        bundled = self.bundled_present
         system = (*self.system_libraries, *(o[0] for o in present))
         return Target(
             name,
             (*extra, *self.sources),
-            defines=(*defines, *(o[2] for o in present)),
-            include_dirs=(*self.include_dirs, *(Path(d) for d in include_dirs)),
+            defines=(*defines, *(o[2] for o in present), *(b.define for b in bundled)),
+            include_dirs=(*self.include_dirs, *(b.include_dir for b in bundled),
+                          *(Path(d) for d in include_dirs)),
             cflags=tuple(cflags),
-            ldflags=tuple(ldflags),
+            # the objects after the sources on the link line, as the linker wants them
+            ldflags=(*ldflags, *(str(b.object_path) for b in bundled)),
             libs=(*libs, *(lib for lib in system if lib not in libs)),
             shared=shared,
             pgo_args=tuple(pgo_args),
@@ -159,6 +192,16 @@ def _optional(m: dict, where: Path) -> tuple[tuple[str, str, str], ...]:
     return tuple((v["library"], v["header"], v["define"]) for v in value)
 
 
+def _bundled(m: dict, where: Path) -> tuple[Bundled, ...]:
+    value = m.get("bundled", [])
+    keys = ("name", "object", "include", "define", "built_by")
+    if not isinstance(value, list) or not all(
+            isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys) for v in value):
+        raise ManifestError(f"{where}: 'bundled' must be a list of objects with string "
+                            + ", ".join(keys))
+    return tuple(Bundled(*(v[k] for k in keys)) for v in value)
+
+
 def _command(m: dict, root: Path, where: Path) -> tuple[str, tuple[Path, ...]] | None:
     value = m.get("command")
     if value is None:
@@ -217,6 +260,7 @@ def library(name: str) -> Library:
         compile_options=tuple((fam, _strings(options, fam, path)) for fam in sorted(options)),
         optional_libraries=_optional(m, path),
         command=_command(m, root, path),
+        bundled=_bundled(m, path),
     )
 
 
