@@ -85,9 +85,9 @@ def test_block_edges_against_gmp(cc):
     """Digits that change at a block edge of the scaled remainder tree (bigdec_srt.c),
     which approximates, taking parts from 19 * 2^11 digits here (`tree-`): 9s above the
     edge and 0...0c below, random digits above and 9...9 or 0...0c below. Without the
-    leaf's boundary check these convert wrongly, and neither the random shapes nor the edge values catch it (a precision lost
-    outright, a leaf keeping 3/4 of the limbs it needs or a fraction with its low 8
-    limbs cleared, the random shapes catch as well)."""
+    leaf's boundary check these convert wrongly, and neither the random shapes nor the edge
+    values catch it (a precision lost outright, a leaf keeping 3/4 of the limbs it needs or
+    a fraction with its low 8 limbs cleared, the random shapes catch as well)."""
     rc, lines, _ = run(_driver(cc), "tree-boundary", "9", "80000",
                        "400000" if FULL else "160000", "5" if FULL else "2")
     assert rc == 0, lines[:5]
@@ -260,7 +260,8 @@ def test_scalar_transforms_against_gmp():
     conversions that divide with them."""
     exe = _scalar_driver()
     for args in (["mul", "22", "7000", "20000", "4"], ["mulmod", "22", "2", "14", "30"],
-                 ["random", "22", "5000", "40000", "4"], ["cold-random", "22", "20000", "30000", "2"]):
+                 ["random", "22", "5000", "40000", "4"],
+                 ["cold-random", "22", "20000", "30000", "2"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
         assert lines[-1]["ok"] is True

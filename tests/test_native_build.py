@@ -291,3 +291,29 @@ def test_no_library_recipe_outside_the_manifests():
                  for i, line in enumerate(p.read_text().splitlines(), 1)
                  if pattern.search(line)]
     assert offenders == []
+
+
+def test_gzwrap_without_its_bundled_isal_walks_blocks_and_passes_ctest(tmp_path):
+    """Where the ISA-L that stops at block boundaries is not built, gzwrap keeps the system
+    ISA-L and walks a member's blocks to join it: that path keeps its tests."""
+    tree = build_dir() / "cmake" / "gzwrap-unbundled"
+    out = run("cmake", "-S", NATIVE, "-B", tree, "-G", "Ninja",
+              f"-DCPULAB_BUNDLE_DIR={tmp_path}")
+    assert "gzwrap: isal not built" in out and "GZWRAP_HAVE_ISAL_STOPS" not in out
+    run("cmake", "--build", tree, "--target", "gzwrap_test", "gzwrap_cli")
+    assert "tests passed, 0 tests failed" in run("ctest", "--test-dir", tree, "-L", "gzwrap",
+                                                 "-E", "fuzz", "--output-on-failure")
+
+
+def test_gzwrap_bundles_its_isal_when_built(tree):
+    """setup builds the ISA-L that stops at block boundaries (x86-64): the default tree
+    links it into the library, renamed and hidden, so no symbol of it is exported."""
+    bundled = library("gzwrap").bundled_present
+    if not bundled:
+        pytest.skip("the bundled ISA-L is not built (make setup builds it on x86-64)")
+    so = next((tree / "lib" / "gzwrap").glob("libcpulab-gzwrap.so.*.*"))
+    syms = subprocess.run(["nm", str(so)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r" t gzwrap__isal_isal_inflate$", syms, re.M)  # in it, local
+    dyn = subprocess.run(["nm", "-D", "--defined-only", str(so)], capture_output=True,
+                         text=True, check=True).stdout
+    assert "isal" not in dyn

@@ -52,7 +52,8 @@ typedef struct gzw_out {
 /* The walk of a gzip member's blocks while it streams (src/scan.c): `at` is the input bit
  * where the block being walked starts, so that all before it is final. Where the inflater
  * tells the stream's end to the bit (end_bit_known), the walk stops at the final block's
- * header and `end` comes from the inflater. */
+ * header and `end` comes from the inflater. Where it tells where blocks start
+ * (blocks_told), nothing is walked: `at`, `done` and `final` follow what it says. */
 typedef struct gzw_walk {
     int on;              /* walking this member */
     uint64_t in0, out0;  /* where its deflate stream starts in the input and the output */
@@ -62,6 +63,7 @@ typedef struct gzw_walk {
     uint64_t final;      /* input bit of that header */
     int ended;           /* the stream's end is known (by the walk or the inflater): */
     uint64_t end;        /* input bit just past its end-of-block code */
+    uint64_t told0;      /* blocks_told: the input bit where the inflater took over */
     char what[48];       /* the stream, for messages */
 } gzw_walk;
 
@@ -73,6 +75,7 @@ typedef struct gzw_conv {
     const gzw_inflater_ops *ops;
     gzw_inflater *inf;
     int end_bit_known; /* the inflater's END gives the stream's end to the bit */
+    int blocks_told;   /* the inflater tells where blocks start (ops->block): no walk */
     gzw_checksum_fn crc, adler;
     gzw_checksums_fn both; /* crc and adler in one pass, where that pair has one */
     uint8_t *data; /* GZW_OUT_CAP bytes of inflated data, checksummed and dropped */

@@ -3,8 +3,9 @@
  * An inflater decodes a raw deflate stream (no wrapper) in steps, into a caller's buffer,
  * and says where the stream ended to the bit: the converter copies the compressed bytes
  * itself, so it must know exactly which input byte holds the last bit and how many of its
- * bits are padding. zlib (always) and ISA-L (GZWRAP_HAVE_ISAL) implement it; which one a
- * conversion uses is decided in src/impl.c and nowhere else.
+ * bits are padding. zlib (always) and ISA-L (GZWRAP_HAVE_ISAL, or GZWRAP_HAVE_ISAL_STOPS: the
+ * igzip that stops at block boundaries) implement it; which one a conversion uses is
+ * decided in src/impl.c and nowhere else.
  */
 #ifndef GZWRAP_INTERNAL_IMPL_H
 #define GZWRAP_INTERNAL_IMPL_H
@@ -43,6 +44,11 @@ typedef struct gzw_inflater_ops {
      * only the final block's header, not a walk through that block to its end
      * (src/join.c). */
     int (*end_bit_known)(const gzw_inflater *inf);
+    /* Where blocks start, where the inflater tells it (NULL where not: then the join walks
+     * the blocks, src/join.c): *header, the stream bit (from the first byte after reset) of
+     * the block being decoded or, between blocks, of the next; *final, 1 once that block's
+     * header was read and says it is the last. */
+    int (*block)(const gzw_inflater *inf, uint64_t *header, int *final);
 } gzw_inflater_ops;
 
 typedef uint32_t (*gzw_checksum_fn)(uint32_t value, const uint8_t *buf, size_t len);
@@ -63,6 +69,9 @@ const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl);
 gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role);
 
 extern const gzw_inflater_ops gzw_inflater_zlib;
+#ifdef GZWRAP_HAVE_ISAL_STOPS
+extern const gzw_inflater_ops gzw_inflater_isal_stops;
+#endif
 #ifdef GZWRAP_HAVE_ISAL
 extern const gzw_inflater_ops gzw_inflater_isal;
 uint32_t gzw_crc32_isal(uint32_t v, const uint8_t *b, size_t n);

@@ -188,6 +188,8 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
         if (st)
             return st;
         const uint8_t *b = in->buf + in->pos;
+        if (c->blocks_told) /* the block at hand starts here, stored or not */
+            c->walk.at = gzw_in_offset(in) * 8;
         if (b[0] >> 1 & 3)
             break;
         unsigned len = b[1] | (unsigned)b[2] << 8, nlen = b[3] | (unsigned)b[4] << 8;
@@ -210,8 +212,11 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
             gzw_history_add(c->hist, in->buf, in->pos, n);
             in->pos += n, len -= (unsigned)n;
         }
-        if (final)
+        if (final) {
+            if (c->blocks_told)
+                c->walk.done = 1, c->walk.final = c->walk.at;
             return *ended = 1, GZWRAP_OK;
+        }
     }
     gzw_history_gather(c->hist, in->buf);
     if (c->hist->len &&
@@ -237,6 +242,7 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
     int ended = 0, pad = 0; /* a final stored block ends on a byte boundary */
     if ((st = stored_blocks(c, s, what, &ended)))
         return st;
+    c->walk.told0 = gzw_in_offset(in) * 8;
     int starved = 0; /* the inflater made no progress with what it had */
     while (!ended) {
         if ((gzw_in_avail(in) == 0 || starved) && !in->eof) {
@@ -258,6 +264,14 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
                             "corrupt deflate data in %s (%s: %s)", what,
                             gzwrap_impl_name(c->ops->impl), why);
         in->pos = (size_t)((long)in->pos + used);
+        if (c->blocks_told) {
+            uint64_t header;
+            int final;
+            c->ops->block(c->inf, &header, &final);
+            c->walk.at = c->walk.told0 + header;
+            if (final)
+                c->walk.done = 1, c->walk.final = c->walk.at;
+        }
         if (made)
             checksum(c, s, c->data, made);
         ended = r == GZW_INFLATE_END;
@@ -535,6 +549,7 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         goto done;
     }
     c.end_bit_known = c.ops->end_bit_known(c.inf);
+    c.blocks_told = c.ops->block != NULL;
 
     if (o.from == GZWRAP_FORMAT_AUTO) {
         st = gzw_in_need(&c, 7);

@@ -83,7 +83,9 @@ uint32_t gzw_adler32_libdeflate(uint32_t v, const uint8_t *b, size_t n) {
 const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl) {
     switch (impl) {
     case GZWRAP_IMPL_ZLIB: return &gzw_inflater_zlib;
-#ifdef GZWRAP_HAVE_ISAL
+#if defined(GZWRAP_HAVE_ISAL_STOPS) /* the same decoder, telling block boundaries */
+    case GZWRAP_IMPL_ISAL: return &gzw_inflater_isal_stops;
+#elif defined(GZWRAP_HAVE_ISAL)
     case GZWRAP_IMPL_ISAL: return &gzw_inflater_isal;
 #endif
     default: return NULL;

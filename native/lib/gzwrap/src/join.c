@@ -98,8 +98,12 @@ gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint
     uint64_t last_start = 0, end_bit = 0;
     gzw_walk *w = &c->walk;
     gzwrap_status st = GZWRAP_OK;
-    if (w->on && w->done) { /* walked as it streamed */
+    if ((w->on || c->blocks_told) && w->done) { /* walked as it streamed, or told */
         last_start = w->final - w->in0 * 8;
+    } else if (c->blocks_told) {
+        return gzw_fail(c, GZWRAP_ERR_DATA, input_offset,
+                        "gzip member %llu: the inflater did not tell where its final block "
+                        "starts", (unsigned long long)member);
     } else {
         st = walk_back(c, member, start, len, input_offset, w->on ? w->at - w->in0 * 8 : 0,
                        c->end_bit_known && w->ended, &last_start, &end_bit);

@@ -26,7 +26,7 @@ gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what) {
     uint64_t in0 = gzw_in_offset(&c->in);
     *w = (gzw_walk){.on = on, .in0 = in0, .out0 = c->out.off, .at = in0 * 8};
     snprintf(w->what, sizeof w->what, "%s", what);
-    return on ? gzw_scan_tables(c, in0) : GZWRAP_OK;
+    return on && !c->blocks_told ? gzw_scan_tables(c, in0) : GZWRAP_OK;
 }
 
 gzwrap_status gzw_walk_advance(gzw_conv *c) {
@@ -34,7 +34,7 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
     gzw_in *in = &c->in;
     if (!w->on || w->paused)
         return GZWRAP_OK;
-    while (!w->done) {
+    while (!w->done && !c->blocks_told) {
         uint64_t base = in->base * 8;
         if (c->end_bit_known) { /* a final block need not be walked: its end will be told */
             int final = gzw_scan_bfinal(in->buf, in->len, w->at - base);
@@ -68,7 +68,7 @@ gzwrap_status gzw_walk_advance(gzw_conv *c) {
 size_t gzw_walk_keep(gzw_conv *c, size_t keep) {
     gzw_walk *w = &c->walk;
     gzw_in *in = &c->in;
-    if (!w->on || w->paused || w->done)
+    if (!w->on || w->paused || w->done || c->blocks_told)
         return keep;
     size_t from = (size_t)(w->at / 8 - in->base);
     if (from >= keep)
