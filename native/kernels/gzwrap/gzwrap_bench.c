@@ -14,6 +14,8 @@
  *   rewrap-zlib-gzip        the same, zlib -> gzip
  *   rewrap-gzip-zlib-zlib   gzip -> zlib on zlib alone (the portable path)
  *   inflate-isal            ISA-L streaming inflate into 256 KiB, + its CRC-32: the floor
+ *   inflate-isal-stops      the same with the ISA-L gzwrap bundles (the igzip that stops at
+ *                           block boundaries; isal_stops_inflate.c), where it is built in
  *   inflate-zlib            zlib streaming inflate into 256 KiB, + zlib's CRC-32
  *   inflate-libdeflate      libdeflate whole-buffer inflate (the whole output in memory,
  *                           which a constant-memory tool cannot do), + its CRC-32
@@ -26,6 +28,7 @@
  *   inflate-bgzip-isal      that file inflated member by member as igzip -d does (ISA-L's
  *                           gzip mode, which checks each member's CRC-32 as it inflates),
  *                           into 256 KiB: the floor for the same bytes
+ *   inflate-bgzip-isal-stops   the same with the bundled ISA-L, where it is built in
  *   inflate-bgzip-libdeflate   the same with libdeflate's whole-buffer gzip inflate, each
  *                           member into the output buffer, + its CRC-32 check
  *   adler32-gzwrap, crc32-gzwrap   the library's automatic choice of each checksum over the
@@ -56,6 +59,7 @@
 
 #include "cpulab_harness.h"
 #include "gzwrap.h"
+#include "isal_stops_inflate.h"
 
 #define CHUNK (256u * 1024u)
 
@@ -90,6 +94,39 @@ static uint64_t c_inflate_isal(uint64_t iters, void *arg) {
     uint64_t acc = 0, made;
     for (uint64_t i = 0; i < iters; i++)
         acc += inflate_isal(payload, payload_n, &made) + made;
+    return acc;
+}
+
+static void crc_sink(void *arg, const uint8_t *p, size_t n) {
+    uint32_t *crc = arg;
+    *crc = crc32_gzip_refl(*crc, p, n);
+}
+
+static uint64_t c_inflate_isal_stops(uint64_t iters, void *arg) {
+    (void)arg;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++) {
+        uint32_t crc = 0;
+        uint64_t made = isal_stops_inflate(payload, payload_n, 0, chunk, CHUNK, crc_sink, &crc);
+        if (made != data_n)
+            clh_fail("the bundled ISA-L inflated %llu bytes, not %zu", (unsigned long long)made,
+                     data_n);
+        acc += made + crc;
+    }
+    return acc;
+}
+
+/* The bgzip file, member by member, with the bundled ISA-L in its gzip mode. */
+static uint64_t c_inflate_bgzip_isal_stops(uint64_t iters, void *arg) {
+    (void)arg;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < iters; i++) {
+        uint64_t made = isal_stops_inflate(bgz, bgz_n, 1, chunk, CHUNK, NULL, NULL);
+        if (made != data_n)
+            clh_fail("the bundled ISA-L inflated the bgzip file to %llu bytes, not %zu",
+                     (unsigned long long)made, data_n);
+        acc += made;
+    }
     return acc;
 }
 
@@ -466,12 +503,17 @@ int main(int argc, char **argv) {
         {.name = "sums-peers", .fn = c_sum, .arg = (void *)&sums[9]},
     };
     size_t n_cases = 16;
+    if (isal_stops_present())
+        cases[n_cases++] = (clh_case){.name = "inflate-isal-stops", .fn = c_inflate_isal_stops};
     if (bgz_path) {
         cases[n_cases++] = (clh_case){.name = "rewrap-bgzip-zlib", .fn = c_rewrap,
                                       .arg = (void *)&bgz2z};
         cases[n_cases++] = (clh_case){.name = "inflate-bgzip-isal", .fn = c_inflate_bgzip_isal};
         cases[n_cases++] = (clh_case){.name = "inflate-bgzip-libdeflate",
                                       .fn = c_inflate_bgzip_libdeflate};
+        if (isal_stops_present())
+            cases[n_cases++] = (clh_case){.name = "inflate-bgzip-isal-stops",
+                                          .fn = c_inflate_bgzip_isal_stops};
     }
     if (recompress) {
         cases[n_cases++] = (clh_case){.name = "recompress-zlib6", .fn = c_recompress_zlib6};
