@@ -60,4 +60,6 @@ def test_inclusive_ranks_opt_newarray_min_first(miniruby):
     prof = _profile(miniruby, freq=3000, inclusive=True)
     names = [r.name for r in prof.result.instructions]
     assert names[0] == "opt_newarray_min", names[:5]
-    assert "opt_aref" in names[:3], names[:5]
+    # below the first, a sampled ranking moves with the machine (an Intel Xeon VM put
+    # opt_plus and getlocal before opt_aref, a Zen 5 VM after it)
+    assert "opt_aref" in names[:5], names[:5]
