@@ -148,6 +148,9 @@ gzwrap_status gzw_join_member(gzw_conv *c, uint64_t member, uint64_t start, uint
 /* Start following the deflate stream at the input position (src/walk.c), when `on`;
  * `what` names it in messages. */
 gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what);
+/* blocks_told: the block at input bit `at` is the one being decoded (or next); `final`,
+ * its header says it is the last. */
+void gzw_walk_told(gzw_conv *c, uint64_t at, int final);
 /* Walk the blocks the window holds in full and settle the output before the next one. */
 gzwrap_status gzw_walk_advance(gzw_conv *c);
 /* Where a refill may drop the window's bytes up to, given `keep`: before the block being

@@ -189,7 +189,7 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
             return st;
         const uint8_t *b = in->buf + in->pos;
         if (c->blocks_told) /* the block at hand starts here, stored or not */
-            c->walk.at = gzw_in_offset(in) * 8;
+            gzw_walk_told(c, gzw_in_offset(in) * 8, 0);
         if (b[0] >> 1 & 3)
             break;
         unsigned len = b[1] | (unsigned)b[2] << 8, nlen = b[3] | (unsigned)b[4] << 8;
@@ -214,7 +214,7 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
         }
         if (final) {
             if (c->blocks_told)
-                c->walk.done = 1, c->walk.final = c->walk.at;
+                gzw_walk_told(c, c->walk.at, 1);
             return *ended = 1, GZWRAP_OK;
         }
     }
@@ -268,9 +268,7 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
             uint64_t header;
             int final;
             c->ops->block(c->inf, &header, &final);
-            c->walk.at = c->walk.told0 + header;
-            if (final)
-                c->walk.done = 1, c->walk.final = c->walk.at;
+            gzw_walk_told(c, c->walk.told0 + header, final);
         }
         if (made)
             checksum(c, s, c->data, made);

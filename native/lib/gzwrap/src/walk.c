@@ -29,6 +29,13 @@ gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what) {
     return on && !c->blocks_told ? gzw_scan_tables(c, in0) : GZWRAP_OK;
 }
 
+void gzw_walk_told(gzw_conv *c, uint64_t at, int final) {
+    gzw_walk *w = &c->walk;
+    w->at = at;
+    if (final)
+        w->done = 1, w->final = at;
+}
+
 gzwrap_status gzw_walk_advance(gzw_conv *c) {
     gzw_walk *w = &c->walk;
     gzw_in *in = &c->in;

@@ -58,7 +58,6 @@ CRC32 = ("crc32-gzwrap", "crc32-zlib", "crc32-libdeflate", "crc32-isal")
 SUMS = ("sums-gzwrap", "sums-peers")
 CHECKSUMS = (*ADLER32, *CRC32, *SUMS)
 VARIANTS = (*REWRAP, PORTABLE, *INFLATE, MULTI, *MULTI_INFLATE, *CHECKSUMS, *RECOMPRESS)
-AUTO_INFLATER = {"isal": "inflate-isal", "zlib": "inflate-zlib"}
 # Bytes of data per kind, per profile. Past the 32 MiB L3 of this project's machines a
 # size adds passes, not behaviour: a 1 GiB case reads 3 GiB at least (3 processes x
 # warm-up, calibration and 2 reps). The full profile took 269 s here (2 cores), 190 s
