@@ -34,7 +34,7 @@ from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported t
 )
 from cpulab.experiments.protobuf.upb_native import PEER_SCRIPT as UPB_PEER_SCRIPT
 from cpulab.experiments.protobuf.upb_native import UPB_PEERS, UpbPeer
-from cpulab.paths import KERNELS
+from cpulab.paths import KERNELS, build_dir
 from peer_support import peer as built_peer
 
 # Random and differential counts: x20 where CPULAB_FULL=1 asks for the long runs.
@@ -291,6 +291,17 @@ def lib(build: str = "musttail") -> Lib:
 # ---- schemas ---------------------------------------------------------------------
 
 @functools.cache
+def data_file(name: str, data: bytes) -> Path:
+    """build/pb-data/`name` holding `data`, for a program that reads it; written under
+    another name and renamed, as another test process may be reading it."""
+    p = build_dir() / "pb-data" / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f"{name}.tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    tmp.replace(p)
+    return p
+
+
 def allkinds_set() -> bytes:
     return descriptor_set(("allkinds2.proto", "allkinds3.proto"), (DATA,))
 

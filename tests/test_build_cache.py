@@ -65,3 +65,33 @@ def test_pgo_build_is_two_phase(tmp_path, build_root, gcc):
     gcda = list((exe.parent.parent / "gen").rglob("*.gcda"))
     assert gcda, "the training run left no profile"
     assert exe != build_one(t, BuildConfig(gcc, "O1"))
+
+
+BUILD_AND_SAY = """
+import sys
+from cpulab.build import BuildConfig, Target, build, find_toolchain
+t = Target("trained", (sys.argv[1],), pgo_args=("1000",))
+totals = []
+(art,) = build([(t, BuildConfig(find_toolchain("gcc"), "O1", pgo=True))],
+               progress=lambda done, total: totals.append(total))
+print(totals[0], art.ok)
+"""
+
+
+def test_two_processes_building_one_target_take_turns(tmp_path, build_root, gcc):
+    """Two builders of one profile-guided target (which share its training folder) while
+    another holds the build folder's turn: one builds, the other then finds it built."""
+    import subprocess
+    import sys
+    import time
+
+    from cpulab.build.turns import build_turn
+
+    src = _src(tmp_path, "int main(int c, char **v) { (void)v; return c > 5; }\n")
+    with build_turn():
+        procs = [subprocess.Popen([sys.executable, "-c", BUILD_AND_SAY, str(src)],
+                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        time.sleep(3)  # both started and waiting for their turn
+        assert all(p.poll() is None for p in procs)
+    outs = sorted(p.communicate(timeout=120)[0].split() for p in procs)
+    assert outs == [["0", "True"], ["1", "True"]]

@@ -11,7 +11,6 @@ import pytest
 from cpulab.asm import find_functions, instruction_mix
 from cpulab.asm.mix import has_frame
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.paths import build_dir
 from pbdyn_support import (
     BUILDS,
     PBDYN,
@@ -19,6 +18,7 @@ from pbdyn_support import (
     SCHEMA,
     allkinds_set,
     build_lib,
+    data_file,
     descriptor_proto_set,
     lib,
 )
@@ -40,10 +40,7 @@ def api_test(cc: str, defines: tuple[str, ...] = (), sanitize: bool = False):
 
 
 def allkinds_file():
-    p = build_dir() / "pb-data" / "allkinds.pb"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(allkinds_set())
-    return p
+    return data_file("allkinds.pb", allkinds_set())
 
 
 @pytest.mark.parametrize("cc,defines,sanitize,kind", [

@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.paths import build_dir
 from pbdyn_support import (
     BUILDS,
     DATA,
     DECODERS,
     PBDYN,
     PBDYN_DIR,
+    data_file,
     descriptor_set,
     fill_random,
     google_classes,
@@ -59,10 +59,7 @@ def build_testee(build: str = "musttail") -> Path:
 
 def schema():
     fds = descriptor_set(("conformance.proto", "allkinds2.proto", "allkinds3.proto"), (DATA,))
-    p = build_dir() / "pb-data" / "conformance.pb"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(fds)
-    return p, fds
+    return data_file("conformance.pb", fds), fds
 
 
 class Runner:

@@ -28,11 +28,11 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 from cpulab.build import BuildConfig, build_one, find_toolchain
-from cpulab.paths import build_dir
 from pbdyn_support import (
     PBDYN,
     PBDYN_DIR,
     allkinds_set,
+    data_file,
     descriptor_proto_set,
     fill_random,
     google_classes,
@@ -69,10 +69,7 @@ def schema_file():
     from pbdyn_support import DATA, SYSTEM_PROTO, descriptor_set
     fds = descriptor_set(("allkinds2.proto", "allkinds3.proto",
                           "google/protobuf/descriptor.proto"), (DATA, SYSTEM_PROTO))
-    p = build_dir() / "pb-data" / "fuzz_schema.pb"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(fds)
-    return p, fds
+    return data_file("fuzz_schema.pb", fds), fds
 
 
 
@@ -158,10 +155,7 @@ def json_schema_file():
     s.file.extend(f for f in descriptor_pb2.FileDescriptorSet.FromString(holder_set()).file
                   if f.name not in names)
     fds = s.SerializeToString()
-    p = build_dir() / "pb-data" / "fuzz_json_schema.pb"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(fds)
-    return p, fds
+    return data_file("fuzz_json_schema.pb", fds), fds
 
 
 def json_seed_corpus(path) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from cpulab.build.config import BuildConfig
 from cpulab.build.target import Target
 from cpulab.build.toolchain import find_toolchain
+from cpulab.build.turns import build_turn
 from cpulab.paths import HARNESS_DIR, build_dir
 
 BASE_CFLAGS = ("-std=gnu11", "-g", "-Wall")
@@ -133,18 +134,37 @@ def build(
     """Build every pair; a pair that fails comes back with `error` set, the others built.
     `progress(done, total)` counts the binaries that were out of date: (0, total) once
     before anything is built, then one call per binary ninja finishes (built or failed;
-    a profile-guided one when its optimised build ends, not at its two steps before)."""
-    pairs = list(pairs)
-    root = build_dir()
-    obj = root / "obj"
-    edges: list[str] = []
-    arts: list[Artifact] = []
-    todo: set[str] = set()  # the binaries to build, as ninja names them when done
+    a profile-guided one when its optimised build ends, not at its two steps before).
+    Another process building in the same folder is waited for (turns.py); what it built
+    is then found, not built again."""
+    arts = _artifacts(list(pairs))
+    if all(a.path.exists() for a in arts):
+        return _build(arts, jobs, progress)
+    with build_turn():
+        return _build(arts, jobs, progress)
+
+
+def _artifacts(pairs: list[tuple[Target, BuildConfig]]) -> list[Artifact]:
+    root = build_dir() / "obj"
+    arts = []
     for target, config in pairs:
         key = _key(target, config)
-        d = obj / key
-        out = d / "out" / (f"lib{target.name}.so" if target.shared else target.name)
-        arts.append(Artifact(target, config, out, key))
+        name = f"lib{target.name}.so" if target.shared else target.name
+        arts.append(Artifact(target, config, root / key / "out" / name, key))
+    return arts
+
+
+def _build(
+    arts: list[Artifact],
+    jobs: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> list[Artifact]:
+    root = build_dir()
+    edges: list[str] = []
+    todo: set[str] = set()  # the binaries to build, as ninja names them when done
+    for art in arts:
+        target, config, out = art.target, art.config, art.path
+        d = out.parent.parent
         if out.exists():
             continue
         (d / "out").mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ genomics files and `pigz -i`), for the multi-member re-wrap.
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import shutil
 import subprocess
@@ -96,7 +97,7 @@ def gzip_file(kind: str, size: int) -> Path:
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
     comp = zlib.compressobj(6, zlib.DEFLATED, -15)
     crc, n = 0, 0
     with tmp.open("wb") as f:
@@ -107,7 +108,7 @@ def gzip_file(kind: str, size: int) -> Path:
             f.write(comp.compress(piece))
         f.write(comp.flush())
         f.write(crc.to_bytes(4, "little") + (n & 0xFFFFFFFF).to_bytes(4, "little"))
-    tmp.rename(path)
+    tmp.replace(path)
     return path
 
 
@@ -120,7 +121,7 @@ def bgzip_file(kind: str, size: int) -> Path | str:
     bgzip = shutil.which("bgzip")
     if bgzip is None:
         return "bgzip is not installed (Debian: tabix)"
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
     path.parent.mkdir(parents=True, exist_ok=True)
     with tmp.open("wb") as out:
         p = subprocess.Popen([bgzip, "-l", "6", "-c"], stdin=subprocess.PIPE, stdout=out)
@@ -131,5 +132,5 @@ def bgzip_file(kind: str, size: int) -> Path | str:
         if p.wait() != 0:
             tmp.unlink(missing_ok=True)
             return f"bgzip failed with status {p.returncode}"
-    tmp.rename(path)
+    tmp.replace(path)
     return path

@@ -20,12 +20,14 @@ kernel (native/kernels/protobuf/pb_bench.c) reads them through a manifest.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from cpulab.build.turns import build_turn
 from cpulab.paths import KERNELS, build_dir
 
 SYSTEM_PROTO = Path("/usr/include")
@@ -74,7 +76,7 @@ def descriptor_set(files: tuple[str, ...], include: tuple[Path, ...]) -> bytes:
     out = build_dir() / "pb-data" / f"{h.hexdigest()[:20]}.pb"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".tmp")
+        tmp = out.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
         cmd = ["protoc", *(f"-I{i}" for i in include), "--include_imports",
                f"--descriptor_set_out={tmp}", *files]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -255,16 +257,19 @@ def make_bench_data(target: int = 12_000) -> Path:
         h.update(k.encode() + v)
     out = build_dir() / "pb-bench" / h.hexdigest()[:16]
     manifest = out / "manifest"
-    if not manifest.exists():
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "schema.pb").write_bytes(schema)
-        lines = ["schema schema.pb"]
-        for k, v in blobs.items():
-            (out / f"{k}.bin").write_bytes(v)
-            lines.append(f"payload {k} {BENCH_TYPES[k]} {k}.bin")
-        tmp = out / "manifest.tmp"
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(manifest)
+    if manifest.exists():
+        return manifest
+    with build_turn("pb-bench"):  # another process may be writing the same files
+        if not manifest.exists():
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "schema.pb").write_bytes(schema)
+            lines = ["schema schema.pb"]
+            for k, v in blobs.items():
+                (out / f"{k}.bin").write_bytes(v)
+                lines.append(f"payload {k} {BENCH_TYPES[k]} {k}.bin")
+            tmp = out / "manifest.tmp"
+            tmp.write_text("\n".join(lines) + "\n")
+            tmp.replace(manifest)
     return manifest
 
 
@@ -304,15 +309,18 @@ def generate_cpp(package: str, cpp_opt: str | None) -> Path:
     for name, text in sorted(sources.items()):
         h.update(name.encode() + text.encode())
     gen = build_dir() / "pb-peer" / f"{package}-{h.hexdigest()[:16]}"
-    if not (gen / "done").exists():
-        gen.mkdir(parents=True, exist_ok=True)
-        for name, text in sources.items():
-            (gen / name).write_text(text)
-        cmd = ["protoc", f"-I{gen}", f"--cpp_out={gen}"]
-        if cpp_opt:
-            cmd.append(f"--cpp_opt={cpp_opt}")
-        r = subprocess.run(cmd + sorted(sources), capture_output=True, text=True)
-        if r.returncode:
-            raise PayloadError(f"{' '.join(cmd)}: {r.stderr.strip()}")
-        (gen / "done").write_text(" ".join(cmd) + "\n")
+    if (gen / "done").exists():
+        return gen
+    with build_turn("pb-peer"):  # another process may be generating the same files
+        if not (gen / "done").exists():
+            gen.mkdir(parents=True, exist_ok=True)
+            for name, text in sources.items():
+                (gen / name).write_text(text)
+            cmd = ["protoc", f"-I{gen}", f"--cpp_out={gen}"]
+            if cpp_opt:
+                cmd.append(f"--cpp_opt={cpp_opt}")
+            r = subprocess.run(cmd + sorted(sources), capture_output=True, text=True)
+            if r.returncode:
+                raise PayloadError(f"{' '.join(cmd)}: {r.stderr.strip()}")
+            (gen / "done").write_text(" ".join(cmd) + "\n")
     return gen
