@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "internal/impl.h"
+#include "internal/isal_why.h"
 
 struct gzw_inflater {
     struct inflate_state s;
@@ -82,18 +83,17 @@ static gzw_inflate_result is_run(gzw_inflater *inf, const uint8_t *in, size_t in
         s->read_in_length %= 8;
         *pad = inf->end_bit_known ? (int)s->read_in_length : -1;
         return GZW_INFLATE_END;
-    case ISAL_INVALID_BLOCK: *why = "invalid block"; break;
-    case ISAL_INVALID_SYMBOL: *why = "invalid code"; break;
-    case ISAL_INVALID_LOOKBACK: *why = "invalid distance too far back"; break;
-    default: *why = "invalid deflate data"; break;
+    default:
+        *why = gzw_isal_why(ret);
+        return GZW_INFLATE_ERROR;
     }
-    return GZW_INFLATE_ERROR;
 }
 
 static int is_end_bit_known(const gzw_inflater *inf) { return inf->end_bit_known; }
 
 const gzw_inflater_ops gzw_inflater_isal = {
     GZWRAP_IMPL_ISAL, is_create, is_destroy, is_reset, is_set_dict, is_run, is_end_bit_known,
+    NULL, /* blocks are not told: the join walks them */
 };
 #else
 typedef int gzw_no_isal; /* ISO C wants something in every translation unit */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "internal/impl.h"
+#include "internal/isal_why.h"
 
 struct gzw_inflater {
     struct inflate_state s;
@@ -85,12 +86,10 @@ static gzw_inflate_result st_run(gzw_inflater *inf, const uint8_t *in, size_t in
         *consumed = (long)((inf->end + 7) / 8) - (long)inf->fed;
         *pad = (int)((8 - inf->end % 8) % 8);
         return GZW_INFLATE_END;
-    case ISAL_INVALID_BLOCK: *why = "invalid block"; break;
-    case ISAL_INVALID_SYMBOL: *why = "invalid code"; break;
-    case ISAL_INVALID_LOOKBACK: *why = "invalid distance too far back"; break;
-    default: *why = "invalid deflate data"; break;
+    default:
+        *why = gzw_isal_why(ret);
+        return GZW_INFLATE_ERROR;
     }
-    return GZW_INFLATE_ERROR;
 }
 
 static int st_end_bit_known(const gzw_inflater *inf) {

@@ -68,4 +68,5 @@ static int zl_end_bit_known(const gzw_inflater *inf) { return (void)inf, 1; }
 
 const gzw_inflater_ops gzw_inflater_zlib = {
     GZWRAP_IMPL_ZLIB, zl_create, zl_destroy, zl_reset, zl_set_dict, zl_run, zl_end_bit_known,
+    NULL, /* blocks are not told: the join walks them */
 };
