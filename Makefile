@@ -34,11 +34,11 @@ lab: setup
 
 # CPULAB_FULL=1 make test adds the long real runs (tests/conftest.py). pytest's status 5,
 # no test selected (PYTEST_ARGS="-m full" where no full test can run), is no failure.
-# One test worker per CPU (TEST_JOBS=0: none, in this process), each given whole modules,
-# so that a module's built fixtures are built once.
+# One test worker per CPU (TEST_JOBS=0: none, in this process), each taking the next test
+# when done: what two workers need built is built by one while the other waits.
 TEST_JOBS ?= auto
 test: setup
-	@uv run --frozen pytest -q -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	@uv run --frozen pytest -q -n $(TEST_JOBS) --dist worksteal $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: setup
 	@uv run --frozen ruff check src tests scripts

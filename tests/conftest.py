@@ -13,9 +13,10 @@ Two sets of tests (CI runs `make test`, then `CPULAB_FULL=1 make test PYTEST_ARG
               the peers built. CPULAB_FULL=1 also raises the counts of the differential
               and fuzz tests that read it (pb's, rtdiv's, bigdec's, mulpre's)
 
-`make test` runs the modules in one worker process per CPU (pytest-xdist, whole modules
-to a worker): what two workers build or write under build/ is built by one while the
-other waits (cpulab/build/turns.py), or written under a name of its own and renamed.
+`make test` runs the tests in one worker process per CPU (pytest-xdist; a module's
+fixtures are made in each worker that runs its tests): what two workers build or write
+under build/ is built by one while the other waits (cpulab/build/turns.py), or written
+under a name of its own and renamed.
 
 Markers (registered in pyproject.toml):
 

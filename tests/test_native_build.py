@@ -30,8 +30,11 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
 from cpulab.build import library, library_names
+from cpulab.build.turns import build_turn
 from cpulab.experiments.protobuf.payloads import SYSTEM_PROTO, descriptor_set
 from cpulab.paths import NATIVE, ROOT, build_dir
+
+JOBS = str(os.cpu_count() or 2)  # ctest runs its tests one at a time unless told
 
 CONSUMER = Path(__file__).parent / "consumer"
 LIBRARIES = library_names()
@@ -49,9 +52,12 @@ def run(*argv: str | Path, env: dict | None = None, timeout: int = 600) -> str:
 
 
 def configure_and_build(name: str, *options: str) -> Path:
+    """build/cmake/`name`, configured and built; by one test worker at a time (another
+    then finds it built)."""
     tree = build_dir() / "cmake" / name
-    run("cmake", "-S", NATIVE, "-B", tree, "-G", "Ninja", *options)
-    run("cmake", "--build", tree)
+    with build_turn(f"cmake-{name}"):
+        run("cmake", "-S", NATIVE, "-B", tree, "-G", "Ninja", *options)
+        run("cmake", "--build", tree)
     return tree
 
 
@@ -82,7 +88,7 @@ def test_ctest_passes_and_covers_every_library(tree):
     tests = ctest_tests(tree)
     for lib in LIBRARIES:
         assert any(lib in labels(t) for t in tests), f"no ctest for {lib}"
-    out = run("ctest", "--test-dir", tree, "--output-on-failure")
+    out = run("ctest", "--test-dir", tree, "--output-on-failure", "-j", JOBS)
     assert f"100% tests passed, 0 tests failed out of {len(tests)}" in out
 
 
@@ -91,7 +97,7 @@ def test_ctest_under_asan_and_ubsan(clang):
                                f"-DCMAKE_C_COMPILER={clang.cc}")
     flags = (tree / "CMakeCache.txt").read_text()
     assert "CPULAB_SANITIZE:BOOL=ON" in flags
-    out = run("ctest", "--test-dir", tree, "--output-on-failure",
+    out = run("ctest", "--test-dir", tree, "--output-on-failure", "-j", JOBS,
               env={"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "print_stacktrace=1"})
     assert "tests passed, 0 tests failed" in out
 

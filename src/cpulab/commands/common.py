@@ -9,9 +9,9 @@ import sys
 from rich.console import Console
 
 # Piped or redirected output is read later, in an editor or a wider window: don't wrap
-# the tables at 80 columns then.
+# the tables at 80 columns then, nor break the paths the messages name into lines.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 180)
 
 
 class UsageError(Exception):
