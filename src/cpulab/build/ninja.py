@@ -145,6 +145,7 @@ def build(
 
 
 def _artifacts(pairs: list[tuple[Target, BuildConfig]]) -> list[Artifact]:
+    """Where each pair's output lives (built or not): build/obj/<key>/out/<name>."""
     root = build_dir() / "obj"
     arts = []
     for target, config in pairs:
@@ -159,6 +160,7 @@ def _build(
     jobs: int | None,
     progress: Callable[[int, int], None] | None,
 ) -> list[Artifact]:
+    """build()'s work, in this process's turn: the missing outputs, by one ninja."""
     root = build_dir()
     edges: list[str] = []
     todo: set[str] = set()  # the binaries to build, as ninja names them when done
