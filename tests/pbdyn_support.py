@@ -34,6 +34,7 @@ from cpulab.experiments.protobuf.payloads import (  # noqa: F401  (re-exported t
 )
 from cpulab.experiments.protobuf.upb_native import PEER_SCRIPT as UPB_PEER_SCRIPT
 from cpulab.experiments.protobuf.upb_native import UPB_PEERS, UpbPeer
+from cpulab.files import write_whole
 from cpulab.paths import KERNELS, build_dir
 from peer_support import peer as built_peer
 
@@ -296,10 +297,7 @@ def data_file(name: str, data: bytes) -> Path:
     another name and renamed, as another test process may be reading it."""
     p = build_dir() / "pb-data" / name
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f"{name}.tmp{os.getpid()}")
-    tmp.write_bytes(data)
-    tmp.replace(p)
-    return p
+    return write_whole(p, data)
 
 
 def allkinds_set() -> bytes:

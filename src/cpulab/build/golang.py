@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cpulab.build.config import BuildConfig
 from cpulab.build.ninja import BuildError
+from cpulab.files import write_whole, written_whole
 from cpulab.paths import GO_MODULE, build_dir
 
 _SUFFIXES = (".go", ".s", ".mod", ".sum")
@@ -63,9 +64,8 @@ def go_build(config: BuildConfig, package: str, *, test: bool = False) -> Path:
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{name}.tmp{os.getpid()}")
-    _go(config, [*argv, "-o", str(tmp), f"./{package}"], f"building {package}")
-    tmp.replace(out)
+    with written_whole(out) as tmp:
+        _go(config, [*argv, "-o", str(tmp), f"./{package}"], f"building {package}")
     return out
 
 
@@ -80,7 +80,5 @@ def go_listing(config: BuildConfig, package: str) -> str:
     # is not compiled again.
     p = _go(config, ["build", "-a", f"-gcflags={MODULE_PATH}/{package}=-S", "-o", os.devnull,
                      f"./{package}"], f"listing {package}")
-    tmp = out.with_name(f"listing.tmp{os.getpid()}")
-    tmp.write_text(p.stderr)
-    tmp.replace(out)
+    write_whole(out, p.stderr)
     return p.stderr

@@ -13,11 +13,10 @@ runs beside another never leaves half a cache.
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
+from cpulab.files import written_whole
 from cpulab.paths import cache_dir
 
 FORMAT = 2
@@ -49,11 +48,5 @@ class DwarfCache:
 
     def save(self, data: dict) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with written_whole(self.path) as tmp, open(tmp, "wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)

@@ -22,6 +22,7 @@ from pathlib import Path
 from markupsafe import Markup, escape
 
 from cpulab.comparison import ComparisonError, compare
+from cpulab.files import write_whole
 from cpulab.history import History
 from cpulab.report.plot import PlotError, bars_figure, history_figure, sweep_figure, to_svg
 from cpulab.report.terminal import (
@@ -298,7 +299,4 @@ def write_report(path: Path, inp: ReportInput) -> Path:
     """Render and write the report whole (a temporary name, then renamed)."""
     text = render_html(inp)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_whole(path, text)

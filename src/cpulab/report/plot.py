@@ -20,6 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cpulab.files import written_whole
 from cpulab.measure.stats import loglog_slope, ratio_to
 from cpulab.results import PlotSpec, RunRecord
 
@@ -289,12 +290,11 @@ def history_figure(h: History) -> Figure:
 def save_png(fig: Figure, path: Path) -> Path:
     plt = _pyplot()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
     try:
-        fig.savefig(tmp, dpi=PNG_DPI)
+        with written_whole(path) as tmp:  # never a half-written figure under the real name
+            fig.savefig(tmp, dpi=PNG_DPI, format="png")
     finally:
         plt.close(fig)
-    tmp.replace(path)  # never a half-written figure under the real name
     return path
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import zlib
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from cpulab.files import write_whole
 from cpulab.results import SCHEMA, RunRecord
 from cpulab.store.bundle_schema import bundle_fault
 
@@ -63,12 +63,9 @@ def write_bundle(path: Path, records: list[RunRecord], compress: bool | None = N
     data = json.dumps(bundle, indent=1).encode()
     if compress:
         data = gzip.compress(data, mtime=0)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_whole(path, data)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise BundleError(f"{path}: cannot write the bundle: {e}") from e
     return path
 

@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from cpulab.files import written_whole
 from cpulab.paths import KERNELS
 
 TEXT_ROOTS = (Path("/usr/share/man"), Path("/usr/share/doc"))
@@ -95,22 +96,17 @@ def large_file(sources: Iterable[Path], path: Path, size: int) -> Path:
         return path
     sources = list(sources)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
     written = 0
-    try:
-        with open(tmp, "wb") as f:
-            while written < size:
-                before = written
-                for src in sources:
-                    data = _text_of(src) if src.is_file() else None
-                    if data:
-                        f.write(data)
-                        written += len(data)
-                    if written >= size:
-                        break
-                if written == before:
-                    raise CorpusError(f"no text file among {len(sources)} sources")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)  # nothing half-written is left behind
+    with written_whole(path) as tmp, open(tmp, "wb") as f:  # nothing half-written is left
+        while written < size:
+            before = written
+            for src in sources:
+                data = _text_of(src) if src.is_file() else None
+                if data:
+                    f.write(data)
+                    written += len(data)
+                if written >= size:
+                    break
+            if written == before:
+                raise CorpusError(f"no text file among {len(sources)} sources")
     return path

@@ -16,7 +16,6 @@ genomics files and `pigz -i`), for the multi-member re-wrap.
 from __future__ import annotations
 
 import gzip
-import os
 import random
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from cpulab.files import written_whole
 from cpulab.paths import build_dir
 
 RECIPE = 1  # bump when the way data are made changes: old files are then not reused
@@ -97,10 +97,10 @@ def gzip_file(kind: str, size: int) -> Path:
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
     comp = zlib.compressobj(6, zlib.DEFLATED, -15)
     crc, n = 0, 0
-    with tmp.open("wb") as f:
+    # another process may make it too
+    with written_whole(path) as tmp, tmp.open("wb") as f:
         f.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff")
         for piece in _stream(kind, size):
             crc = zlib.crc32(piece, crc)
@@ -108,7 +108,6 @@ def gzip_file(kind: str, size: int) -> Path:
             f.write(comp.compress(piece))
         f.write(comp.flush())
         f.write(crc.to_bytes(4, "little") + (n & 0xFFFFFFFF).to_bytes(4, "little"))
-    tmp.replace(path)
     return path
 
 
@@ -121,16 +120,16 @@ def bgzip_file(kind: str, size: int) -> Path | str:
     bgzip = shutil.which("bgzip")
     if bgzip is None:
         return "bgzip is not installed (Debian: tabix)"
-    tmp = path.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tmp.open("wb") as out:
-        p = subprocess.Popen([bgzip, "-l", "6", "-c"], stdin=subprocess.PIPE, stdout=out)
-        assert p.stdin is not None
-        for piece in _stream(kind, size):
-            p.stdin.write(piece)
-        p.stdin.close()
-        if p.wait() != 0:
-            tmp.unlink(missing_ok=True)
-            return f"bgzip failed with status {p.returncode}"
-    tmp.replace(path)
+    try:
+        with written_whole(path) as tmp, tmp.open("wb") as out:  # another may make it too
+            p = subprocess.Popen([bgzip, "-l", "6", "-c"], stdin=subprocess.PIPE, stdout=out)
+            assert p.stdin is not None
+            for piece in _stream(kind, size):
+                p.stdin.write(piece)
+            p.stdin.close()
+            if p.wait() != 0:
+                raise OSError(f"bgzip failed with status {p.returncode}")
+    except OSError as e:
+        return str(e)
     return path

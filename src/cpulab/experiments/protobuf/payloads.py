@@ -20,7 +20,6 @@ kernel (native/kernels/protobuf/pb_bench.c) reads them through a manifest.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpulab.build.turns import build_turn
+from cpulab.files import write_whole, written_whole
 from cpulab.paths import KERNELS, build_dir
 
 SYSTEM_PROTO = Path("/usr/include")
@@ -76,13 +76,13 @@ def descriptor_set(files: tuple[str, ...], include: tuple[Path, ...]) -> bytes:
     out = build_dir() / "pb-data" / f"{h.hexdigest()[:20]}.pb"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(f".tmp{os.getpid()}")  # another process may make it too
-        cmd = ["protoc", *(f"-I{i}" for i in include), "--include_imports",
-               f"--descriptor_set_out={tmp}", *files]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode:
-            raise PayloadError(f"protoc failed on {' '.join(files)[:200]}: {r.stderr.strip()}")
-        tmp.replace(out)
+        with written_whole(out) as tmp:  # another process may make it too
+            cmd = ["protoc", *(f"-I{i}" for i in include), "--include_imports",
+                   f"--descriptor_set_out={tmp}", *files]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode:
+                raise PayloadError(f"protoc failed on {' '.join(files)[:200]}: "
+                                   f"{r.stderr.strip()}")
     return out.read_bytes()
 
 
@@ -267,9 +267,7 @@ def make_bench_data(target: int = 12_000) -> Path:
             for k, v in blobs.items():
                 (out / f"{k}.bin").write_bytes(v)
                 lines.append(f"payload {k} {BENCH_TYPES[k]} {k}.bin")
-            tmp = out / "manifest.tmp"
-            tmp.write_text("\n".join(lines) + "\n")
-            tmp.replace(manifest)
+            write_whole(manifest, "\n".join(lines) + "\n")
     return manifest
 
 

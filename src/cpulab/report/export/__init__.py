@@ -7,10 +7,10 @@ all: a temporary name in the same folder, then renamed over the target.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
+from cpulab.files import write_whole
 from cpulab.report.export import csv, markdown
 from cpulab.report.export.summary import CommandSummary, command_summaries
 
@@ -33,12 +33,9 @@ def check_folder(path: Path) -> None:
 def write_export(path: Path, text: str) -> Path:
     path = Path(path)
     check_folder(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_whole(path, text)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise ExportError(f"{path}: cannot write: {e}") from e
     return path
 
