@@ -130,3 +130,27 @@ def test_the_build_counts_the_binaries_it_builds(tmp_path, gcc):
     assert rec.counted() == [("building 2 binaries", 2, 2),  # the failed one counts as done
                              ("building 1 binary (1 up to date)", 1, 1),
                              ("nothing to build (2 up to date)", None, 0)]
+
+
+def test_a_build_that_waits_for_another_says_so(tmp_path, gcc):
+    """Another process holds the build folder's turn: the phase says that this build
+    waits for it, then counts what it builds once its turn comes."""
+    import threading
+    import time
+
+    from cpulab.build.turns import build_turn
+
+    src = tmp_path / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    rec = Recorder()
+    ctx = Context(PROFILES["quick"], [], reporter=rec)
+    pair = (Target("p", (src,)), BuildConfig(gcc, "O1"))
+    with build_turn():  # a lock of its own open file: another thread waits as a process would
+        builder = threading.Thread(target=ctx.build, args=([pair],))
+        builder.start()
+        time.sleep(1)
+        assert builder.is_alive()
+        assert rec.counted() == [(f"waiting for another build in {tmp_path / 'build'} to end",
+                                  None, 0)]
+    builder.join(60)
+    assert rec.counted()[1:] == [("building 1 binary", 1, 1)]

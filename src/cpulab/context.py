@@ -19,6 +19,7 @@ from cpulab.measure import valgrind
 from cpulab.measure.metrics import Metric, case_metrics
 from cpulab.measure.runner import ProcessRunner, Runner
 from cpulab.measure.schedule import Adaptive, Outcome, Program, run_interleaved
+from cpulab.paths import build_dir
 from cpulab.results import Case, CaseConditions
 
 T = TypeVar("T")
@@ -138,7 +139,10 @@ class Context:
                 self.reporter.advance(done - counted[0])
             counted[0] = done
 
-        arts = build(pairs, progress=progress)
+        def waiting() -> None:
+            self.reporter.phase(f"waiting for another build in {build_dir()} to end")
+
+        arts = build(pairs, progress=progress, waiting=waiting)
         for a in arts:
             if a.error:
                 self.note(f"build failed: {a.target.name} with {a.config.label}: "

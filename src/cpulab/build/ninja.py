@@ -21,6 +21,7 @@ from cpulab.build.config import BuildConfig
 from cpulab.build.target import Target
 from cpulab.build.toolchain import find_toolchain
 from cpulab.build.turns import build_turn
+from cpulab.files import write_whole
 from cpulab.paths import HARNESS_DIR, build_dir
 
 BASE_CFLAGS = ("-std=gnu11", "-g", "-Wall")
@@ -130,17 +131,18 @@ def build(
     pairs: Iterable[tuple[Target, BuildConfig]],
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> list[Artifact]:
     """Build every pair; a pair that fails comes back with `error` set, the others built.
     `progress(done, total)` counts the binaries that were out of date: (0, total) once
     before anything is built, then one call per binary ninja finishes (built or failed;
     a profile-guided one when its optimised build ends, not at its two steps before).
-    Another process building in the same folder is waited for (turns.py); what it built
-    is then found, not built again."""
+    Another process building in the same folder is waited for (turns.py), `waiting()`
+    called once when that begins; what it built is then found, not built again."""
     arts = _artifacts(list(pairs))
     if all(a.path.exists() for a in arts):
         return _build(arts, jobs, progress)
-    with build_turn():
+    with build_turn(waiting=waiting):
         return _build(arts, jobs, progress)
 
 
@@ -192,9 +194,7 @@ def _build(
         "rule run_in\n  command = cd $dir && $cmd\n  description = $out\n\n"
         + "\n\n".join(edges) + "\n"
     )
-    tmp = nfile.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(text)
-    tmp.replace(nfile)
+    write_whole(nfile, text)
     cmd = ["ninja", "-f", str(nfile), "-k", "0", f"-j{jobs or os.cpu_count() or 2}"]
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -11,19 +11,26 @@ the first built.
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from cpulab.paths import build_dir
 
 
 @contextmanager
-def build_turn(name: str = "build") -> Iterator[None]:
-    """Hold build/.<name>.lock for the block (released when the process dies, too)."""
+def build_turn(name: str = "build",
+               waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold build/.<name>.lock for the block (released when the process dies, too).
+    `waiting()` is called once, before waiting, if another process holds it."""
     root = build_dir()
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f".{name}.lock", "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting:
+                waiting()
+            fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
