@@ -28,12 +28,19 @@ P v32 v32_sub(v32 a, v32 b) { return _mm512_sub_epi32(a, b); }
 P v32 v32_and(v32 a, v32 b) { return _mm512_and_si512(a, b); }
 P v32 v32_xor(v32 a, v32 b) { return _mm512_xor_si512(a, b); }
 P v32 v32_addw(v32 a, v32 b) { return _mm512_add_epi64(a, b); }
-P v32 v32_srl(v32 a, __m128i c) { return _mm512_srl_epi32(a, c); }
-P v32 v32_sra(v32 a, __m128i c) { return _mm512_sra_epi32(a, c); }
+/* Shifts by a count known only at run time take the per-lane form (vpsrlvd, a count
+ * broadcast once per call): the form with the count in an xmm register is two uops on
+ * Intel's cores (one on p5), the per-lane one a single uop, as on Zen 4 and 5. */
+P __m512i cnt32(__m128i c) { return _mm512_broadcastd_epi32(c); }
+P __m512i cnt64(__m128i c) { return _mm512_broadcastq_epi64(c); }
+P v32 v32_srl(v32 a, __m128i c) { return _mm512_srlv_epi32(a, cnt32(c)); }
+P v32 v32_sra(v32 a, __m128i c) { return _mm512_srav_epi32(a, cnt32(c)); }
 P v32 v32_sign(v32 a) { return _mm512_srai_epi32(a, 31); }
 P v32 v32_mulu(v32 a, v32 m) { return _mm512_mul_epu32(a, m); }
 P v32 v32_muls(v32 a, v32 m) { return _mm512_mul_epi32(a, m); }
-P v32 v32_odd(v32 a) { return _mm512_srli_epi64(a, 32); }
+/* a shuffle, not a shift: Intel's cores run 512-bit shifts on one port, which the
+ * multiplies and the other shifts already crowd; a multiply reads only the even places */
+P v32 v32_odd(v32 a) { return _mm512_shuffle_epi32(a, _MM_PERM_DDBB); }
 P v32 v32_mullo(v32 a, v32 b) { return _mm512_mullo_epi32(a, b); }
 P v32 v32_abs(v32 a) { return _mm512_abs_epi32(a); }
 P v32 v32_negwhere(v32 q, v32 x) {
@@ -42,10 +49,10 @@ P v32 v32_negwhere(v32 q, v32 x) {
 /* even lanes: the product shifted by 32 + s; odd lanes: the high half shifted by s, in
  * place, merged by the mask (no blend) */
 P v32 v32_joinu(v32 e, v32 o, __m128i s, __m128i sw) {
-    return _mm512_mask_srl_epi32(_mm512_srl_epi64(e, sw), 0xAAAA, o, s);
+    return _mm512_mask_srlv_epi32(_mm512_srlv_epi64(e, cnt64(sw)), 0xAAAA, o, cnt32(s));
 }
 P v32 v32_joins(v32 e, v32 o, __m128i s, __m128i sw) {
-    return _mm512_mask_sra_epi32(_mm512_sra_epi64(e, sw), 0xAAAA, o, s);
+    return _mm512_mask_srav_epi32(_mm512_srav_epi64(e, cnt64(sw)), 0xAAAA, o, cnt32(s));
 }
 P v32 v32_trunc(v32 t) {
     return _mm512_mask_sub_epi32(t, _mm512_movepi32_mask(t), t, _mm512_set1_epi32(-1));
@@ -78,8 +85,8 @@ P __m512i rtdiv__avx512_mulhi_u64(__m512i a, __m512i b) {
     P v_##S v_##S##_set1(int64_t x) { return _mm512_set1_epi64(x); }                     \
     P v_##S v_##S##_add(v_##S a, v_##S b) { return _mm512_add_epi64(a, b); }            \
     P v_##S v_##S##_sub(v_##S a, v_##S b) { return _mm512_sub_epi64(a, b); }            \
-    P v_##S v_##S##_srl(v_##S a, __m128i c) { return _mm512_srl_epi64(a, c); }          \
-    P v_##S v_##S##_sra(v_##S a, __m128i c) { return _mm512_sra_epi64(a, c); }          \
+    P v_##S v_##S##_srl(v_##S a, __m128i c) { return _mm512_srlv_epi64(a, cnt64(c)); }  \
+    P v_##S v_##S##_sra(v_##S a, __m128i c) { return _mm512_srav_epi64(a, cnt64(c)); }  \
     P v_##S v_##S##_sign(v_##S a) { return _mm512_srai_epi64(a, 63); }                  \
     P v_##S v_##S##_mullo(v_##S a, v_##S b) { return _mm512_mullo_epi64(a, b); }
 RTDIV__AVX512_64(u64)
