@@ -5,10 +5,10 @@
 # wheel of python-flint 0.9.0 carries FLINT 3.6.0 already built, as
 # python_flint.libs/libflint-<hash>.so.24.0.0 beside the GMP 6.3.0 and MPFR 4.2.2 it
 # needs (found through its RPATH $ORIGIN). This script downloads that one wheel with pip
-# (no dependency, binary only), keeps only python_flint.libs/ and the licences, and links
-# lib/libflint.so to the library: the benchmark dlopens that path. The wheel is abi3
-# (CPython >= 3.10), so any python3 with pip fetches the same file. Nothing of FLINT is
-# committed to this repository.
+# (python3's, else uv's uvx: ../peer_pip.sh; no dependency, binary only), keeps only
+# python_flint.libs/ and the licences, and links lib/libflint.so to the library: the
+# benchmark dlopens that path. The wheel is abi3 (CPython >= 3.10), so any pip fetches
+# the same file. Nothing of FLINT is committed to this repository.
 #
 # Idempotent: the result is kept in the peer cache (../peer_cache.sh), keyed by the
 # recipe and these scripts, and linked as build/peers/flint; a second call, from any
@@ -50,14 +50,13 @@ if [[ $(uname -s)-$(uname -m) != Linux-x86_64 ]]; then
          "$(uname -s) $(uname -m))" >&2
     exit 1
 fi
-"$py" -m pip --version >/dev/null 2>&1 || {
-    echo "build_flint_peer.sh: '$py -m pip' not found (set PYTHON to a python3 with pip)" >&2
-    exit 1
-}
+# shellcheck source=../peer_pip.sh
+. "$here/../peer_pip.sh"
+peer_pip build_flint_peer.sh || exit 1
 
 # 1. The wheel, through pip.
 peer_cache_stage
-"$py" -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+"${pip[@]}" download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
     "python-flint==$version" -d "$peer_stage/wheel" >&2 || {
     echo "build_flint_peer.sh: pip could not download python-flint $version" >&2
     exit 1

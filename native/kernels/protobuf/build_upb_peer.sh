@@ -111,15 +111,9 @@ if [[ $mode == fasttable-git ]]; then
         -o "$prefix/dist/$dist-$version.tar.gz" HEAD upb third_party/utf8_range
 else
     echo "build_upb_peer.sh: fetching the $dist $version sdist from PyPI" >&2
-    # The lab's own environment (uv's) has no pip: then uv's pip-running uvx fetches it.
-    if python3 -m pip --version >/dev/null 2>&1; then
-        pip=(python3 -m pip)
-    elif command -v uvx >/dev/null; then
-        pip=(uvx --quiet --from pip pip)
-    else
-        echo "build_upb_peer.sh: no pip to fetch the sdist with (neither python3 -m pip nor uvx)" >&2
-        exit 1
-    fi
+    # shellcheck source=../peer_pip.sh
+    . "$here/../peer_pip.sh"
+    peer_pip build_upb_peer.sh || exit 1
     "${pip[@]}" download --quiet --no-deps --no-binary :all: "$dist==$version" \
         -d "$prefix/dist" >&2
 fi
