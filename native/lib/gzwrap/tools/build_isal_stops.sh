@@ -63,14 +63,9 @@ peer_cache_stage
 prefix=$peer_stage
 mkdir -p "$prefix/dist" "$prefix/lib" "$prefix/include/isal-stops" "$prefix/obj"
 echo "build_isal_stops.sh: fetching the rapidgzip $version sdist from PyPI" >&2
-if python3 -m pip --version >/dev/null 2>&1; then
-    pip=(python3 -m pip)
-elif command -v uvx >/dev/null; then
-    pip=(uvx --quiet --from pip pip)
-else
-    echo "build_isal_stops.sh: no pip to fetch the sdist with (neither python3 -m pip nor uvx)" >&2
-    exit 1
-fi
+# shellcheck source=../../../kernels/peer_pip.sh
+. "$kernels/peer_pip.sh"
+peer_pip build_isal_stops.sh || exit 1
 "${pip[@]}" download --quiet --no-deps --no-binary :all: "rapidgzip==$version" \
     -d "$prefix/dist" >&2
 tar -xzf "$prefix/dist/rapidgzip-$version.tar.gz" -C "$prefix/dist" \
