@@ -148,8 +148,10 @@ def test_a_build_that_waits_for_another_says_so(tmp_path, gcc):
     with build_turn():  # a lock of its own open file: another thread waits as a process would
         builder = threading.Thread(target=ctx.build, args=([pair],))
         builder.start()
-        time.sleep(1)
-        assert builder.is_alive()
+        deadline = time.monotonic() + 60  # the builder reaches the lock; not a timing
+        while not rec.events and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert builder.is_alive()  # still waiting: the turn is held
         assert rec.counted() == [(f"waiting for another build in {tmp_path / 'build'} to end",
                                   None, 0)]
     builder.join(60)

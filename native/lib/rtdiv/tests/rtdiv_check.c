@@ -120,11 +120,13 @@ typedef struct {
  * with the negation instead. The other four verbs must then equal q and r (computed
  * mod 2^32, as rem is). A span that disagrees is rescanned with check_one_* (the
  * hardware `div` as reference) to name the verb and values. */
-#define EUCLID_u32(n, d, q)                                                              \
-    ((uint64_t)(n) - (uint64_t)(q) * (d) >= (uint64_t)(d))
-#define EUCLID_s32(n, d, q)                                                              \
-    euclid_bad_s32((int64_t)(n) - (int64_t)(q) * (d), (n), (d))
-static inline unsigned euclid_bad_s32(int64_t r, int32_t n, int32_t d) {
+static inline unsigned bad_quotient_u32(uint32_t n, uint32_t d, uint32_t q) {
+    return (uint64_t)n - (uint64_t)q * d >= d;
+}
+static inline unsigned bad_quotient_s32(int32_t n, int32_t d, int32_t q) {
+    if (d == -1) /* MIN / -1 wraps to MIN: the negation, mod 2^32 */
+        return q != (int32_t)(0u - (uint32_t)n);
+    int64_t r = (int64_t)n - (int64_t)q * d;
     uint64_t ar = r < 0 ? 0 - (uint64_t)r : (uint64_t)r;
     uint64_t ad = d < 0 ? 0 - (uint64_t)(int64_t)d : (uint64_t)d;
     return (ar >= ad) | ((r != 0) & ((r < 0) != (n < 0)));
@@ -136,23 +138,22 @@ static inline unsigned euclid_bad_s32(int64_t r, int32_t n, int32_t d) {
         if (RTDIV_CHECK_INJECT && (uint32_t)i == 123456789u)                             \
             q ^= 1;                                                                      \
         T r = (T)((uint32_t)n - (uint32_t)q * (uint32_t)d);                              \
-        bad |= minus1 ? (q != (T)(0u - (uint32_t)n)) : EUCLID_##S(n, d, q);              \
+        bad |= bad_quotient_##S(n, d, q);                                                \
         bad |= (q1 != q) | (rtdiv_##S##_rem_kind(&dv, n, K) != r) |                      \
                (rtdiv_##S##_rem_bf(&dv, n) != r) |                                       \
                ((unsigned)rtdiv_##S##_divisible(&dv, n) != (unsigned)(r == 0));          \
     }
 #define SPAN_FAST_u32(K) SPAN_FAST_LOOP(u32, uint32_t, K)
 #define SPAN_FAST_s32(K) SPAN_FAST_LOOP(s32, int32_t, K)
-#define SPAN_FAST(S, T, SG)                                                                \
+#define SPAN_FAST(S, T)                                                                    \
     static int span_fast_##S(const rtdiv_##S *dvp, T d, uint64_t lo, uint64_t hi) {      \
         const rtdiv_##S dv = *dvp;                                                       \
-        const int minus1 = SG && d == (T)-1;                                             \
         unsigned bad = 0;                                                                \
         RTDIV_DISPATCH(S, &dv, SPAN_FAST_##S);                                           \
         return bad != 0;                                                                 \
     }
-SPAN_FAST(u32, uint32_t, 0)
-SPAN_FAST(s32, int32_t, 1)
+SPAN_FAST(u32, uint32_t)
+SPAN_FAST(s32, int32_t)
 
 static void *span_run(void *arg) {
     span *sp = arg;
@@ -195,11 +196,10 @@ static void *span_run(void *arg) {
  * path is the one forced for the whole process: run_exhaustive takes each in turn). A
  * block that disagrees is run again and its first wrong result printed, against the
  * integer `div`. Returns 1 if any block disagreed. */
-#define SPAN_BATCH(S, T, SG)                                                             \
+#define SPAN_BATCH(S, T)                                                                 \
     static int span_batch_##S(const rtdiv_##S *dv, T d, uint64_t lo, uint64_t hi) {     \
         enum { BLOCK = 4096 };                                                           \
         T num[BLOCK], q[BLOCK], r[BLOCK];                                                \
-        const int minus1 = SG && d == (T)-1;                                             \
         for (uint64_t b = lo; b < hi; b += BLOCK) {                                      \
             size_t len = hi - b < BLOCK ? (size_t)(hi - b) : BLOCK;                      \
             for (size_t i = 0; i < len; i++)                                             \
@@ -210,8 +210,7 @@ static void *span_run(void *arg) {
             for (size_t i = 0; i < len; i++) {                                           \
                 T n = num[i];                                                            \
                 T rr = (T)((uint32_t)n - (uint32_t)q[i] * (uint32_t)d);                  \
-                bad |= minus1 ? (q[i] != (T)(0u - (uint32_t)n)) : EUCLID_##S(n, d, q[i]); \
-                bad |= r[i] != rr;                                                       \
+                bad |= bad_quotient_##S(n, d, q[i]) | (r[i] != rr);                      \
             }                                                                            \
             if (!bad)                                                                    \
                 continue;                                                                \
@@ -233,8 +232,8 @@ static void *span_run(void *arg) {
         }                                                                                \
         return 0;                                                                        \
     }
-SPAN_BATCH(u32, uint32_t, 0)
-SPAN_BATCH(s32, int32_t, 1)
+SPAN_BATCH(u32, uint32_t)
+SPAN_BATCH(s32, int32_t)
 
 static void *span_batch_run(void *arg) {
     span *sp = arg;
