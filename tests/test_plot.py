@@ -43,7 +43,7 @@ def test_draw_writes_a_png(tmp_path):
     rec = _rec([_case("calloc", 64, 10.0), _case("calloc", 4096, 40.0)])
     path = draw(rec, SPEC, tmp_path / "f.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not list(tmp_path.glob("*.tmp.png"))
+    assert [p.name for p in tmp_path.iterdir()] == ["f.png"]  # no temporary left
 
 
 def test_nothing_to_draw_is_an_error(tmp_path):
