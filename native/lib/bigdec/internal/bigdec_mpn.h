@@ -110,10 +110,12 @@ void bigdec__mul_school_adx(bigdec__limb *r, const bigdec__limb *a, size_t an,
  * root_{2 len}^j in [0, p) for each stage's half-length len (roots of the prime's
  * generator), wi the inverse roots, ws and wis their Shoup companions floor(w 2^bits / p)
  * (bits 64 for the scalar transforms, 52 for the IFMA lanes). Stages up to half-length
- * 2^(log-1) are filled. */
+ * 2^(log-1) are filled, and linv[j] = 2^-j mod p for j <= log, the inverse transform's
+ * scale (a power by squaring per product cost as much as a 2^7-point transform). */
 typedef struct {
     unsigned log;
     uint64_t *w, *ws, *wi, *wis;
+    uint64_t linv[BIGDEC__NTT_MAX_LOG + 1];
 } bigdec__ntt_tables;
 /* Grow the three primes' tables of one kind to 2^log points (2^(bits-3) < p <
  * 2^(bits-2)); 0 on success, -1 if memory runs out. Each array is reserved at its

@@ -162,8 +162,12 @@ int bigdec__ntt_tables_grow(bigdec__ntt_tables tab[BIGDEC__NTT_PRIMES], const ui
                 break;
             }
             t->w = a[0], t->ws = a[1], t->wi = a[2], t->wis = a[3];
+            t->linv[0] = 1;
         }
         bigdec__ntt_fill(t, (size_t)1 << t->log, (size_t)1 << log, g[k], p[k], bits);
+        const uint64_t half = (p[k] + 1) / 2; /* 2^-1 mod p */
+        for (unsigned j = t->log + 1; j <= log; j++)
+            t->linv[j] = (uint64_t)((bigdec__dlimb)t->linv[j - 1] * half % p[k]);
         t->log = log;
     }
     pthread_mutex_unlock(&bigdec__ntt_lock);
@@ -293,11 +297,25 @@ static uint64_t bigdec__ntt_backward(uint64_t *x, const uint64_t *y, size_t coef
     for (size_t i = 0; i < L; i++)
         x[i] = bigdec__mont(x[i], y[i], p, pinv);
     bigdec__ntt_inv(x, L, &bigdec__scalar_tab[k], p);
-    uint64_t linv = bigdec__ntt_powm(L % p, p - 2, p);
-    uint64_t scale = (uint64_t)((bigdec__dlimb)linv * bigdec__ntt_r2(p) % p);
+    uint64_t scale =
+        (uint64_t)((bigdec__dlimb)bigdec__scalar_tab[k].linv[log] * bigdec__ntt_r2(p) % p);
     for (size_t i = 0; i < coeffs; i++)
         x[i] = bigdec__mont(x[i], scale, p, pinv);
     return p;
+}
+
+/* Garner's constants for the scalar primes p1 > p2 > p3, in Montgomery form (so that
+ * mont(a, c R) = a c mod p): p1^-1 mod p2, p1^-1 mod p3, p2^-1 mod p3; once, as their
+ * powers by squaring cost as much as a short product. */
+static uint64_t bigdec__garner_c[3];
+static pthread_once_t bigdec__garner_once = PTHREAD_ONCE_INIT;
+static void bigdec__garner_init(void) {
+    const uint64_t p1 = bigdec__scalar_p[0], p2 = bigdec__scalar_p[1], p3 = bigdec__scalar_p[2];
+    const uint64_t p2inv = bigdec__ntt_pinv(p2), p3inv = bigdec__ntt_pinv(p3);
+    const uint64_t p2r2 = bigdec__ntt_r2(p2), p3r2 = bigdec__ntt_r2(p3);
+    bigdec__garner_c[0] = bigdec__mont(bigdec__ntt_powm(p1 % p2, p2 - 2, p2), p2r2, p2, p2inv);
+    bigdec__garner_c[1] = bigdec__mont(bigdec__ntt_powm(p1 % p3, p3 - 2, p3), p3r2, p3, p3inv);
+    bigdec__garner_c[2] = bigdec__mont(bigdec__ntt_powm(p2 % p3, p3 - 2, p3), p3r2, p3, p3inv);
 }
 
 /* r = the sum of n coefficients given as words w0, w1, w2 at limbs i, i + 1, i + 2: the
@@ -362,11 +380,8 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
      * (either prime set: p1 > p2 > p3, below 2^63, residues in [0, p)) */
     const uint64_t p1 = primes[0], p2 = primes[1], p3 = primes[2];
     const uint64_t p2inv = bigdec__ntt_pinv(p2), p3inv = bigdec__ntt_pinv(p3);
-    const uint64_t p2r2 = bigdec__ntt_r2(p2), p3r2 = bigdec__ntt_r2(p3);
-    /* constants in Montgomery form, so that mont(a, cR) = a c mod p */
-    const uint64_t c12 = bigdec__mont(bigdec__ntt_powm(p1 % p2, p2 - 2, p2), p2r2, p2, p2inv);
-    const uint64_t c13 = bigdec__mont(bigdec__ntt_powm(p1 % p3, p3 - 2, p3), p3r2, p3, p3inv);
-    const uint64_t c23 = bigdec__mont(bigdec__ntt_powm(p2 % p3, p3 - 2, p3), p3r2, p3, p3inv);
+    pthread_once(&bigdec__garner_once, bigdec__garner_init);
+    const uint64_t c12 = bigdec__garner_c[0], c13 = bigdec__garner_c[1], c23 = bigdec__garner_c[2];
     const bigdec__dlimb p12 = (bigdec__dlimb)p1 * p2;
     const uint64_t p12lo = (uint64_t)p12, p12hi = (uint64_t)(p12 >> 64);
     const uint64_t *x1s = buf, *x2s = buf + 2 * L, *x3s = buf + 4 * L;

@@ -60,7 +60,7 @@ static const uint64_t bigdec__ifma_g[BIGDEC__NTT_PRIMES] = {5, 3, 5};
 
 static bigdec__ntt_tables bigdec__ifma_tab[BIGDEC__NTT_PRIMES]; /* Shoup width 52 */
 
-static uint64_t bigdec__shoup52_div(uint64_t w, uint64_t p) { /* per call: one division */
+static uint64_t bigdec__shoup52_div(uint64_t w, uint64_t p) { /* one 128-bit division */
     return (uint64_t)(((bigdec__dlimb)w << 52) / p);
 }
 
@@ -203,10 +203,31 @@ static void bigdec__ifma_layout(bigdec__ifma_shuffle *sh, const unsigned lens[3]
             if (pos[o] == l)
                 sh->home[l] = o;
 }
-static void bigdec__ifma_layouts(void) {
+
+/* Each prime's constants, and Garner's (p1^-1 mod p2, p1^-1 mod p3, p2^-1 mod p3), with
+ * their Shoup companions: made once, as the powers by squaring and 128-bit divisions
+ * behind them cost as much as a 2^7-point transform when made per product. */
+typedef struct {
+    uint64_t c52, c52s, ones; /* 2^52 mod p, floor(c52 2^52 / p), floor(2^52 / p) */
+} bigdec__ifma_prime;
+static bigdec__ifma_prime bigdec__ifma_k[BIGDEC__NTT_PRIMES];
+static uint64_t bigdec__ifma_gc[3], bigdec__ifma_gcs[3];
+
+static void bigdec__ifma_setup(void) {
     static const unsigned dif[3] = {4, 2, 1}, dit[3] = {1, 2, 4};
     bigdec__ifma_layout(&bigdec__ifma_dif, dif);
     bigdec__ifma_layout(&bigdec__ifma_dit, dit);
+    for (int k = 0; k < BIGDEC__NTT_PRIMES; k++) {
+        const uint64_t p = bigdec__ifma_p[k], c52 = (UINT64_C(1) << 52) % p;
+        bigdec__ifma_k[k] = (bigdec__ifma_prime){c52, bigdec__shoup52_div(c52, p),
+                                                 bigdec__shoup52_div(1, p)};
+    }
+    const uint64_t p1 = bigdec__ifma_p[0], p2 = bigdec__ifma_p[1], p3 = bigdec__ifma_p[2];
+    const uint64_t c[3] = {bigdec__ntt_powm(p1 % p2, p2 - 2, p2),
+                           bigdec__ntt_powm(p1 % p3, p3 - 2, p3), bigdec__ntt_powm(p2, p3 - 2, p3)};
+    const uint64_t mod[3] = {p2, p3, p3};
+    for (int i = 0; i < 3; i++)
+        bigdec__ifma_gc[i] = c[i], bigdec__ifma_gcs[i] = bigdec__shoup52_div(c[i], mod[i]);
 }
 
 BIGDEC__TARGET static bigdec__ifma_mod bigdec__ifma_modulus(uint64_t p) {
@@ -249,13 +270,12 @@ BIGDEC__TARGET void bigdec__ifma_forward(uint64_t *x, const bigdec__limb *a, siz
     const uint64_t p = bigdec__ifma_p[k];
     const bigdec__ntt_tables *t = &bigdec__ifma_tab[k];
     const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
-    pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
+    pthread_once(&bigdec__ifma_once, bigdec__ifma_setup);
     /* a = ah 2^52 + al: al 1 + ah (2^52 mod p), each by Shoup, sum in [0, 4p) */
-    const uint64_t c52 = (uint64_t)((UINT64_C(1) << 52) % p);
-    const __m512i one = _mm512_set1_epi64(1),
-                  ones = _mm512_set1_epi64((long long)bigdec__shoup52_div(1, p)),
-                  vc = _mm512_set1_epi64((long long)c52),
-                  vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c52, p)),
+    const bigdec__ifma_prime *c = &bigdec__ifma_k[k];
+    const __m512i one = _mm512_set1_epi64(1), ones = _mm512_set1_epi64((long long)c->ones),
+                  vc = _mm512_set1_epi64((long long)c->c52),
+                  vcs = _mm512_set1_epi64((long long)c->c52s),
                   mask = _mm512_set1_epi64((long long)BIGDEC__MASK52);
     size_t i = 0;
     for (; i < an; i += 8) {
@@ -293,7 +313,7 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
     const uint64_t p = bigdec__ifma_p[k];
     const bigdec__ntt_tables *t = &bigdec__ifma_tab[k];
     const bigdec__ifma_mod m = bigdec__ifma_modulus(p);
-    pthread_once(&bigdec__ifma_once, bigdec__ifma_layouts);
+    pthread_once(&bigdec__ifma_once, bigdec__ifma_setup);
     /* Montgomery, R = 2^52: (x y - u p) / R with u = x y p^-1 mod R, in (0, 2p) once p is
      * added (both terms are below p as x y < 4 p^2 < p R) */
     uint64_t pinv = p; /* p^-1 mod 2^64, hence mod 2^52 */
@@ -328,8 +348,8 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
     if (len < L)
         BIGDEC__VSTAGE(BIGDEC__VDIT, x, L, len, t->wi + len, t->wis + len, &m);
     /* times R L^-1: the Montgomery products' R^-1 and the inverse transform's L */
-    uint64_t c = (uint64_t)((bigdec__dlimb)((UINT64_C(1) << 52) % p) *
-                            bigdec__ntt_powm(L % p, p - 2, p) % p);
+    uint64_t c = (uint64_t)((bigdec__dlimb)bigdec__ifma_k[k].c52 *
+                            t->linv[__builtin_ctzll(L)] % p);
     const __m512i vc = _mm512_set1_epi64((long long)c),
                   vcs = _mm512_set1_epi64((long long)bigdec__shoup52_div(c, p));
     for (size_t i = 0; i < L; i += 8) {
@@ -350,16 +370,15 @@ BIGDEC__TARGET void bigdec__ifma_backward(uint64_t *x, const uint64_t *y, size_t
 BIGDEC__TARGET void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n) {
     const uint64_t p1 = bigdec__ifma_p[0], p2 = bigdec__ifma_p[1], p3 = bigdec__ifma_p[2];
     const bigdec__ifma_mod m2 = bigdec__ifma_modulus(p2), m3 = bigdec__ifma_modulus(p3);
-    const uint64_t c12 = bigdec__ntt_powm(p1 % p2, p2 - 2, p2);
-    const uint64_t c13 = bigdec__ntt_powm(p1 % p3, p3 - 2, p3);
-    const uint64_t c23 = bigdec__ntt_powm(p2, p3 - 2, p3);
+    pthread_once(&bigdec__ifma_once, bigdec__ifma_setup);
+    const uint64_t *c = bigdec__ifma_gc, *cs = bigdec__ifma_gcs;
     const bigdec__dlimb P = (bigdec__dlimb)p1 * p2;
-    const __m512i vc12 = _mm512_set1_epi64((long long)c12),
-                  vc12s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c12, p2)),
-                  vc13 = _mm512_set1_epi64((long long)c13),
-                  vc13s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c13, p3)),
-                  vc23 = _mm512_set1_epi64((long long)c23),
-                  vc23s = _mm512_set1_epi64((long long)bigdec__shoup52_div(c23, p3)),
+    const __m512i vc12 = _mm512_set1_epi64((long long)c[0]),
+                  vc12s = _mm512_set1_epi64((long long)cs[0]),
+                  vc13 = _mm512_set1_epi64((long long)c[1]),
+                  vc13s = _mm512_set1_epi64((long long)cs[1]),
+                  vc23 = _mm512_set1_epi64((long long)c[2]),
+                  vc23s = _mm512_set1_epi64((long long)cs[2]),
                   vp1 = _mm512_set1_epi64((long long)p1),
                   vP0 = _mm512_set1_epi64((long long)((uint64_t)P & BIGDEC__MASK52)),
                   vP1 = _mm512_set1_epi64((long long)(uint64_t)(P >> 52)),
