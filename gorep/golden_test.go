@@ -76,17 +76,27 @@ func runGorep(t *testing.T, dir string, args ...string) (string, int) {
 
 func runPeer(t *testing.T, dir string, argv ...string) string {
 	t.Helper()
+	out, err := peerOutput(dir, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// peerOutput runs argv in dir and returns its standard output; exit status 1 (no match)
+// is no error. Safe to call off the test's goroutine.
+func peerOutput(dir string, argv ...string) (string, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 { // 1: no match
-			t.Fatalf("%v: %v: %s", argv, err, stderr.String())
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			return "", fmt.Errorf("%v: %v: %s", argv, err, stderr.String())
 		}
 	}
-	return stdout.String()
+	return stdout.String(), nil
 }
 
 // contentCases: the flags both tools take, then the pattern.
@@ -146,8 +156,23 @@ func contentsEqualRipgrep(t *testing.T, rg, src string, mustMatch bool) {
 	for _, c := range contentCases {
 		name := src + ": " + strings.Join(c, " ")
 		flags, pattern := c[:len(c)-1], c[len(c)-1]
-		want := runPeer(t, src, append(append([]string{rg, "-n", "--no-heading", "--sort", "path", "--color", "never"}, flags...), "--", pattern)...)
+		// ripgrep in its own process while gorep runs here: --sort path keeps each to
+		// one thread, and the Linux tree makes this the longest of the tests
+		type result struct {
+			out string
+			err error
+		}
+		peerDone := make(chan result, 1)
+		go func() {
+			out, err := peerOutput(src, append(append([]string{rg, "-n", "--no-heading", "--sort", "path", "--color", "never"}, flags...), "--", pattern)...)
+			peerDone <- result{out, err}
+		}()
 		got, status := runGorep(t, src, append(append([]string{"-g", "--no-names", "--sort", "path"}, flags...), "--", pattern)...)
+		ripgrep := <-peerDone
+		if ripgrep.err != nil {
+			t.Fatal(ripgrep.err)
+		}
+		want := ripgrep.out
 		if want == "" && mustMatch {
 			t.Errorf("%s: ripgrep finds nothing; choose a pattern that matches", name)
 		}
