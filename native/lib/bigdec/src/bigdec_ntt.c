@@ -430,7 +430,13 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
  * 31, 34, 36, 39, 48, 64, 74, 79 to 2^20, as timed before the long transforms took two
  * stages a pass (now 28, 32, 31, 35, 38, 51, 59, 67): whole conversions ran faster with
  * the higher figures (cold 262,144 bits 1070 against 1097 us, 65,536 bits 175 against
- * 181), a transform inside a division meeting colder caches than one timed alone. */
+ * 181), a transform inside a division meeting colder caches than one timed alone.
+ * The IFMA figures up to 2^8 include ~8e3 ticks per product of set-up made once since
+ * (the inverse transform's scale and Garner's constants), so they overstate those
+ * products now. On an Intel Xeon (family 6 model 167, TSC ticks at 2.0 GHz) the IFMA
+ * products cost 42-48 per point from 2^6 to 2^10 points and beat Toom-3 from ~110
+ * limbs (128 limbs: 1.2e4 against 1.8e4 ticks, medians of 9 interleaved processes),
+ * which this model, fitted on AMD, leaves to Toom-3 below ~190 limbs. */
 double bigdec__ntt_ticks(unsigned log) {
     static const double ifma[BIGDEC__NTT_MAX_LOG + 1] = {
         216, 216, 216, 216, 216, 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48, 64, 74, 79};
