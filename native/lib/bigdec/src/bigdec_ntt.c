@@ -435,7 +435,8 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
  * (the inverse transform's scale and Garner's constants), so they overstate those
  * products now. On an Intel Xeon (family 6 model 167, TSC ticks at 2.0 GHz) the IFMA
  * products cost 42-48 per point from 2^6 to 2^10 points and beat Toom-3 from ~110
- * limbs (128 limbs: 1.2e4 against 1.8e4 ticks, medians of 9 interleaved processes),
+ * limbs (128 limbs: 1.2e4 against 1.8e4 TSC ticks, medians of 9 interleaved processes
+ * of a microbenchmark outside the lab),
  * which this model, fitted on AMD, leaves to Toom-3 below ~190 limbs. */
 double bigdec__ntt_ticks(unsigned log) {
     static const double ifma[BIGDEC__NTT_MAX_LOG + 1] = {
