@@ -144,8 +144,9 @@ void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n);
 /* From here on (the shorter operand, in limbs) products may go to the NTT of
  * bigdec_ntt.c, and Barrett's q d to its cyclic form (bigdec_div.c): with the scalar
  * transforms, and with the IFMA ones. bigdec__ntt_threshold() is the one this CPU runs;
- * bigdec__ntt_ticks(log) what a product by transforms of 2^log points costs (TSC ticks,
- * fitted), for the choice against Toom-3. */
+ * bigdec__ntt_ticks(log) what a product by transforms of 2^log points costs, and
+ * bigdec__toom_ticks(an, bn) what one by Toom-3 does (TSC ticks, fitted per vendor in
+ * bigdec_cost.c), for the choice between them. */
 #ifndef BIGDEC__NTT_THRESHOLD
 #define BIGDEC__NTT_THRESHOLD 1500
 #endif
@@ -155,6 +156,7 @@ void bigdec__ifma_garner(uint64_t *x1, uint64_t *x2, uint64_t *x3, size_t n);
 int bigdec__ntt_fast(void); /* whether the transforms run on the IFMA lanes */
 size_t bigdec__ntt_threshold(void);
 double bigdec__ntt_ticks(unsigned log);
+double bigdec__toom_ticks(size_t an, size_t bn);
 
 /* r[0 .. an+bn) = a * b, an >= bn >= 1; r must not overlap a or b. Scratch from `ar`:
  * at most bigdec__mul_scratch(an) limbs. */

@@ -136,31 +136,15 @@ size_t bigdec__mul_scratch(size_t an) {
     return 26 * an + 512;
 }
 
-/* Whether the NTT beats Toom-3 for an x bn limbs. The NTT's cost steps with its
- * transform length L, the power of two at or above an + bn (bigdec__ntt_ticks), and
- * Toom-3's (with Karatsuba below it) grows like n^1.5, so which is cheaper depends on
- * how well the product fills L, not on a size alone. Toom-3 fitted to balanced products
- * timed on an AMD family 26 (gcc 12 -O2, TSC ticks, best of 7): 7.2 n^1.5 (9.4e3 at 128
- * limbs, 2.7e4 at 256, 2.5e5 at 1024, 1.96e6 at 4096, 1.47e7 at 16,384: within 10%
- * from 256 limbs). Against the scalar transforms, balanced, the NTT wins from ~3000
- * limbs where its transform is well filled and for good from ~8000; against the IFMA
- * ones from ~190 limbs.
- * The power is taken with piecewise-linear log2 and exp2 (within 9%, and no libm). */
-static double bigdec__pow15(size_t n) {
-    int e = 63 - __builtin_clzll(n);
-    double log2n = e + ((double)n / (double)((size_t)1 << e) - 1.0), y = 1.5 * log2n;
-    int k = (int)y;
-    return (double)((size_t)1 << k) * (1.0 + (y - k));
-}
-
+/* Whether the NTT beats Toom-3 for an x bn limbs, by this CPU's models of both
+ * (bigdec_cost.c). */
 static int bigdec__ntt_pays(size_t an, size_t bn) {
     if (bn < bigdec__ntt_threshold() || 2 * bn < an)
         return 0;
     unsigned log = 0;
     while (((size_t)1 << log) < an + bn)
         log++;
-    double toom = 7.2 * bigdec__pow15(bn) * (double)an / (double)bn;
-    return bigdec__ntt_ticks(log) < toom;
+    return bigdec__ntt_ticks(log) < bigdec__toom_ticks(an, bn);
 }
 
 void bigdec__mul(bigdec__limb *r, const bigdec__limb *a, size_t an, const bigdec__limb *b,

@@ -422,31 +422,6 @@ static int bigdec__ntt_conv(bigdec__limb *r, const bigdec__limb *a, size_t an,
     return 0;
 }
 
-/* What a product by transforms of 2^log points costs, in TSC ticks, fitted to products
- * of two 2^(log-1)-limb numbers timed on an AMD family 26 (gcc 12 -O2, best of 7), per
- * point: the scalar transforms ~190 (1 + 0.077 (log - 12)) (189 at 2^12 points, 222 at
- * 2^14, 253 at 2^16, 306 at 2^20; with Montgomery butterflies they were 250, 287, 322
- * and 402); the IFMA ones 216, 116, 68, 45, 32, 28, 26, 27 at 2^5 .. 2^12, then
- * 31, 34, 36, 39, 48, 64, 74, 79 to 2^20, as timed before the long transforms took two
- * stages a pass (now 28, 32, 31, 35, 38, 51, 59, 67): whole conversions ran faster with
- * the higher figures (cold 262,144 bits 1070 against 1097 us, 65,536 bits 175 against
- * 181), a transform inside a division meeting colder caches than one timed alone.
- * The IFMA figures up to 2^8 include ~8e3 ticks per product of set-up made once since
- * (the inverse transform's scale and Garner's constants), so they overstate those
- * products now. On an Intel Xeon (family 6 model 167, TSC ticks at 2.0 GHz) the IFMA
- * products cost 42-48 per point from 2^6 to 2^10 points and beat Toom-3 from ~110
- * limbs (128 limbs: 1.2e4 against 1.8e4 TSC ticks, medians of 9 interleaved processes
- * of a microbenchmark outside the lab),
- * which this model, fitted on AMD, leaves to Toom-3 below ~190 limbs. */
-double bigdec__ntt_ticks(unsigned log) {
-    static const double ifma[BIGDEC__NTT_MAX_LOG + 1] = {
-        216, 216, 216, 216, 216, 216, 116, 68, 45, 32, 28, 26, 27, 31, 34, 36, 39, 48, 64, 74, 79};
-    double L = (double)((size_t)1 << log);
-    if (bigdec__ntt_ifma(log) && log <= BIGDEC__NTT_MAX_LOG)
-        return ifma[log] * L;
-    return 190.0 * L * (1.0 + 0.077 * ((double)log - 12.0));
-}
-
 int bigdec__ntt_fast(void) { return bigdec__ntt_ifma(4); }
 
 size_t bigdec__ntt_threshold(void) {
