@@ -447,6 +447,7 @@ def test_kernel_runs_and_verifies(cc):
         assert rc == 0, (bits, lines, err)
 
 
+@pytest.mark.full
 def test_kernel_s_flint_case_agrees_with_gmp():
     """The flint case exists only when given the library; its digits are checked against
     GMP's after every call, as every case's, at sizes where FLINT takes each path."""

@@ -193,6 +193,7 @@ def conformance_runner() -> Path:
     return peer(RUNNER_SCRIPT, timeout=1800)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("decoder", list(DECODERS))
 @pytest.mark.parametrize("build", ["musttail", "trampoline-gcc"])
 def test_conformance_suite(build, decoder):

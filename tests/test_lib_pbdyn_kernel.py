@@ -54,6 +54,7 @@ def test_payloads(manifest):
 
 
 
+@pytest.mark.full
 def test_every_case_runs_and_agrees(impls, manifest):
     r, out = run(kernel_command(impls, manifest, "--iters", "2", "--reps", "2", "--no-pmu"))
     assert r.returncode == 0, r.stderr
@@ -79,6 +80,7 @@ def test_every_case_runs_and_agrees(impls, manifest):
         assert mode == "copy" or not impl.startswith("cpp")
 
 
+@pytest.mark.full
 def test_case_selection(impls, manifest):
     r, out = run(kernel_command(impls, manifest, "--list", "--param", "payloads=descriptor",
                                 "--param", "decoders=fast", "--param", "alias=0",
@@ -90,6 +92,7 @@ def test_case_selection(impls, manifest):
         [f"descriptor/{k}/parse/copy/{a}" for k in CPP_PEERS for a in ("reused", "heap")]
 
 
+@pytest.mark.full
 def test_bad_payload_fails(impls, manifest, tmp_path):
     """A payload no implementation can decode stops the run before timing (exit 1)."""
     (tmp_path / "schema.pb").write_bytes((manifest.parent / "schema.pb").read_bytes())

@@ -114,3 +114,27 @@ def test_every_peer_script_looks_in_the_cache(script, tmp_path, env):
     assert p.returncode == 1 and p.stdout == "", p.stdout
     assert str(tmp_path / "build" / "peers") in p.stderr, p.stderr
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())
+
+
+def test_test_workers_build_a_peer_one_at_a_time(tmp_path, monkeypatch):
+    """peer_support.peer with CPULAB_FULL=1 from two workers at once: the second waits
+    for the first's build and finds it, so the peer is built once."""
+    import threading
+
+    from peer_support import peer
+
+    script = tmp_path / "build_x_peer.sh"
+    out, log = tmp_path / "x", tmp_path / "builds"
+    script.write_text(f'[ -e {out} ] || {{ echo b >> {log}; sleep 1; touch {out}; }}\n'
+                      f'echo {out}\n')
+    monkeypatch.setenv("CPULAB_FULL", "1")
+    monkeypatch.setenv("CPULAB_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setattr("peer_support.ROOT", tmp_path)
+    got: list[Path] = []
+    workers = [threading.Thread(target=lambda: got.append(peer(script))) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert got == [out, out]
+    assert log.read_text().split() == ["b"]
