@@ -173,7 +173,13 @@ typedef enum rtdiv_kind {
  *   wide      u32's ADD and PRE kinds: ceil(2^64 / d). Both need more than 32 bits of
  *             magic, and with 64 the quotient of every 32-bit n is the high half of
  *             one 64 x 64-bit product (Lemire, Kaser & Kurz 2019): no add, no shifts,
- *             faster than the constant's own sequence (README, "Speed"). 0 elsewhere.
+ *             faster than the constant's own sequence (README, "Speed"). s32's MUL and
+ *             ADD kinds: ceil(2^64 / |d|) with d's sign, as a signed 64-bit number:
+ *             the signed high half of n times it is n/d rounded down (an error below
+ *             2^-33 cannot cross an integer; a negative exact quotient lands one
+ *             below), so +1 for a negative result truncates, as for every signed
+ *             kind. No shift count: a variable shift costs extra uops on Intel cores.
+ *             0 elsewhere.
  *
  * Size: 64 bytes for the 64-bit types, 40 for the 32-bit ones (libdivide's divider is
  * 9 or 5 bytes, packed). What the size buys: both forms from one divider (the kind's own
@@ -395,7 +401,9 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
             return rtdiv_##S##__biased(dv, n) >> post;                                   \
         if (kind == RTDIV_KIND_NEG)                                                      \
             return rtdiv_##S##_div_bf(dv, n);                                            \
-        if (kind == RTDIV_KIND_MUL)                                                      \
+        if (N == 32) /* MUL, ADD: the wide magic, floor(n w / 2^64) */                   \
+            t = (T)rtdiv_s64_mulhi((int64_t)dv->wide, (int64_t)n);                       \
+        else if (kind == RTDIV_KIND_MUL)                                                 \
             t = rtdiv_##S##_mulsh(n, (T)dv->magic, post);                                \
         else /* ADD */                                                                   \
             t = (T)((UT)rtdiv_##S##_mulhi(n, (T)dv->magic) + (UT)n) >> post;             \

@@ -114,6 +114,11 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
             } else {                                                                     \
                 dv.kind = RTDIV_KIND_NEG;                                                \
             }                                                                            \
+            /* s32 MUL and ADD: +-ceil(2^64 / a), d's sign (rtdiv.h, `wide`) */          \
+            if (N == 32 && dv.kind != RTDIV_KIND_NEG) {                                  \
+                uint64_t w = UINT64_MAX / a + 1;                                         \
+                dv.wide = negative ? 0 - w : w;                                          \
+            }                                                                            \
             dv.magic_bf = madd;                                                          \
             dv.sh2 = (uint8_t)s;                                                         \
         }                                                                                \
