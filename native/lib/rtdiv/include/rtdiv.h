@@ -133,12 +133,13 @@ typedef enum rtdiv_kind {
     RTDIV_KIND_SHIFT = 0, /**< d = 2^s > 0 (1 included): a shift (signed: of n biased
                                by 2^s - 1 when negative) */
     RTDIV_KIND_MUL = 1,   /**< an N-bit magic: multiply-high, shift (signed: the magic
-                               carries d's sign, then +1 for a negative quotient) */
+                               carries d's sign, then +1 for a negative quotient; 32-bit
+                               types: the 64-bit magic `wide`, one multiply-high) */
     RTDIV_KIND_PRE = 2,   /**< unsigned even d whose own magic needs N+1 bits: shift n
-                               right by d's trailing zeros first, then as MUL (u32: the
-                               64-bit magic `wide`, one multiply-high) */
-    RTDIV_KIND_ADD = 3,   /**< the N+1-bit magic: multiply-high, add n back, shift (u32:
-                               as PRE) */
+                               right by d's trailing zeros first, then as MUL (u32: as
+                               MUL, no pre-shift) */
+    RTDIV_KIND_ADD = 3,   /**< the N+1-bit magic: multiply-high, add n back, shift
+                               (32-bit types: as MUL) */
     RTDIV_KIND_NEG = 4,   /**< signed d < 0 that is -2^s or needs the N+1-bit magic: the
                                branchfree sequence, negated */
 } rtdiv_kind;
@@ -170,10 +171,10 @@ typedef enum rtdiv_kind {
  *             negative intermediate is biased by 2^sh2 (2^sh2 - 1 for powers of two,
  *             magic_bf == 0) before the shift, and the quotient negated when d < 0.
  *   tz        trailing zero bits of |d| (the rotate of the divisibility test).
- *   wide      u32's ADD and PRE kinds: ceil(2^64 / d). Both need more than 32 bits of
- *             magic, and with 64 the quotient of every 32-bit n is the high half of
- *             one 64 x 64-bit product (Lemire, Kaser & Kurz 2019): no add, no shifts,
- *             faster than the constant's own sequence (README, "Speed"). s32's MUL and
+ *   wide      u32's MUL, ADD and PRE kinds: ceil(2^64 / d). With 64 bits of magic the
+ *             quotient of every 32-bit n is the high half of one 64 x 64-bit product
+ *             (Lemire, Kaser & Kurz 2019): no add, no shifts, as fast as or faster than
+ *             the constant's own sequence (README, "Speed"). s32's MUL and
  *             ADD kinds: ceil(2^64 / |d|) with d's sign, as a signed 64-bit number:
  *             the signed high half of n times it is n/d rounded down (an error below
  *             2^-33 cannot cross an integer; a negative exact quotient lands one
@@ -364,10 +365,10 @@ RTDIV__INLINE int64_t rtdiv_s64_mulsh(int64_t a, int64_t b, unsigned sh) {
         unsigned post = dv->post;                                                        \
         if (kind == RTDIV_KIND_SHIFT)                                                    \
             return n >> post;                                                            \
+        if (N == 32) /* MUL, ADD, PRE: the wide magic */                                 \
+            return (T)rtdiv_u64_mulhi(dv->wide, n);                                      \
         if (kind == RTDIV_KIND_MUL)                                                      \
             return rtdiv_##S##_mulsh(n, dv->magic, post);                                \
-        if (N == 32) /* ADD, PRE: the wide magic */                                      \
-            return (T)rtdiv_u64_mulhi(dv->wide, n);                                      \
         if (kind == RTDIV_KIND_PRE) /* n's low pre = ctz(d) bits cleared: the mask */   \
             /* -(d & -d) needs no shift count, so `cl` holds post alone in a loop */     \
             return rtdiv_##S##_mulsh(n & (T)(0 - (dv->d & (0 - dv->d))), dv->magic, post); \

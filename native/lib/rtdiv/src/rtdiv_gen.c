@@ -80,7 +80,7 @@ static uint64_t rtdiv__inverse_u64(uint64_t o) {
                 dv.magic = madd;                                                         \
                 dv.post = (uint8_t)s;                                                    \
             }                                                                            \
-            if (N == 32 && dv.kind != RTDIV_KIND_MUL) /* ceil(2^64 / a), a > 1 */        \
+            if (N == 32) /* ceil(2^64 / a), a > 1 and no power of two */                 \
                 dv.wide = UINT64_MAX / a + 1;                                            \
             dv.magic_bf = madd;                                                          \
             dv.sh1 = 1;                                                                  \
