@@ -161,7 +161,9 @@ typedef enum rtdiv_kind {
  *   ofs       divisibility offset: 0 for unsigned; (-jmin) << tz for signed, where jmin
  *             is the most negative multiplier j with j*|d| representable.
  *   kind      an rtdiv_kind.
- *   pre, post the kind's shifts: every kind shifts its result right by post. PRE
+ *   pre, post the kind's shifts: every kind shifts its result right by post (but the
+ *             32-bit types' scalar kind verbs, which take `wide`; their batch paths
+ *             use magic and post). PRE
  *             clears n's low pre bits before the multiply instead of shifting n right
  *             by pre: n with its low bits clear is a multiple of 2^pre, so the product
  *             is exact and the pre-shift joins post (one shift count for the loop:
@@ -249,8 +251,8 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
  *             sum; 32-bit types add in a 64-bit register instead)
  *   signed:   q = mulhi(n, m) + n; q += (q < 0 ? bias : 0); q >>= sh2;
  *             q = (q ^ neg) - neg
- * The 32-bit types multiply in a 64-bit register and take the high half and the kind's
- * shift with one shift (`mulsh`), as compilers do for a 32-bit constant. Signed
+ * The 32-bit types' kind verbs take the high half of one 64-bit product by `wide` and
+ * no shift; their branchfree verbs multiply in a 64-bit register. Signed
  * intermediate arithmetic is done in the unsigned type: wrap-around is intended
  * (MIN / -1) and must not be undefined behaviour. Right shifts of negative values are
  * arithmetic in gcc and clang (documented GNU C behaviour), as in every C compiler for
@@ -291,7 +293,8 @@ RTDIV__INLINE int64_t rtdiv_s64_mulhi(int64_t a, int64_t b) {
 #endif
 }
 
-/* The high half of a product shifted right by sh more: one shift for 32-bit types. */
+/* The high half of a product shifted right by sh more, for the 64-bit kind verbs (the
+ * 32-bit ones take `wide` first; theirs exist because one body serves every type). */
 RTDIV__INLINE uint32_t rtdiv_u32_mulsh(uint32_t a, uint32_t b, unsigned sh) {
     return (uint32_t)(((uint64_t)a * b) >> (32 + sh));
 }
