@@ -13,9 +13,9 @@
  *    same: what the parser builds is a well-formed message;
  *  - nothing reads out of bounds (the input is a copy of exactly its size).
  *
- * -DPBDYN_FUZZ_SABOTAGE=1 changes a digit of the printed form as it is
- * parsed again: the test that proves the checks fire. A target includes it
- * once, after fuzz_types.h. */
+ * PBDYN_FUZZ_SABOTAGE=1 in the environment changes a digit of the printed
+ * form as it is parsed again: the test that proves the checks fire. A
+ * target includes it once, after fuzz_types.h. */
 #ifndef PBDYN_FUZZ_PARSE_H
 #define PBDYN_FUZZ_PARSE_H
 
@@ -86,14 +86,12 @@ static int fuzz_parse_input(const fuzz_format *f, const uint8_t *data, size_t si
     size_t n1, n2, n3, en;
     char *t1 = fuzz_print(f, msg, a, &n1), *enc, *reread = malloc(n1 ? n1 : 1);
     memcpy(reread, t1, n1);
-#ifdef PBDYN_FUZZ_SABOTAGE
-    for (size_t i = 0; i < n1; i++) {
+    for (size_t i = 0; fuzz_sabotage && i < n1; i++) {
       if (reread[i] >= '1' && reread[i] <= '8') {
         reread[i]++;
         break;
       }
     }
-#endif
     pbdyn_msg *again = pbdyn_msg_new(m, a);
     fuzz_check(f, f->parse(reread, n1, again, m, a, NULL) == PBDYN_OK, "printed %s refused",
                f->name);

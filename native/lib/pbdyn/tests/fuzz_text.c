@@ -7,7 +7,7 @@
  * byte 0 chooses the type (modulo the count); the rest is the text.
  *
  * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py);
- * -DPBDYN_FUZZ_SABOTAGE=1: the build whose checks must fire.
+ * PBDYN_FUZZ_SABOTAGE=1 in the environment: the run whose checks must fire.
  */
 #include "fuzz_types.h"
 #include "fuzz_parse.h"

@@ -1,10 +1,13 @@
-/* The setup the libFuzzer targets share (fuzz_decode.c, fuzz_text.c): the
- * schema and the message types named by the environment,
+/* The setup the libFuzzer targets share (fuzz_decode.c, fuzz_text.c,
+ * fuzz_json.c): the schema and the message types named by the environment,
  * PBDYN_FUZZ_SCHEMA (a descriptor set file) and PBDYN_FUZZ_TYPES (full
- * names, comma-separated). A harness includes it once. */
+ * names, comma-separated), and PBDYN_FUZZ_SABOTAGE=1, which makes a
+ * harness corrupt what it checks (the test that proves its checks fire,
+ * run on the same build as the fuzzing). A harness includes it once. */
 #ifndef PBDYN_FUZZ_TYPES_H
 #define PBDYN_FUZZ_TYPES_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 static pbdyn_schema *schema;
 static const pbdyn_msgdef *types[MAX_TYPES];
 static int ntypes;
+static bool fuzz_sabotage;
 
 /* Load the schema and the types, or exit naming `harness` (a harness's
  * setup, before any input: not library code). */
@@ -40,6 +44,8 @@ static void fuzz_load_types(const char *harness) {
     ntypes++;
   }
   free(list);
+  const char *sabotage = getenv("PBDYN_FUZZ_SABOTAGE");
+  fuzz_sabotage = sabotage && !strcmp(sabotage, "1");
 }
 
 #endif /* PBDYN_FUZZ_TYPES_H */
