@@ -251,8 +251,9 @@ def test_a_kernel_that_does_not_compile_fails_alone(tmp_path, capsys):
     broken = SELECT_C.replace("return x & -(uint32_t)(x < bound);",
                               "return x & -(uint32_t)(x < bound) + no_such_name;")
     folder = _write(tmp_path / "pick", SELECT_TOML, broken)
-    rc, out, err = _run(capsys, "run", str(folder), "--quick", "--db",
-                        str(tmp_path / "r.db"), "--json")
+    # one build (the broken variant fails to compile under every one)
+    rc, out, err = _run(capsys, "run", str(folder), "--quick", "--cc", "gcc", "--opt", "O2",
+                        "--db", str(tmp_path / "r.db"), "--json")
     assert rc == 0, err
     (run,) = json.loads(out)["runs"]
     failed = [c for c in run["cases"] if "error" in c]
@@ -394,7 +395,8 @@ def test_fail_on_regression_compares_with_the_previous_run(tmp_path, capsys):
                                'table = ["instructions (callgrind)"]')
     folder = _write(tmp_path / "pick", toml.split("[[claims]]")[0])
     db = str(tmp_path / "r.db")
-    args = ("run", str(folder), "--quick", "--db", db, "--fail-on-regression", "5")
+    args = ("run", str(folder), "--quick", "--cc", "gcc", "--opt", "O2", "--db", db,
+            "--fail-on-regression", "5")
     rc, _, err = _run(capsys, *args)
     assert rc == 0 and "no earlier run" in err
     rc, _, err = _run(capsys, *args)
