@@ -3,7 +3,8 @@
  *   rtdiv_check exhaustive u32|s32 D...   every 32-bit numerator for each divisor D, by
  *                                         the scalar verbs and by every vector batch path
  *                                         (`exhaustive u32|s32 --scalar D...`: the scalar
- *                                         verbs alone)
+ *                                         verbs alone; `--batch D...`: the vector paths
+ *                                         alone)
  *   rtdiv_check random SEED NDIV NNUM     edge + random divisors and numerators, all types
  *   rtdiv_check batch SEED                every batch path the CPU has against `div`
  *   rtdiv_check status                    error statuses and "changes nothing on error"
@@ -277,7 +278,8 @@ static int run_spans(int is_signed, uint32_t d, void *(*fn)(void *)) {
 static int run_exhaustive(int is_signed, int argc, char **argv) {
     static const rtdiv_isa vector_isas[] = {RTDIV_ISA_AVX2, RTDIV_ISA_AVX512};
     int scalar_only = argc > 0 && !strcmp(argv[0], "--scalar"); /* a long divisor list */
-    if (scalar_only)
+    int batch_only = argc > 0 && !strcmp(argv[0], "--batch");
+    if (scalar_only || batch_only)
         argc--, argv++;
     for (int a = 0; a < argc; a++) {
         char *end;
@@ -287,7 +289,8 @@ static int run_exhaustive(int is_signed, int argc, char **argv) {
             return 2;
         }
         uint32_t d = (uint32_t)v;
-        for (int p = -1; p < (int)(sizeof vector_isas / sizeof vector_isas[0]); p++) {
+        for (int p = batch_only ? 0 : -1; p < (int)(sizeof vector_isas / sizeof vector_isas[0]);
+             p++) {
             if (p >= 0 && (scalar_only || rtdiv_isa_force(vector_isas[p]) != RTDIV_OK))
                 continue;
             int bad = run_spans(is_signed, d, p < 0 ? span_run : span_batch_run);
