@@ -15,7 +15,10 @@ malformed text cases; it runs for 8 s (60 s).
 
 The JSON target does the same for JSON, with the well-known types in the schema (a
 message that holds each of them), and also aborts if a parsed message has no JSON form.
-Its seeds are the JSON of random messages and the accepted and refused JSON cases."""
+Its seeds are the JSON of random messages and the accepted and refused JSON cases.
+
+The targets are ctest's, from the ASan+UBSan tree (tests/cmake_support.py), built once for
+both suites; the decoder target over the library without musttail is built here."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import subprocess
 import pytest
 from google.protobuf import descriptor_pb2
 
+from cmake_support import asan_tree
 from cpulab.build import BuildConfig, build_one, find_toolchain
 from pbdyn_support import (
     PBDYN,
@@ -52,15 +56,26 @@ TYPES = ["allkinds2.All", "allkinds3.All", "allkinds2.Leaf", "allkinds3.Item",
          "google.protobuf.FileDescriptorSet", "google.protobuf.DescriptorProto"]
 SAN = ("-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all")
 
+pytestmark = pytest.mark.needs("cmake")
 
-def fuzz_target(defines: tuple[str, ...] = (), harness: str = "decode"):
+
+def fuzz_target(clang, harness: str = "decode"):
+    """The harness as ctest builds it in the ASan+UBSan tree (RelWithDebInfo, libFuzzer
+    coverage on every object), which the ctest test under the sanitizers needs anyway."""
+    exe = asan_tree(clang) / "lib" / "pbdyn" / f"pbdyn_fuzz_{harness}"
+    if not exe.is_file():
+        pytest.skip(f"{exe.name} not built (protoc not found by CMake)")
+    return exe
+
+
+def trampoline_fuzz_target():
+    """The decode harness over the library built without musttail (PBDYN_TAILCALL=0),
+    the decoders' other dispatch."""
     tc = find_toolchain("clang")
     if tc is None:
         pytest.skip("clang not found")
-    name = "pbdyn_fuzz" + ("" if harness == "decode" else "_" + harness)
-    t = PBDYN.target(name + "".join("_" + d.replace("=", "") for d in defines),
-                  (PBDYN_DIR / "tests" / f"fuzz_{harness}.c",), defines=defines, cflags=SAN,
-                  ldflags=SAN)
+    t = PBDYN.target("pbdyn_fuzz_PBDYN_TAILCALL0", (PBDYN_DIR / "tests" / "fuzz_decode.c",),
+                     defines=("PBDYN_TAILCALL=0",), cflags=SAN, ldflags=SAN)
     return build_one(t, BuildConfig(tc, "O1"))
 
 
@@ -201,11 +216,11 @@ def executed(stderr: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-@pytest.mark.parametrize("defines,seconds", [((), FUZZ_SECONDS * 3 // 4),
-                                             (("PBDYN_TAILCALL=0",), FUZZ_SECONDS // 4)],
+@pytest.mark.parametrize("dispatch,seconds", [("musttail", FUZZ_SECONDS * 3 // 4),
+                                              ("trampoline", FUZZ_SECONDS // 4)],
                          ids=["musttail", "trampoline"])
-def test_fuzz(tmp_path, defines, seconds):
-    exe = fuzz_target(defines)
+def test_fuzz(tmp_path, clang, dispatch, seconds):
+    exe = fuzz_target(clang) if dispatch == "musttail" else trampoline_fuzz_target()
     corpus = tmp_path / "corpus"
     seeds = seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, seconds)
@@ -214,8 +229,8 @@ def test_fuzz(tmp_path, defines, seconds):
     assert executed(r.stderr) > seeds  # the corpus replayed, then fuzzing went on
 
 
-def test_fuzz_text(tmp_path):
-    exe = fuzz_target(harness="text")
+def test_fuzz_text(tmp_path, clang):
+    exe = fuzz_target(clang, "text")
     corpus = tmp_path / "corpus"
     seeds = text_seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, FUZZ_SECONDS)
@@ -224,18 +239,18 @@ def test_fuzz_text(tmp_path):
     assert executed(r.stderr) > seeds
 
 
-def test_fuzz_text_target_catches_a_wrong_printer(tmp_path):
+def test_fuzz_text_target_catches_a_wrong_printer(tmp_path, clang):
     """The text target's check works: a run that changes a digit of the printed text
     before parsing it again must be caught on the seed corpus alone."""
-    exe = fuzz_target(harness="text")
+    exe = fuzz_target(clang, "text")
     corpus = tmp_path / "corpus"
     text_seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, 10, ("-runs=0",), sabotage=True)
     assert r.returncode != 0 and "printed text differs" in r.stderr
 
 
-def test_fuzz_json(tmp_path):
-    exe = fuzz_target(harness="json")
+def test_fuzz_json(tmp_path, clang):
+    exe = fuzz_target(clang, "json")
     corpus = tmp_path / "corpus"
     seeds = json_seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, FUZZ_SECONDS, json=True)
@@ -244,20 +259,20 @@ def test_fuzz_json(tmp_path):
     assert executed(r.stderr) > seeds
 
 
-def test_fuzz_json_target_catches_a_wrong_printer(tmp_path):
+def test_fuzz_json_target_catches_a_wrong_printer(tmp_path, clang):
     """The JSON target's check works: a run that changes a digit of the printed JSON
     before parsing it again must be caught on the seed corpus alone."""
-    exe = fuzz_target(harness="json")
+    exe = fuzz_target(clang, "json")
     corpus = tmp_path / "corpus"
     json_seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, 10, ("-runs=0",), json=True, sabotage=True)
     assert r.returncode != 0 and "printed JSON differs" in r.stderr
 
 
-def test_fuzz_target_catches_a_wrong_decoder(tmp_path):
+def test_fuzz_target_catches_a_wrong_decoder(tmp_path, clang):
     """The differential check works: a run that feeds the fast decoder a corrupted copy
     of each input (the sabotage switch) must be caught on the seed corpus alone."""
-    exe = fuzz_target()
+    exe = fuzz_target(clang)
     corpus = tmp_path / "corpus"
     seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, 10, ("-runs=0",), sabotage=True)

@@ -29,8 +29,8 @@ import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
+from cmake_support import asan_tree, configure_and_build, run
 from cpulab.build import library, library_names
-from cpulab.build.turns import build_turn
 from cpulab.experiments.protobuf.payloads import SYSTEM_PROTO, descriptor_set
 from cpulab.paths import NATIVE, ROOT, build_dir
 
@@ -40,25 +40,6 @@ CONSUMER = Path(__file__).parent / "consumer"
 LIBRARIES = library_names()
 
 pytestmark = pytest.mark.needs("cmake")
-
-
-def run(*argv: str | Path, env: dict | None = None, timeout: int = 600) -> str:
-    p = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                       timeout=timeout, env={**os.environ, **(env or {})})
-    if p.returncode != 0:
-        pytest.fail(f"{' '.join(map(str, argv))} exited {p.returncode}:\n"
-                    f"{p.stdout[-4000:]}\n{p.stderr[-4000:]}")
-    return p.stdout
-
-
-def configure_and_build(name: str, *options: str) -> Path:
-    """build/cmake/`name`, configured and built; by one test worker at a time (another
-    then finds it built)."""
-    tree = build_dir() / "cmake" / name
-    with build_turn(f"cmake-{name}"):
-        run("cmake", "-S", NATIVE, "-B", tree, "-G", "Ninja", *options)
-        run("cmake", "--build", tree)
-    return tree
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +74,7 @@ def test_ctest_passes_and_covers_every_library(tree):
 
 
 def test_ctest_under_asan_and_ubsan(clang):
-    tree = configure_and_build("asan", "-DCPULAB_SANITIZE=ON",
-                               f"-DCMAKE_C_COMPILER={clang.cc}")
+    tree = asan_tree(clang)
     flags = (tree / "CMakeCache.txt").read_text()
     assert "CPULAB_SANITIZE:BOOL=ON" in flags
     out = run("ctest", "--test-dir", tree, "--output-on-failure", "-j", JOBS,
