@@ -252,7 +252,8 @@ const char *rtdiv_isa_name(rtdiv_isa isa);
  *   signed:   q = mulhi(n, m) + n; q += (q < 0 ? bias : 0); q >>= sh2;
  *             q = (q ^ neg) - neg
  * The 32-bit types' kind verbs take the high half of one 64-bit product by `wide` and
- * no shift; their branchfree verbs multiply in a 64-bit register. Signed
+ * no shift (no compiler vectorises that product: an array takes the batch verbs); their
+ * branchfree verbs multiply in a 64-bit register. Signed
  * intermediate arithmetic is done in the unsigned type: wrap-around is intended
  * (MIN / -1) and must not be undefined behaviour. Right shifts of negative values are
  * arithmetic in gcc and clang (documented GNU C behaviour), as in every C compiler for
