@@ -18,7 +18,10 @@
  *  - nothing reads out of bounds (ASan: the input buffer is exactly the
  *    size libFuzzer gives, with no slop after it).
  *
- * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py).
+ * Build: clang with -fsanitize=fuzzer,address,undefined, by CMake's sanitizer
+ * tree (CPULAB_SANITIZE=ON: cpulab_add_fuzz_test), whose binary ctest and
+ * tests/test_lib_pbdyn_fuzz.py both run; the test builds the one over the
+ * library without musttail (PBDYN_TAILCALL=0) itself.
  * PBDYN_FUZZ_SABOTAGE=1 in the environment feeds the fast decoder a
  * corrupted copy of each input (its last byte changed): the test that
  * proves the checks fire.

@@ -8,7 +8,8 @@
  * byte 0 chooses the type (low 6 bits, modulo the count) and the options
  * (bit 6: PBDYN_PARSE_IGNORE_UNKNOWN); the rest is the JSON.
  *
- * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py);
+ * Build: clang with -fsanitize=fuzzer,address,undefined, by CMake's sanitizer
+ * tree (cpulab_add_fuzz_test), run by ctest and tests/test_lib_pbdyn_fuzz.py;
  * PBDYN_FUZZ_SABOTAGE=1 in the environment: the run whose checks must fire.
  */
 #include "fuzz_types.h"

@@ -6,7 +6,8 @@
  * Environment: as fuzz_decode.c (PBDYN_FUZZ_SCHEMA, PBDYN_FUZZ_TYPES). Input
  * byte 0 chooses the type (modulo the count); the rest is the text.
  *
- * Build: clang-19 -fsanitize=fuzzer,address,undefined (tests/test_lib_pbdyn_fuzz.py);
+ * Build: clang with -fsanitize=fuzzer,address,undefined, by CMake's sanitizer
+ * tree (cpulab_add_fuzz_test), run by ctest and tests/test_lib_pbdyn_fuzz.py;
  * PBDYN_FUZZ_SABOTAGE=1 in the environment: the run whose checks must fire.
  */
 #include "fuzz_types.h"
