@@ -38,3 +38,12 @@ def asan_tree(clang: Toolchain) -> Path:
     """Every library and test under ASan and UBSan, built by clang (with the libFuzzer
     targets of the parsers)."""
     return configure_and_build("asan", "-DCPULAB_SANITIZE=ON", f"-DCMAKE_C_COMPILER={clang.cc}")
+
+
+def asan_binary(clang: Toolchain, lib: str, name: str) -> Path:
+    """A test program of library `lib` from the ASan+UBSan tree; the test is skipped
+    when CMake did not register it (pbdyn's need protoc)."""
+    exe = asan_tree(clang) / "lib" / lib / name
+    if not exe.is_file():
+        pytest.skip(f"{name} not built (CMake registers it only with its tools found)")
+    return exe

@@ -30,8 +30,8 @@ import subprocess
 import pytest
 from google.protobuf import descriptor_pb2
 
-from cmake_support import asan_tree
-from cpulab.build import BuildConfig, build_one, find_toolchain
+from cmake_support import asan_binary
+from cpulab.build import BuildConfig, build_one
 from pbdyn_support import (
     PBDYN,
     PBDYN_DIR,
@@ -62,21 +62,15 @@ pytestmark = pytest.mark.needs("cmake")
 def fuzz_target(clang, harness: str = "decode"):
     """The harness as ctest builds it in the ASan+UBSan tree (RelWithDebInfo, libFuzzer
     coverage on every object), which the ctest test under the sanitizers needs anyway."""
-    exe = asan_tree(clang) / "lib" / "pbdyn" / f"pbdyn_fuzz_{harness}"
-    if not exe.is_file():
-        pytest.skip(f"{exe.name} not built (protoc not found by CMake)")
-    return exe
+    return asan_binary(clang, "pbdyn", f"pbdyn_fuzz_{harness}")
 
 
-def trampoline_fuzz_target():
+def trampoline_fuzz_target(clang):
     """The decode harness over the library built without musttail (PBDYN_TAILCALL=0),
     the decoders' other dispatch."""
-    tc = find_toolchain("clang")
-    if tc is None:
-        pytest.skip("clang not found")
     t = PBDYN.target("pbdyn_fuzz_PBDYN_TAILCALL0", (PBDYN_DIR / "tests" / "fuzz_decode.c",),
                      defines=("PBDYN_TAILCALL=0",), cflags=SAN, ldflags=SAN)
-    return build_one(t, BuildConfig(tc, "O1"))
+    return build_one(t, BuildConfig(clang, "O1"))
 
 
 def schema_file():
@@ -220,7 +214,7 @@ def executed(stderr: str) -> int:
                                               ("trampoline", FUZZ_SECONDS // 4)],
                          ids=["musttail", "trampoline"])
 def test_fuzz(tmp_path, clang, dispatch, seconds):
-    exe = fuzz_target(clang) if dispatch == "musttail" else trampoline_fuzz_target()
+    exe = fuzz_target(clang) if dispatch == "musttail" else trampoline_fuzz_target(clang)
     corpus = tmp_path / "corpus"
     seeds = seed_corpus(corpus)
     r = run_fuzzer(exe, corpus, seconds)
