@@ -25,12 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from cpulab.asm import find_functions, instruction_mix
+from cpulab.asm import disassemble, find_functions, instruction_mix
 from cpulab.build import BuildConfig, Target, build_one, find_toolchain, library
 from cpulab.paths import KERNELS
 
 RTDIV = library("rtdiv")
 DRIVER = RTDIV.root / "tests" / "rtdiv_check.c"
+LOOPS = RTDIV.root / "tests" / "rtdiv_loops.c"
 FULL = bool(os.environ.get("CPULAB_FULL"))
 
 # every kind among them: shift (1), add (7), mul (10, 2^32 - 1), pre (10^9, 14); signed: neg
@@ -176,6 +177,37 @@ def test_checker_catches_a_wrong_result():
     rc, lines = run(exe, "random", "1", "5", "5")
     assert rc == 1
     assert any(x["type"] == "mismatch" and x["n"] == "123456789" for x in lines)
+
+
+# the signed conditional jumps: a branch on the numerator's sign (the loops count unsigned)
+SIGN_JUMPS = {"js", "jns", "jl", "jge", "jg", "jle"}
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("opt", ["O2", "O3"])
+def test_loops_a_program_writes(cc, opt):
+    """What the compiler makes of the inline verbs in a program's own loops (x86-64-v2:
+    SSE4.1's pmuldq for signed lanes): gcc -O3 and clang vectorise the 32-bit branchfree
+    verbs, the header's answer for a loop the compiler should vectorise; and the signed
+    power of two never branches on the numerator's sign, which gcc 12 did at -O3 in a
+    loop storing its quotients (a mispredicted jump on every other random numerator)."""
+    tc = find_toolchain(cc)
+    if tc is None:
+        pytest.skip(f"{cc} not installed")
+    t = RTDIV.target("rtdiv_loops", (LOOPS,), cflags=("-march=x86-64-v2",))
+    exe = build_one(t, BuildConfig(tc, opt))
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    fns = {f.name: f for f in find_functions(exe, ["loop_*"])}
+    if (cc, opt) != ("gcc", "O2"):  # gcc 12's -O2 vectorises only the "very cheap"
+        for name in ("loop_u32_div_bf", "loop_u32_rem_bf", "loop_s32_div_bf",
+                     "loop_s32_rem_bf"):
+            mnemonics = {i.mnemonic for i in disassemble(fns[name])}
+            assert {"pmuludq", "pmuldq", "vpmuludq", "vpmuldq"} & mnemonics, (name, mnemonics)
+    for name in ("loop_s32_div_shift", "loop_s32_rem_shift", "loop_s64_div_shift",
+                 "loop_s64_rem_shift"):
+        jumps = [i.mnemonic for i in disassemble(fns[name]) if i.mnemonic in SIGN_JUMPS]
+        assert not jumps, (name, jumps)
 
 
 def test_unknown_mode_is_a_usage_error(fast):
