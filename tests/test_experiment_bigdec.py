@@ -22,7 +22,7 @@ from cpulab.experiments.bigdec.experiment import (
     digits_max,
     growth_fits,
 )
-from cpulab.experiments.bigdec.gmp import gmp_libdirs
+from cpulab.experiments.bigdec.gmp import gmp_builds_param, gmp_libs
 from cpulab.measure.kernel_output import parse
 from cpulab.measure.metrics import Metric
 from cpulab.measure.runner import RunResult
@@ -226,8 +226,11 @@ class _PeerScript:
 
 def test_gmp_builds_are_found_never_built():
     ctx = Context(PROFILES["default"], [], _PeerScript())
-    assert {k: v.as_posix() for k, v in gmp_libdirs(ctx).items()} == \
-        {"host": "/b/peers/gmp-host/lib"}
+    libs = gmp_libs(ctx)
+    assert {k: v.as_posix() for k, v in libs.items()} == \
+        {"host": "/b/peers/gmp-host/lib/libgmp.so"}
+    assert gmp_builds_param(libs) == ("--param", "gmp_builds=host:/b/peers/gmp-host/lib/libgmp.so")
+    assert gmp_builds_param({}) == ()
     assert ctx.notes == ["bigdec: GMP fat not measured: "
                          "`native/kernels/mulpre/build_gmp_peer.sh --fat` builds it"]
 

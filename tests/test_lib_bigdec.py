@@ -17,6 +17,7 @@ Sizes are small by default; CPULAB_FULL=1 runs up to 10^5 limbs.
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import json
 import os
 import random
@@ -462,6 +463,26 @@ def test_kernel_s_flint_case_agrees_with_gmp():
         assert "bigdec_bench: flint 3." in err
     rc, lines, _ = run(exe, "--iters", "1", "--param", "flint=/nonexistent/libflint.so")
     assert rc != 0 and "flint" in lines[-1]["message"]
+
+
+def test_kernel_s_gmp_build_cases():
+    """A GMP build named in gmp_builds becomes the case gmp@LABEL, checked against
+    Debian's GMP after every call; here Debian's own library plays the build (the real
+    ones, built for this CPU, are the experiment's)."""
+    exe = _kernel("gcc")
+    debian = ctypes.util.find_library("gmp")
+    if debian is None:
+        pytest.skip("no libgmp found")
+    for bits in ("64", "5000"):
+        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
+                             "--param", f"bits={bits}", "--param", f"gmp_builds=deb:{debian}",
+                             "--case", "gmp", "--case", "gmp@deb")
+        assert rc == 0, (bits, lines, err)
+        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", "gmp@deb"]
+        assert "bigdec_bench: gmp@deb is GMP 6." in err
+    for spec, why in (("deb", "LABEL:PATH"), ("deb:/nonexistent/libgmp.so", "cannot load")):
+        rc, lines, err = run(exe, "--iters", "1", "--param", f"gmp_builds={spec}")
+        assert rc != 0 and why in err, (spec, err)
 
 
 def test_kernel_catches_wrong_digits():

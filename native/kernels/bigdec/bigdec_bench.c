@@ -17,7 +17,13 @@
  *   flint        FLINT's fmpz_get_str into a caller buffer (FLINT 3's own subquadratic
  *                conversion), with --param flint=PATH to a libflint.so, which is dlopened
  *                (build_flint_peer.sh takes it from the python-flint wheel); the case
- *                exists only then.
+ *                exists only then;
+ *   gmp@LABEL    mpz_get_str of another GMP build (one for this CPU), with
+ *                --param gmp_builds=LABEL:PATH[,LABEL:PATH...]: each libgmp.so is
+ *                dlopened beside Debian's with RTLD_DEEPBIND, so that its calls inside
+ *                itself stay its own, and converts its own copy of the number. In one
+ *                process with bigdec, rep by rep, as every case here: a comparison in
+ *                which the machine's speed changing between processes cancels out.
  * The seed's measurement is --param bits=1000 with 10^6 iterations (8.686 s -> 6.392 s
  * in CRuby on Ivy Bridge). The size sweep runs bigdec and gmp for bits from 64 to
  * 3321929 (10^6 digits); the seed cases are quadratic with a large constant, so an
@@ -193,6 +199,65 @@ static uint64_t flint_case(uint64_t iters, void *arg) {
     return c->len;
 }
 
+/* The other GMP builds: each's mpz_get_str and the number made by its own mpz_import
+ * (an mpz_t is the same three words in every GMP 6; what it points to is the build's). */
+#define MAX_GMP_BUILDS 4
+static bcase gmp_build_out[MAX_GMP_BUILDS]; /* each build's case: its output */
+static struct {
+    char name[40]; /* the case: gmp@LABEL */
+    char *(*get_str)(char *str, int base, mpz_srcptr z);
+    mpz_t z;
+} G[MAX_GMP_BUILDS];
+
+static uint64_t gmp_build_case(uint64_t iters, void *arg) {
+    bcase *c = arg;
+    int k = (int)(c - gmp_build_out); /* which build: the bcase's index */
+    for (uint64_t i = 0; i < iters; i++) {
+        G[k].get_str(c->out, 10, G[k].z);
+        clh_clobber();
+    }
+    c->len = strlen(c->out);
+    return c->len;
+}
+
+/* --param gmp_builds=LABEL:PATH,...: dlopen each (RTLD_DEEPBIND: a GMP calls its own
+ * mpn functions through the PLT, which would otherwise bind to Debian's, loaded first)
+ * and import the number into it. Returns how many. */
+static int gmp_builds_load(const char *spec) {
+    char *list = strdup(spec), *save = NULL;
+    int n = 0;
+    if (!list)
+        clh_fail("out of memory");
+    for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(item, ':');
+        if (!colon || colon == item || !colon[1])
+            clh_usage_error("--param gmp_builds=%s: each item is LABEL:PATH", spec);
+        if (n == MAX_GMP_BUILDS)
+            clh_usage_error("--param gmp_builds: at most %d builds", MAX_GMP_BUILDS);
+        *colon = 0;
+        const char *path = colon + 1;
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        if (!h)
+            clh_fail("cannot load GMP build %s from %s: %s", item, path, dlerror());
+        void (*init)(mpz_ptr) = (void (*)(mpz_ptr))dlsym(h, "__gmpz_init");
+        void (*import)(mpz_ptr, size_t, int, size_t, int, size_t, const void *) =
+            (void (*)(mpz_ptr, size_t, int, size_t, int, size_t, const void *))dlsym(
+                h, "__gmpz_import");
+        G[n].get_str = (char *(*)(char *, int, mpz_srcptr))dlsym(h, "__gmpz_get_str");
+        const char *const *version = dlsym(h, "__gmp_version");
+        if (!init || !import || !G[n].get_str)
+            clh_fail("%s has no __gmpz_init/__gmpz_import/__gmpz_get_str: not GMP", path);
+        snprintf(G[n].name, sizeof G[n].name, "gmp@%s", item);
+        init(G[n].z);
+        import(G[n].z, B.n, -1, sizeof(uint64_t), 0, 0, B.x);
+        fprintf(stderr, "bigdec_bench: %s is GMP %s from %s\n", G[n].name,
+                version ? *version : "?", path);
+        n++;
+    }
+    free(list);
+    return n;
+}
+
 /* dlopen the library at its real path: the wheel's libflint finds the GMP and MPFR
  * beside it through RPATH $ORIGIN, which is the folder of the path opened. */
 static void flint_load(const char *path) {
@@ -268,7 +333,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 6; i++)
         if (!(cs[i].out = malloc(B.cap + 24)))
             clh_fail("out of memory");
-    static clh_case cases[] = {
+    static clh_case cases[6 + MAX_GMP_BUILDS] = {
         {.name = "seed_twodiv", .fn = seed_twodiv_case, .arg = &cs[0], .units_per_iter = 1,
          .unit = "conversion", .teardown = verify},
         {.name = "seed_fused", .fn = seed_fused_case, .arg = &cs[1], .units_per_iter = 1,
@@ -282,11 +347,20 @@ int main(int argc, char **argv) {
         {.name = "flint", .fn = flint_case, .arg = &cs[5], .units_per_iter = 1,
          .unit = "conversion", .teardown = verify},
     };
-    size_t ncases = sizeof cases / sizeof cases[0];
+    size_t ncases = 6;
     const char *flint = clh_param_str("flint", "");
     if (*flint)
         flint_load(flint);
     else
         ncases--; /* no FLINT given: no flint case */
+    int nbuilds = gmp_builds_load(clh_param_str("gmp_builds", ""));
+    for (int k = 0; k < nbuilds; k++) {
+        gmp_build_out[k].name = G[k].name;
+        if (!(gmp_build_out[k].out = malloc(B.cap + 24)))
+            clh_fail("out of memory");
+        cases[ncases++] = (clh_case){.name = G[k].name, .fn = gmp_build_case,
+                                     .arg = &gmp_build_out[k], .units_per_iter = 1,
+                                     .unit = "conversion", .teardown = verify};
+    }
     return clh_run(cases, ncases);
 }

@@ -7,12 +7,12 @@ fix (one `div`), beside native/lib/bigdec and GMP's mpz_get_str, all four in one
 (native/kernels/bigdec/bigdec_bench.c) for gcc and clang; `cpulab asm` counts the
 divisions of each loop. Then a size sweep from 64 bits to 10^6 digits of bigdec and GMP
 (one program per build and size) and of CPython's str(int) with its digit limit lifted
-(a Python child process timed with perf_counter_ns: cpython.py), and GMP again on each
-GMP build for this CPU present (gmp.py: the same binary on that build's libgmp, case
-gmp@LABEL; verdicts take the fastest GMP), all programs interleaved, and the growth
-exponent of each fitted on log axes. FLINT's fmpz_get_str (flint.py: FLINT 3 from the
-python-flint wheel, dlopened by the same program) runs beside GMP in every program
-where it is present, and the speed verdicts take the fastest of GMP and FLINT. bigdec
+(a Python child process timed with perf_counter_ns: cpython.py), all programs
+interleaved, and the growth exponent of each fitted on log axes. Each GMP build for this
+CPU present (gmp.py, case gmp@LABEL) and FLINT's fmpz_get_str (flint.py: FLINT 3 from
+the python-flint wheel) are dlopened by the same program and run beside Debian's GMP in
+every program where they are present, and the speed verdicts take the fastest of the
+GMPs and FLINT: bigdec and its peers share each process, rep by rep. bigdec
 is swept warm
 (its powers of ten cached by earlier calls) and cold (`bigdec_cold`: the cache released
 before every call, as in a process's first conversion); GMP keeps no cache, so it is
@@ -33,7 +33,7 @@ from cpulab.claims import CYCLES, ClaimSpec, Requirement
 from cpulab.context import Context, cases_of
 from cpulab.experiments.base import Experiment
 from cpulab.experiments.bigdec.flint import FLINT, FLINT_NAME, flint_peer
-from cpulab.experiments.bigdec.gmp import GMP, GMP_BUILDS, gmp_libdirs
+from cpulab.experiments.bigdec.gmp import GMP, GMP_BUILDS, gmp_builds_param, gmp_libs
 from cpulab.measure.metrics import Metric
 from cpulab.measure.schedule import Program
 from cpulab.measure.stats import loglog_slope
@@ -182,11 +182,14 @@ class Bigdec(Experiment):
                  "and larger sizes take seconds per conversion")
         args = ctx.profile.harness_args()
         flint = flint_peer(ctx)
-        # FLINT joins every program of the kernel's own cases where it is present (the
-        # kernel has its case only when given the library).
-        with_flint = ("--param", f"flint={flint}") if flint else ()
-        seed_cases = (*SEED_CASES, FLINT) if flint else SEED_CASES
-        sweep_cases = (*SWEEP_CASES, FLINT) if flint else SWEEP_CASES
+        builds = gmp_libs(ctx)
+        # FLINT and the GMP builds join every program of the kernel's own cases where
+        # they are present (the kernel has their cases only when given the libraries).
+        peers = (*((FLINT,) if flint else ()), *(f"{GMP}@{label}" for label in builds))
+        with_peers = (*(("--param", f"flint={flint}") if flint else ()),
+                      *gmp_builds_param(builds))
+        seed_cases = (*SEED_CASES, *peers)
+        sweep_cases = (*SWEEP_CASES, *peers)
 
         def sized(bits: int) -> dict:
             return {"bits": bits, "digits": digits_max(bits)}
@@ -197,17 +200,12 @@ class Bigdec(Experiment):
         for a in built:
             build = a.config.as_dict()
             jobs.append((Program([str(a.path), *args, "--param", f"bits={SEED_BITS}",
-                                  *with_flint],
+                                  *with_peers],
                                  build=build, params=sized(SEED_BITS)), seed_cases))
             jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", *sweep_args,
-                               *with_flint],
+                               *with_peers],
                               build=build, params=sized(bits)), sweep_cases)
                      for bits in sweep]
-        for label, libdir in gmp_libdirs(ctx).items():
-            jobs += [(Program([str(a.path), *args, "--param", f"bits={bits}", "--case", GMP],
-                              variant=f"{GMP}@{label}", build=a.config.as_dict(),
-                              params=sized(bits), env={"LD_LIBRARY_PATH": str(libdir)}), ())
-                     for a in built for bits in sweep]
         jobs += [(Program([sys.executable, "-m", "cpulab.experiments.bigdec.cpython",
                            "--bits", str(bits), *args], variant="cpython",
                           params=sized(bits)), ())
@@ -219,7 +217,7 @@ class Bigdec(Experiment):
                  for a in arts if not a.ok for v in SEED_CASES]
         for p, names in jobs:
             for case in cases_of(p, outcomes[p.key], case_names=names):
-                if p.variant is None:  # the kernel's own cases, not a GMP build's
+                if p.variant is None:  # the kernel's programs, not CPython's
                     _add_divs(case, code[label_of(p.build)])
                 cases.append(case)
         return cases
