@@ -134,6 +134,11 @@ def test_multiplication_against_gmp(cc):
         rc, lines, _ = run(exe, "divrem", str(seed), str(lo), str(hi), str(count))
         assert rc == 0, lines[:5]
         assert lines[-1] == {"type": "divrem", "checked": count, "ok": True}
+    # the shifts (two limbs a step in SSE2) against mpn_lshift/rshift: every count and
+    # length to 40 limbs, in place and overlapping as the division uses them
+    rc, lines, _ = run(exe, "shift", "16", "1", "40", "6")
+    assert rc == 0, lines[:5]
+    assert lines[-1] == {"type": "shift", "checked": 40 * 63 * 6 * 10, "ok": True}
     # the Newton inverse against floor(B^2n / d), through the sizes where d y_h is taken
     # cyclically (n from 5462 to 8190 limbs: 2^13 >= n + 2, n + n/2 > 2^13)
     for seed, lo, hi, count in [(5, 1, 200, 300), (6, 200, 3000, 30),
@@ -240,11 +245,12 @@ def test_random_against_gmp_huge():
 
 def test_portable_paths_against_gmp():
     """The C paths that an x86-64 machine with BMI2 and ADX never takes: the schoolbook
-    rows of bigdec_mul.c and bigdec_mpn.c and the C sums, built with -DBIGDEC_NO_ASM
+    rows of bigdec_mul.c and bigdec_mpn.c, the C sums and shifts, built with -DBIGDEC_NO_ASM
     (as on any other machine) and checked like the rest."""
     exe = _driver("gcc", cflags=("-DBIGDEC_NO_ASM",), name="bigdec_check_portable")
     for args in (["random", "21", "1", "3000", "200"], ["mul", "21", "1", "2000", "300"],
-                 ["divrem", "21", "2", "400", "500"], ["cold-random", "21", "60", "2500", "40"]):
+                 ["divrem", "21", "2", "400", "500"], ["cold-random", "21", "60", "2500", "40"],
+                 ["shift", "21", "1", "12", "2"]):
         rc, lines, _ = run(exe, *args)
         assert rc == 0, (args, lines[:5])
         assert lines[-1]["ok"] is True

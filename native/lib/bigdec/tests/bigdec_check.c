@@ -41,6 +41,12 @@
  *       GMP's exact floor(B^(2n) / d): |y - floor| <= INVERT_SLACK units (Barrett
  *       corrects what is left, so a worse inverse would only cost time); prints the
  *       largest deviation seen.
+ *   bigdec_check shift SEED MINLIMBS MAXLIMBS COUNT
+ *       the internal shifts (bigdec__lshift, bigdec__rshift) against GMP's mpn_lshift
+ *       and mpn_rshift for every count 1..63 (0 is a copy) and every length from
+ *       MINLIMBS to MAXLIMBS, COUNT random operands each: into another array, in place,
+ *       and into the same array a few limbs up (left) or down (right), the overlaps
+ *       the loops' direction allows.
  *   bigdec_check threads SEED MINLIMBS MAXLIMBS COUNT
  *       four threads at once, each converting COUNT numbers of random limbs (sizes
  *       spread log-uniformly, warm) against mpz_get_str: the power cache, its inverses
@@ -421,6 +427,47 @@ static int run_mulmod(unsigned lo, unsigned hi, long count) {
 }
 
 /* bigdec__invert's error bound in units of y (see its comment: a few units). */
+/* One shift of a (n limbs, by s) into r at offset `at` limbs from a's array (0: in
+ * place; NO_OVERLAP: another array), against GMP's on a copy. */
+#define NO_OVERLAP ((ptrdiff_t)1 << 20)
+static int shift_once(int left, const bigdec__limb *src, size_t n, unsigned s, ptrdiff_t at) {
+    enum { PAD = 4 };
+    bigdec__limb buf[2 * PAD + 80], out[80], want[80];
+    bigdec__limb *a = buf + PAD, *r = at == NO_OVERLAP ? out : a + at;
+    memcpy(a, src, n * 8);
+    mp_limb_t wout = left ? mpn_lshift(want, src, (mp_size_t)n, s)
+                          : mpn_rshift(want, src, (mp_size_t)n, s);
+    bigdec__limb got = left ? bigdec__lshift(r, a, n, s) : bigdec__rshift(r, a, n, s);
+    return got == wout && memcmp(r, want, n * 8) == 0;
+}
+
+static int run_shift(size_t lo, size_t hi, long count) {
+    bigdec__limb src[80];
+    if (hi > 64)
+        return 2;
+    for (size_t n = lo; n <= hi; n++)
+        for (unsigned s = 1; s < 64; s++)
+            for (long c = 0; c < count; c++) {
+                fill_shape(src, n, (int)(c % 3));
+                for (int left = 0; left <= 1; left++) {
+                    /* left shifts run top down: r may lie at or above a; right, below */
+                    static const ptrdiff_t ats[] = {NO_OVERLAP, 0, 1, 2, 3};
+                    for (size_t k = 0; k < sizeof ats / sizeof *ats; k++) {
+                        ptrdiff_t at = left || ats[k] == NO_OVERLAP ? ats[k] : -ats[k];
+                        int ok = shift_once(left, src, n, s, at);
+                        checked++;
+                        if (!ok && failed++ < 5)
+                            printf("{\"type\":\"mismatch\",\"op\":\"%s\",\"n\":%zu,"
+                                   "\"s\":%u,\"at\":%td}\n",
+                                   left ? "lshift" : "rshift", n, s, at);
+                    }
+                }
+            }
+    printf("{\"type\":\"shift\",\"checked\":%ld,\"ok\":%s}\n", checked,
+           failed ? "false" : "true");
+    return failed ? 1 : 0;
+}
+
 #define INVERT_SLACK 4
 
 static int run_invert(size_t lo, size_t hi, long count) {
@@ -604,6 +651,7 @@ int main(int argc, char **argv) {
     } limb_modes[] = {{"mul", 1, run_mul},
                       {"divrem", 2, run_divrem},
                       {"invert", 1, run_invert},
+                      {"shift", 1, run_shift},
                       {"threads", 1, run_threads}};
     for (size_t i = 0; argc == 6 && i < sizeof limb_modes / sizeof *limb_modes; i++) {
         if (strcmp(argv[1], limb_modes[i].name))
@@ -634,7 +682,7 @@ int main(int argc, char **argv) {
         return run_cache(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: %s random SEED MINLIMBS MAXLIMBS COUNT | edge MAXK | status | "
             "boundary SEED MINDIGITS MAXDIGITS COUNT | "
-            "mul|mulmod|divrem|invert|threads SEED LO HI COUNT | "
+            "mul|mulmod|divrem|invert|shift|threads SEED LO HI COUNT | "
             "cache LIMBS\n", argv[0]);
     return 2;
 }
