@@ -454,19 +454,26 @@ def test_kernel_runs_and_verifies(cc):
         assert rc == 0, (bits, lines, err)
 
 
+def _peer_case_agrees(exe: Path, param: str, case: str, banner: str, sizes) -> None:
+    """A peer's case, given its library by `param`, runs beside GMP's and its digits pass
+    the check against GMP's after every call (a wrong digit fails the run)."""
+    for bits in sizes:
+        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
+                             "--param", f"bits={bits}", "--param", param,
+                             "--case", "gmp", "--case", case)
+        assert rc == 0, (bits, lines, err)
+        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", case]
+        assert banner in err
+
+
 @pytest.mark.full
 def test_kernel_s_flint_case_agrees_with_gmp():
     """The flint case exists only when given the library; its digits are checked against
     GMP's after every call, as every case's, at sizes where FLINT takes each path."""
     exe = _kernel("gcc")
     flint = peer(KDIR / "build_flint_peer.sh", timeout=600)
-    for bits in ("64", "1000", "5000", "200000"):
-        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
-                             "--param", f"bits={bits}", "--param", f"flint={flint}",
-                             "--case", "flint", "--case", "gmp")
-        assert rc == 0, (bits, lines, err)
-        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", "flint"]
-        assert "bigdec_bench: flint 3." in err
+    _peer_case_agrees(exe, f"flint={flint}", "flint", "bigdec_bench: flint 3.",
+                      ("64", "1000", "5000", "200000"))
     rc, lines, _ = run(exe, "--iters", "1", "--param", "flint=/nonexistent/libflint.so")
     assert rc != 0 and "flint" in lines[-1]["message"]
 
@@ -479,13 +486,8 @@ def test_kernel_s_gmp_build_cases():
     debian = ctypes.util.find_library("gmp")
     if debian is None:
         pytest.skip("no libgmp found")
-    for bits in ("64", "5000"):
-        rc, lines, err = run(exe, "--iters", "2", "--reps", "1", "--no-pmu",
-                             "--param", f"bits={bits}", "--param", f"gmp_builds=deb:{debian}",
-                             "--case", "gmp", "--case", "gmp@deb")
-        assert rc == 0, (bits, lines, err)
-        assert [c["name"] for c in lines[0]["cases"]] == ["gmp", "gmp@deb"]
-        assert "bigdec_bench: gmp@deb is GMP 6." in err
+    _peer_case_agrees(exe, f"gmp_builds=deb:{debian}", "gmp@deb",
+                      "bigdec_bench: gmp@deb is GMP 6.", ("64", "5000"))
     for spec, why in (("deb", "LABEL:PATH"), ("deb:/nonexistent/libgmp.so", "cannot load")):
         rc, lines, err = run(exe, "--iters", "1", "--param", f"gmp_builds={spec}")
         assert rc != 0 and why in err, (spec, err)

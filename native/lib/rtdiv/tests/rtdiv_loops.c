@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "splitmix.h"
+
 #define LEN 4099 /* not a multiple of any vector width: the loops' tails run too */
 
 /* The vectoriser off for one function (gcc 12 has no per-loop switch) or loop (clang). */
@@ -54,15 +56,6 @@ BF_LOOPS(s32, int32_t)
     }
 SHIFT_LOOPS(s32, int32_t)
 SHIFT_LOOPS(s64, int64_t)
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rng_next(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 /* Edge numerators first, then random ones of every magnitude and sign. */
 static void fill(uint64_t *x) {

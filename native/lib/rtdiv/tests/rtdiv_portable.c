@@ -11,18 +11,11 @@
 
 #include <stdio.h>
 
+#include "splitmix.h"
+
 #ifdef __SIZEOF_INT128__
 #error "the slow path is not under test: __SIZEOF_INT128__ is still defined"
 #endif
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rng_next(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 /* Edge values of a 64-bit pattern, then random ones; narrowed to each type by casting. */
 static uint64_t value(int i) {
