@@ -21,6 +21,15 @@
  * n % 4 limbs in the chains too (they were a C loop): 16 limbs 267, 27 limbs 810 -> 727,
  * 31 limbs 1049 -> 936, 5 limbs 48 -> 40 (GMP 278, 672, 853, 38).
  *
+ * a and r are addressed by base and displacement, the two pointers moved by `lea` each
+ * pass, not by an index register: Intel cores split an indexed memory operand off a
+ * three-operand `mulx` into a uop of its own (unlamination), a uop a limb. On an Intel
+ * Xeon (family 6 model 167, gcc 12 -O2), products of two n-limb numbers in one process
+ * with the host-tuned GMP 6.3's mpn_mul_n (best of 30 rounds, two runs), GMP's time over
+ * ours, indexed -> not: 24 limbs 0.73-0.77 -> 0.88-0.90, 64 limbs 0.75-0.87 -> 0.86-0.91,
+ * 256 limbs (Toom-3 over these rows) 0.65-0.67 -> 0.78-0.82; the divide-and-conquer
+ * division against mpn_tdiv_qr, 2n by n limbs, 0.72-0.91 -> 0.83-0.99.
+ *
  * Chosen at run time (cpuid leaf 7: BMI2 and ADX); elsewhere, and when built with
  * -DBIGDEC_NO_ASM (the tests check those paths so), the C rows run.
  */
@@ -46,22 +55,22 @@ int bigdec__have_adx(void) {
  * an addition; for a subtraction r's limb is complemented in a register on the way in and
  * the sum on the way out. LO, HIN, HOUT alternate between two register sets. */
 #define BIGDEC__ADD_STEP(OFF, LO, HIN, HOUT)                                                \
-    "mulx " #OFF "(%[a],%[i],8), %[" #LO "], %[" #HOUT "]\n\t"                              \
+    "mulx " #OFF "(%[a]), %[" #LO "], %[" #HOUT "]\n\t"                                     \
     "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
-    "adcx " #OFF "(%[r],%[i],8), %[" #LO "]\n\t"                                             \
-    "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
+    "adcx " #OFF "(%[r]), %[" #LO "]\n\t"                                                    \
+    "mov %[" #LO "], " #OFF "(%[r])\n\t"
 #define BIGDEC__MUL_STEP(OFF, LO, HIN, HOUT) /* r's limb written, not read: one chain */  \
-    "mulx " #OFF "(%[a],%[i],8), %[" #LO "], %[" #HOUT "]\n\t"                              \
+    "mulx " #OFF "(%[a]), %[" #LO "], %[" #HOUT "]\n\t"                                     \
     "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
-    "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
+    "mov %[" #LO "], " #OFF "(%[r])\n\t"
 #define BIGDEC__SUB_STEP(OFF, LO, HIN, HOUT)                                                \
-    "mulx " #OFF "(%[a],%[i],8), %[" #LO "], %[" #HOUT "]\n\t"                              \
+    "mulx " #OFF "(%[a]), %[" #LO "], %[" #HOUT "]\n\t"                                     \
     "adox %[" #HIN "], %[" #LO "]\n\t"                                                       \
-    "mov " #OFF "(%[r],%[i],8), %[" #HIN "]\n\t"                                             \
+    "mov " #OFF "(%[r]), %[" #HIN "]\n\t"                                                    \
     "not %[" #HIN "]\n\t"                                                                    \
     "adcx %[" #HIN "], %[" #LO "]\n\t"                                                       \
     "not %[" #LO "]\n\t"                                                                     \
-    "mov %[" #LO "], " #OFF "(%[r],%[i],8)\n\t"
+    "mov %[" #LO "], " #OFF "(%[r])\n\t"
 
 /* r[0 .. n) += a[0 .. n) * b + cin (or the complemented form), n >= 1: eight limbs a
  * pass, the first pass entered at step (8 - n % 8) % 8 so that every limb is in the
@@ -75,8 +84,9 @@ int bigdec__have_adx(void) {
 #define BIGDEC__ADX_ROW(STEP)                                                               \
     uint64_t lo0, lo1, hi0 = cin, hi = cin;                                                 \
     size_t j = (8 - n % 8) % 8;                                                             \
-    long i = -(long)(n + j);                                                                \
-    a += n, r += n;                                                                         \
+    long i = -(long)(n + j); /* counts the passes' limbs up to 0, for jrcxz */              \
+    /* a and r stand j limbs before the arrays, as the first pass enters at step j */      \
+    uintptr_t ap = (uintptr_t)a - 8 * j, rp = (uintptr_t)r - 8 * j;                         \
     __asm__ volatile("cmp $4, %[j]\n\t"                                                     \
                      "jae 5f\n\t"                                                           \
                      "cmp $2, %[j]\n\t"                                                     \
@@ -93,6 +103,8 @@ int bigdec__have_adx(void) {
                      "16:\n\t" STEP(48, lo0, hi, hi0)                                        \
                      "17:\n\t" STEP(56, lo1, hi0, hi)                                        \
                      "lea 8(%[i]), %[i]\n\t"                                                \
+                     "lea 64(%[a]), %[a]\n\t"                                               \
+                     "lea 64(%[r]), %[r]\n\t"                                               \
                      "jrcxz 2f\n\t"                                                         \
                      "jmp 10b\n"                                                            \
                      "2:\n\t"                                                               \
@@ -100,8 +112,8 @@ int bigdec__have_adx(void) {
                      "adox %[lo0], %[hi]\n\t"                                               \
                      "adcx %[lo0], %[hi]\n\t"                                               \
                      : [lo0] "=&r"(lo0), [lo1] "=&r"(lo1), [hi0] "+&r"(hi0), [hi] "+&r"(hi), \
-                       [i] "+&c"(i)                                                         \
-                     : [a] "r"(a), [r] "r"(r), [j] "r"(j), "d"(b)                           \
+                       [i] "+&c"(i), [a] "+&r"(ap), [r] "+&r"(rp)                           \
+                     : [j] "r"(j), "d"(b)                                                   \
                      : "cc", "memory");                                                     \
     return hi
 
