@@ -325,11 +325,11 @@ static int run_exhaustive(int is_signed, int argc, char **argv) {
             else if (di < nfixed + 3 * N) {                                              \
                 int k = (di - nfixed) / 3, w = (di - nfixed) % 3;                        \
                 d = (T)(((UT)1 << k) + (UT)(w - 1)); /* 2^k - 1, 2^k, 2^k + 1 */         \
-                if (SG && (rng_next() & 1))                                                   \
+                if (SG && (rng_next() & 1))                                              \
                     d = (T)(0 - (UT)d);                                                  \
             } else {                                                                     \
                 d = (T)rng_bits();                                                       \
-                if (SG && (rng_next() & 1))                                                   \
+                if (SG && (rng_next() & 1))                                              \
                     d = (T)(0 - (UT)d);                                                  \
             }                                                                            \
             if (d == 0)                                                                  \
@@ -354,7 +354,7 @@ static int run_exhaustive(int is_signed, int argc, char **argv) {
             int ne = (int)(sizeof edges / sizeof edges[0]);                              \
             for (int i = 0; i < ne + nnum; i++) {                                        \
                 T n = i < ne ? edges[i] : (T)rng_bits();                                 \
-                if (SG && i >= ne && (rng_next() & 1))                                        \
+                if (SG && i >= ne && (rng_next() & 1))                                   \
                     n = (T)(0 - (UT)n);                                                  \
                 if (check_one_##S(&dv, d, n))                                            \
                     return 0;                                                            \
@@ -407,21 +407,21 @@ static unsigned char *guard_page(void) {
     static T batch_numerator_##S(T d) {                                                  \
         const UT umax = (UT)~(UT)0;                                                      \
         UT k = (UT)rng_bits(), v;                                                        \
-        switch (rng_next() % 8) {                                                             \
+        switch (rng_next() % 8) {                                                        \
         case 0: { /* an edge */                                                          \
             const UT e[] = {0, 1, umax, umax >> 1, (umax >> 1) + 1, (umax >> 1) + 2, 2}; \
-            return (T)e[rng_next() % (sizeof e / sizeof e[0])];                               \
+            return (T)e[rng_next() % (sizeof e / sizeof e[0])];                          \
         }                                                                                \
         case 1: /* a power of two, or its neighbour */                                   \
-            v = ((UT)1 << (rng_next() % N)) + (UT)(rng_next() % 3) - 1;                            \
+            v = ((UT)1 << (rng_next() % N)) + (UT)(rng_next() % 3) - 1;                  \
             break;                                                                       \
         case 2: /* a multiple of d, or its neighbour */                                  \
-            v = k * (UT)d + (UT)(rng_next() % 3) - 1;                                         \
+            v = k * (UT)d + (UT)(rng_next() % 3) - 1;                                    \
             break;                                                                       \
         default:                                                                         \
             v = (UT)rng_bits();                                                          \
         }                                                                                \
-        return (T)(SG && (rng_next() & 1) ? (UT)0 - v : v);                                   \
+        return (T)(SG && (rng_next() & 1) ? (UT)0 - v : v);                              \
     }                                                                                    \
     static uint64_t batch_##S(void) {                                                    \
         enum { PAD = 16 };                                                               \
@@ -442,7 +442,7 @@ static unsigned char *guard_page(void) {
         }                                                                                \
         for (int di = 0; di < nf + 100; di++) {                                          \
             T d = di < nf ? fixed[di] : (T)rng_bits();                                   \
-            if (SG && (di < nf ? di < 15 : 1) && (rng_next() & 1)) /* either sign */          \
+            if (SG && (di < nf ? di < 15 : 1) && (rng_next() & 1)) /* either sign */     \
                 d = (T)(0 - (UT)d);                                                      \
             if (d == 0)                                                                  \
                 continue;                                                                \
