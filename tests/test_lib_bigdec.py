@@ -488,7 +488,8 @@ def test_kernel_s_gmp_build_cases():
         pytest.skip("no libgmp found")
     _peer_case_agrees(exe, f"gmp_builds=deb:{debian}", "gmp@deb",
                       "bigdec_bench: gmp@deb is GMP 6.", ("64", "5000"))
-    for spec, why in (("deb", "LABEL:PATH"), ("deb:/nonexistent/libgmp.so", "cannot load")):
+    for spec, why in (("deb", "LABEL:PATH"), ("deb:/nonexistent/libgmp.so", "cannot load"),
+                      ("x" * 40 + f":{debian}", "longer than")):
         rc, lines, err = run(exe, "--iters", "1", "--param", f"gmp_builds={spec}")
         assert rc != 0 and why in err, (spec, err)
 

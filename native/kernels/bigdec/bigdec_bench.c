@@ -202,22 +202,22 @@ static uint64_t flint_case(uint64_t iters, void *arg) {
 /* The other GMP builds: each's mpz_get_str and the number made by its own mpz_import
  * (an mpz_t is the same three words in every GMP 6; what it points to is the build's). */
 #define MAX_GMP_BUILDS 4
-static bcase gmp_build_out[MAX_GMP_BUILDS]; /* each build's case: its output */
-static struct {
+typedef struct {
+    bcase c;       /* first, so that verify() takes the build as its case */
     char name[40]; /* the case: gmp@LABEL */
     char *(*get_str)(char *str, int base, mpz_srcptr z);
     mpz_t z;
-} G[MAX_GMP_BUILDS];
+} gmp_build;
+static gmp_build G[MAX_GMP_BUILDS];
 
 static uint64_t gmp_build_case(uint64_t iters, void *arg) {
-    bcase *c = arg;
-    int k = (int)(c - gmp_build_out); /* which build: the bcase's index */
+    gmp_build *g = arg;
     for (uint64_t i = 0; i < iters; i++) {
-        G[k].get_str(c->out, 10, G[k].z);
+        g->get_str(g->c.out, 10, g->z);
         clh_clobber();
     }
-    c->len = strlen(c->out);
-    return c->len;
+    g->c.len = strlen(g->c.out);
+    return g->c.len;
 }
 
 /* --param gmp_builds=LABEL:PATH,...: dlopen each (RTLD_DEEPBIND: a GMP calls its own
@@ -235,6 +235,9 @@ static int gmp_builds_load(const char *spec) {
         if (n == MAX_GMP_BUILDS)
             clh_usage_error("--param gmp_builds: at most %d builds", MAX_GMP_BUILDS);
         *colon = 0;
+        if (strlen(item) + 5 > sizeof G[n].name) /* "gmp@" and the NUL */
+            clh_usage_error("--param gmp_builds: label %s is longer than %zu characters",
+                            item, sizeof G[n].name - 5);
         const char *path = colon + 1;
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
         if (!h)
@@ -355,12 +358,12 @@ int main(int argc, char **argv) {
         ncases--; /* no FLINT given: no flint case */
     int nbuilds = gmp_builds_load(clh_param_str("gmp_builds", ""));
     for (int k = 0; k < nbuilds; k++) {
-        gmp_build_out[k].name = G[k].name;
-        if (!(gmp_build_out[k].out = malloc(B.cap + 24)))
+        G[k].c.name = G[k].name;
+        if (!(G[k].c.out = malloc(B.cap + 24)))
             clh_fail("out of memory");
-        cases[ncases++] = (clh_case){.name = G[k].name, .fn = gmp_build_case,
-                                     .arg = &gmp_build_out[k], .units_per_iter = 1,
-                                     .unit = "conversion", .teardown = verify};
+        cases[ncases++] = (clh_case){.name = G[k].name, .fn = gmp_build_case, .arg = &G[k],
+                                     .units_per_iter = 1, .unit = "conversion",
+                                     .teardown = verify};
     }
     return clh_run(cases, ncases);
 }
