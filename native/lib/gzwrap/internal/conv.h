@@ -38,7 +38,8 @@ typedef struct gzw_mem_out {
 
 /* Output at least this large (the buffer's capacity) takes stored blocks by streaming
  * stores, in the pass that checksums them: it cannot stay in the caches anyway, and
- * writing it through them would push out the input. */
+ * writing it through them would push out the input. A smaller buffer takes them by plain
+ * stores in that pass. */
 #define GZW_STREAM_OUT (8u << 20)
 
 typedef struct gzw_out {

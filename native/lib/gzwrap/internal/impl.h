@@ -54,10 +54,11 @@ typedef struct gzw_inflater_ops {
 typedef uint32_t (*gzw_checksum_fn)(uint32_t value, const uint8_t *buf, size_t len);
 
 /* CRC-32 and Adler-32 of the same bytes in one pass; with `copy` (else NULL), the bytes
- * copied there in that pass, by streaming stores that bypass the caches: for output too
- * large to stay in them. */
+ * copied there in that pass: with `stream`, by streaming stores that bypass the caches
+ * (for output too large to stay in them), else by plain stores (output that stays, where
+ * a second pass to copy would read the input again). */
 typedef void (*gzw_checksums_fn)(uint32_t *crc, uint32_t *adler, const uint8_t *buf, size_t len,
-                                 uint8_t *copy);
+                                 uint8_t *copy, int stream);
 
 /* The one-pass function for that pair of implementations (resolved, not AUTO), or NULL
  * where the pair has none (then each runs on its own). */

@@ -127,7 +127,7 @@ static gzwrap_status copy_payload(gzw_conv *c, size_t upto) {
 static void checksum(gzw_conv *c, sums *s, const uint8_t *p, size_t n) {
     s->member_bytes += n;
     if (s->want_crc && s->want_adler && c->both)
-        return c->both(&s->crc_member, &s->adler_all, p, n, NULL);
+        return c->both(&s->crc_member, &s->adler_all, p, n, NULL, 0);
     if (s->want_crc)
         s->crc_member = c->crc(s->crc_member, p, n);
     if (s->want_adler)
@@ -140,15 +140,15 @@ static gzwrap_status unfinished(gzw_conv *c, const char *what) {
 }
 
 /* The n data bytes of a stored block at the input position, checksummed and, where the
- * output is a large buffer and the pair of sums has a one-pass kernel, copied to it in the
- * same pass (the payload before them is written first); else only checksummed, and
- * copy_payload writes them later. */
+ * output is a buffer and the pair of sums has a one-pass kernel, copied to it in the same
+ * pass (the payload before them is written first; streaming stores into a large buffer);
+ * else only checksummed, and copy_payload writes them later. */
 static gzwrap_status stored_data(gzw_conv *c, sums *s, size_t n) {
     gzw_in *in = &c->in;
     gzw_mem_out *m = c->out.mem;
     gzwrap_status st;
     uint8_t *to = NULL; /* where the data goes in this pass */
-    if (m && m->cap >= GZW_STREAM_OUT && c->both && s->want_crc && s->want_adler) {
+    if (m && c->both && s->want_crc && s->want_adler) {
         if ((st = copy_payload(c, in->pos)))
             return st;
         if (n <= m->cap - m->len) /* else copy_payload's write says the buffer is full */
@@ -159,7 +159,7 @@ static gzwrap_status stored_data(gzw_conv *c, sums *s, size_t n) {
         return GZWRAP_OK;
     }
     s->member_bytes += n;
-    c->both(&s->crc_member, &s->adler_all, in->buf + in->pos, n, to);
+    c->both(&s->crc_member, &s->adler_all, in->buf + in->pos, n, to, m->cap >= GZW_STREAM_OUT);
     m->len += n;
     c->out.off += n;
     c->rep->payload_bytes += n;

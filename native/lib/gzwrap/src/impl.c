@@ -201,7 +201,7 @@ gzwrap_status gzwrap_checksums_update(gzwrap_impl crc32_impl, gzwrap_impl adler3
         return GZWRAP_ERR_UNAVAILABLE;
     gzw_checksums_fn both = gzw_checksums_of(c, a);
     if (both) {
-        both(crc32, adler32, buf, len, NULL);
+        both(crc32, adler32, buf, len, NULL, 0);
     } else {
         *crc32 = gzw_checksum_of(c, GZWRAP_ROLE_CRC32)(*crc32, buf, len);
         *adler32 = gzw_checksum_of(a, GZWRAP_ROLE_ADLER32)(*adler32, buf, len);
