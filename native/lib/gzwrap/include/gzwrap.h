@@ -23,7 +23,8 @@
  * Inflating and checksumming use the fastest implementation present, chosen in one place
  * (src/impl.c): ISA-L's igzip and ISA-L/libdeflate checksums where they were found at build
  * time, zlib always (the portable path, which passes the same tests). libdeflate has no
- * streaming inflate, so it only provides checksums here.
+ * streaming inflate: it provides checksums, and inflates a buffer conversion's stream of
+ * at most 4 MiB of data whose size the source says (gzwrap_buffer_convert).
  *
  * Errors: every function returns a gzwrap_status; nothing exits, aborts or prints. A
  * conversion that fails fills the report's `error` with the input byte offset and what
@@ -114,7 +115,7 @@ typedef enum gzwrap_impl {
     GZWRAP_IMPL_AUTO = 0,    /* the fastest present (src/impl.c says why, with figures) */
     GZWRAP_IMPL_ZLIB,        /* always present: the portable path */
     GZWRAP_IMPL_ISAL,        /* Intel ISA-L (igzip inflate, crc32_gzip_refl, isal_adler32) */
-    GZWRAP_IMPL_LIBDEFLATE,  /* checksums only: libdeflate has no streaming inflate */
+    GZWRAP_IMPL_LIBDEFLATE,  /* checksums; no streaming inflate (AUTO's whole-stream one) */
     /* gzwrap's own checksums, by instruction set, where this CPU runs them (cpuid and
      * xgetbv, decided once). Where a conversion needs both sums and both are gzwrap's
      * AVX-512 paths, one pass over the data computes the two. */
@@ -292,7 +293,10 @@ size_t gzwrap_buffer_bound(size_t in_len);
 
 /* The same between buffers: `out` has room for `out_cap` bytes (gzwrap_buffer_bound is
  * always enough), `*out_len` receives the output's length. GZWRAP_ERR_OUTPUT_FULL when
- * the output does not fit. */
+ * the output does not fit. With the inflater AUTO and libdeflate built in, a single gzip
+ * member or a COMPRESS() value of at most 4 MiB of data is inflated at once, into a
+ * buffer of its size, where libdeflate accepts it (the report's inflater_impl is then
+ * GZWRAP_IMPL_LIBDEFLATE); else, and for zlib and deflate sources, it streams. */
 gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, size_t in_len,
                                     void *out, size_t out_cap, size_t *out_len,
                                     gzwrap_report *report);

@@ -64,6 +64,18 @@ typedef void (*gzw_checksums_fn)(uint32_t *crc, uint32_t *adler, const uint8_t *
  * where the pair has none (then each runs on its own). */
 gzw_checksums_fn gzw_checksums_of(gzwrap_impl crc32, gzwrap_impl adler32);
 
+/* Data of at most this many bytes, in a stream that lies whole in memory, is inflated at
+ * once where libdeflate is built in (src/inflate_whole.c). */
+#define GZW_WHOLE_MAX (4u << 20)
+
+/* Inflate the raw deflate stream at in[0, n) at once into a new buffer of `size` bytes (the
+ * data's size, known beforehand): 1 with *data (the caller frees it), *used (the stream's
+ * bytes) and *made (its data's) set; 0 where libdeflate is not built in, refuses the
+ * stream, or needs more room (the streaming inflaters then take the stream, and say why
+ * where it is bad). */
+int gzw_inflate_whole(const uint8_t *in, size_t n, size_t size, uint8_t **data, size_t *used,
+                      size_t *made);
+
 /* The ops of `impl` (resolved, not AUTO) for inflating; NULL when not in this build. */
 const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl);
 /* The checksum function of `impl` for `role` (CRC32 or ADLER32); NULL when absent. */

@@ -227,10 +227,37 @@ static gzwrap_status stored_blocks(gzw_conv *c, sums *s, const char *what, int *
     return GZWRAP_OK;
 }
 
+/* The stream at the input position, where the input lies whole in memory, the data's size
+ * is known beforehand (`size`, 0 if not) and at most GZW_WHOLE_MAX, the first block is
+ * compressed (stored ones are checksummed in place, faster) and gzwrap picks the inflater:
+ * inflated at once (src/inflate_whole.c) and checksummed. `last`: the input must end that
+ * many bytes after the stream (a gzip member's trailer: a member that another one joins
+ * needs its blocks told), or 0. 1: done, the position past the stream; 0: the streaming
+ * path takes the stream. */
+static int whole_stream(gzw_conv *c, sums *s, size_t size, size_t last) {
+    gzw_in *in = &c->in;
+    if (in->rd || c->opt.inflater != GZWRAP_IMPL_AUTO || size == 0 || size > GZW_WHOLE_MAX ||
+        gzw_in_avail(in) == 0 || !(in->buf[in->pos] >> 1 & 3))
+        return 0;
+    uint8_t *data;
+    size_t used, made;
+    if (!gzw_inflate_whole(in->buf + in->pos, gzw_in_avail(in), size, &data, &used, &made))
+        return 0;
+    int done = !last || gzw_in_avail(in) - used == last;
+    if (done) {
+        checksum(c, s, data, made);
+        in->pos += used;
+        c->rep->inflater_impl = GZWRAP_IMPL_LIBDEFLATE;
+    }
+    free(data);
+    return done;
+}
+
 /* Inflate the deflate stream at the input position to its end, copying its bytes to the
  * output and checksumming the data; with `walk`, following its blocks too (src/walk.c).
- * `what` names the stream in messages. */
-static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
+ * `what` names the stream in messages; `size` and `last` as whole_stream takes them. */
+static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk, size_t size,
+                             size_t last) {
     gzw_in *in = &c->in;
     gzwrap_status st;
     c->ops->reset(c->inf);
@@ -240,7 +267,9 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk) {
     s->member_bytes = 0;
     s->crc_member = 0;
     int ended = 0, pad = 0; /* a final stored block ends on a byte boundary */
-    if ((st = stored_blocks(c, s, what, &ended)))
+    if (!walk && whole_stream(c, s, size, last))
+        ended = 1, pad = -1; /* nothing joins it: its end to the bit is not needed */
+    else if ((st = stored_blocks(c, s, what, &ended)))
         return st;
     c->walk.told0 = gzw_in_offset(in) * 8;
     int starved = 0; /* the inflater made no progress with what it had */
@@ -346,7 +375,9 @@ static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
         payload_in = gzw_in_offset(in);
         char what[48];
         snprintf(what, sizeof what, "gzip member %llu", (unsigned long long)m);
-        if ((st = payload(c, s, what, c->opt.walk_blocks || m > 1)))
+        /* the last member's ISIZE: the first one's size when it is the only one */
+        size_t size = m == 1 && !in->rd && in->len >= 4 ? le32(in->buf + in->len - 4) : 0;
+        if ((st = payload(c, s, what, c->opt.walk_blocks || m > 1, size, 8)))
             return st;
         uint64_t at = gzw_in_offset(in);
         if ((st = need_trailer(c, 8, "the gzip trailer (CRC-32 and ISIZE, 8 bytes)")))
@@ -406,7 +437,7 @@ static gzwrap_status from_zlib(gzw_conv *c, sums *s, long long mysql_length) {
     in->pos += 2;
     if ((st = target_header(c, hdr, 0, 0)))
         return st;
-    if ((st = payload(c, s, what, 0)))
+    if ((st = payload(c, s, what, 0, mysql_length > 0 ? (size_t)mysql_length : 0, 0)))
         return st;
     at = gzw_in_offset(in);
     if ((st = need_trailer(c, 4, "the zlib trailer (Adler-32, 4 bytes)")))
@@ -460,7 +491,7 @@ static gzwrap_status from_mysql(gzw_conv *c, sums *s) {
 
 static gzwrap_status from_deflate(gzw_conv *c, sums *s) {
     gzwrap_status st = target_header(c, NULL, 0, 0);
-    if (st || (st = payload(c, s, "the deflate stream", 0)))
+    if (st || (st = payload(c, s, "the deflate stream", 0, 0, 0)))
         return st;
     if ((st = expect_end(c, "the deflate stream")))
         return st;

@@ -26,6 +26,10 @@
  *                           pass that checksums them (streaming stores into a large one):
  *                           the same output as zlib's checksums give, at every alignment
  *                           and length, small buffers and large
+ *   gzwrap_test whole       small streams in memory whose data's size is known (gzip,
+ *                           COMPRESS()), which libdeflate inflates at once where built in:
+ *                           the same output and report as the streaming path, and that
+ *                           path (its errors too) wherever the whole one must not serve
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
@@ -975,6 +979,97 @@ static void scan(void) {
     free(tables);
 }
 
+/* ---- whole streams ------------------------------------------------------------------- */
+
+/* `in` converted by gzwrap's own choice and by zlib's streaming inflate: the same status,
+ * output, sums and error; the inflater its own choice used. */
+static gzwrap_impl same_as_streaming(const char *what, gzwrap_format from, gzwrap_format to,
+                                     const uint8_t *in, size_t n) {
+    uint8_t *got, *want;
+    size_t got_n = 0, want_n = 0;
+    gzwrap_report g, w;
+    gzwrap_status gs = convert(from, to, GZWRAP_IMPL_AUTO, in, n, &got, &got_n, &g);
+    gzwrap_status ws = convert(from, to, GZWRAP_IMPL_ZLIB, in, n, &want, &want_n, &w);
+    CHECK(gs == ws && (gs || (got_n == want_n && !memcmp(got, want, got_n))) &&
+              g.data_bytes == w.data_bytes && g.payload_bytes == w.payload_bytes &&
+              g.crc32 == w.crc32 && g.adler32 == w.adler32 && g.in_bytes == w.in_bytes,
+          "%s, %s -> %s: %s (%s) against zlib's %s (%s)", what, gzwrap_format_name(from),
+          gzwrap_format_name(to), gzwrap_status_str(gs), g.error, gzwrap_status_str(ws),
+          w.error);
+    free(got), free(want);
+    return g.inflater_impl;
+}
+
+static void whole(void) {
+    int have = gzwrap_impl_available(GZWRAP_IMPL_LIBDEFLATE, GZWRAP_ROLE_CRC32);
+    static const size_t sizes[] = {1, 100, 70000, 1u << 20, GZW_WHOLE_MAX, GZW_WHOLE_MAX + 1};
+    static const gzwrap_format from[] = {GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_MYSQL,
+                                         GZWRAP_FORMAT_ZLIB};
+    int whole_runs = 0, expected = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int random = 0; random < 2; random++) {
+            size_t n = sizes[si], in_n;
+            uint8_t *d = make_data(n, random);
+            for (int fi = 0; fi < 3; fi++) {
+                uint8_t *in = encode(from[fi], d, n, &in_n);
+                /* a stored first block (random data) is checksummed in place instead */
+                size_t deflate_at = from[fi] == GZWRAP_FORMAT_GZIP ? 10
+                                    : from[fi] == GZWRAP_FORMAT_MYSQL ? 6 : 2;
+                int stored_first = !(in[deflate_at] >> 1 & 3);
+                for (int ti = 0; ti < 4; ti++) {
+                    char what[64];
+                    snprintf(what, sizeof what, "%zu %s bytes", n, random ? "random" : "text");
+                    gzwrap_impl used = same_as_streaming(what, from[fi], FORMATS[ti], in, in_n);
+                    int expect = have && !stored_first && n <= GZW_WHOLE_MAX &&
+                                 from[fi] != GZWRAP_FORMAT_ZLIB;
+                    CHECK((used == GZWRAP_IMPL_LIBDEFLATE) == expect, "%s from %s: inflater %s",
+                          what, gzwrap_format_name(from[fi]), gzwrap_impl_name(used));
+                    whole_runs += used == GZWRAP_IMPL_LIBDEFLATE;
+                    expected += expect;
+                }
+                free(in);
+            }
+            free(d);
+        }
+    CHECK(!have || (whole_runs == expected && expected >= 4 * 5 * 2), "%d whole conversions",
+          whole_runs);
+
+    /* two members, the first smaller than the last's ISIZE: the streaming path joins them */
+    size_t a_n, b_n;
+    uint8_t *da = make_data(1000, 0), *db = make_data(50000, 0);
+    uint8_t *a = encode(GZWRAP_FORMAT_GZIP, da, 1000, &a_n);
+    uint8_t *b = encode(GZWRAP_FORMAT_GZIP, db, 50000, &b_n);
+    uint8_t *ab = malloc(a_n + b_n);
+    memcpy(ab, a, a_n), memcpy(ab + a_n, b, b_n);
+    CHECK(same_as_streaming("two members", GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_ZLIB, ab,
+                            a_n + b_n) != GZWRAP_IMPL_LIBDEFLATE,
+          "two members went the whole way");
+
+    /* damaged streams: the streaming path's error, offset and all */
+    size_t at = a_n / 2;
+    ab[at] ^= 0x10;
+    gzwrap_impl inf = gzwrap_impl_resolve(GZWRAP_IMPL_AUTO, GZWRAP_ROLE_INFLATE);
+    uint8_t *out, *ref;
+    size_t out_n, ref_n;
+    gzwrap_report g, w;
+    gzwrap_status gs = convert(GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_ZLIB, GZWRAP_IMPL_AUTO, ab, a_n,
+                               &out, &out_n, &g);
+    gzwrap_status ws = convert(GZWRAP_FORMAT_GZIP, GZWRAP_FORMAT_ZLIB, inf, ab, a_n, &ref,
+                               &ref_n, &w);
+    CHECK(gs != GZWRAP_OK && gs == ws && !strcmp(g.error, w.error),
+          "a bit flipped at %zu: %s against %s's %s", at, g.error, gzwrap_impl_name(inf),
+          w.error);
+    free(out), free(ref);
+    /* a COMPRESS() length below the data's: the streaming path says so */
+    memcpy(ab, b, b_n);
+    uint8_t *m = encode(GZWRAP_FORMAT_MYSQL, db, 50000, &b_n);
+    m[0] ^= 1, m[1] ^= 0x40; /* 50000 -> 33617 */
+    CHECK(same_as_streaming("a short COMPRESS() length", GZWRAP_FORMAT_MYSQL, GZWRAP_FORMAT_GZIP,
+                            m, b_n) != GZWRAP_IMPL_LIBDEFLATE,
+          "a short length went the whole way");
+    free(m), free(a), free(b), free(ab), free(da), free(db);
+}
+
 /* ---- checksums ----------------------------------------------------------------------- */
 
 static void checksum_case(gzwrap_impl impl, gzwrap_role role, uint32_t start, const uint8_t *p,
@@ -1064,9 +1159,10 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         void (*run)(void);
-    } parts[] = {{"roundtrip", roundtrip}, {"damage", damage}, {"errors", errors},
-                 {"join", join},           {"settle", settle}, {"stored", stored},
-                 {"scan", scan},           {"checksums", checksums}, {"direct", direct}};
+    } parts[] = {{"roundtrip", roundtrip}, {"damage", damage},       {"errors", errors},
+                 {"join", join},           {"settle", settle},       {"stored", stored},
+                 {"scan", scan},           {"checksums", checksums}, {"direct", direct},
+                 {"whole", whole}};
     const char *what = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
