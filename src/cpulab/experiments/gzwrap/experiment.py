@@ -167,7 +167,7 @@ class GzWrap(Experiment):
         "S6 wanted gzip data in MySQL's UNCOMPRESS() and found it impossible with SQL string "
         "functions: the zlib trailer needs the Adler-32 of the data, which gzip does not "
         "carry. Shows that on a real MariaDB, and measures gzwrap, which copies the deflate "
-        "bytes and computes the trailer by one streaming inflate: GB/s of uncompressed data "
+        "bytes and computes the trailer by one inflate: GB/s of uncompressed data "
         "against a plain inflate (ISA-L, zlib, libdeflate) and against decompressing and "
         "recompressing (zlib -6, libdeflate -6, igzip), on text, binaries and random data "
         "from 1 MiB to 1 GiB."
