@@ -253,6 +253,23 @@ static int whole_stream(gzw_conv *c, sums *s, size_t size, size_t last) {
     return done;
 }
 
+/* What the streaming path needs, made at the first stream that takes it (a conversion of
+ * a small value inflated at once never does: these cost more than its inflate): the
+ * inflater, its output buffer and the stored blocks' history. */
+static gzwrap_status streaming_ready(gzw_conv *c) {
+    if (c->inf)
+        return GZWRAP_OK;
+    if (!c->data)
+        c->data = aligned_alloc(64, GZW_OUT_CAP); /* the checksums load whole cache lines */
+    if (!c->hist)
+        c->hist = malloc(sizeof *c->hist);
+    if (!c->data || !c->hist || !(c->inf = c->ops->create()))
+        return gzw_fail(c, GZWRAP_ERR_NOMEM, gzw_in_offset(&c->in),
+                        "no memory for the conversion's buffers");
+    c->end_bit_known = c->ops->end_bit_known(c->inf);
+    return GZWRAP_OK;
+}
+
 /* Inflate the deflate stream at the input position to its end, copying its bytes to the
  * output and checksumming the data; with `walk`, following its blocks too (src/walk.c).
  * `what` names the stream in messages; `size` and `last` as whole_stream takes them. */
@@ -260,17 +277,21 @@ static gzwrap_status payload(gzw_conv *c, sums *s, const char *what, int walk, s
                              size_t last) {
     gzw_in *in = &c->in;
     gzwrap_status st;
-    c->ops->reset(c->inf);
     in->hold = in->pos;
     if ((st = gzw_walk_start(c, walk, what)))
         return st;
     s->member_bytes = 0;
     s->crc_member = 0;
     int ended = 0, pad = 0; /* a final stored block ends on a byte boundary */
-    if (!walk && whole_stream(c, s, size, last))
+    if (!walk && whole_stream(c, s, size, last)) {
         ended = 1, pad = -1; /* nothing joins it: its end to the bit is not needed */
-    else if ((st = stored_blocks(c, s, what, &ended)))
-        return st;
+    } else {
+        if ((st = streaming_ready(c)))
+            return st;
+        c->ops->reset(c->inf);
+        if ((st = stored_blocks(c, s, what, &ended)))
+            return st;
+    }
     c->walk.told0 = gzw_in_offset(in) * 8;
     int starved = 0; /* the inflater made no progress with what it had */
     while (!ended) {
@@ -351,6 +372,20 @@ static gzwrap_status expect_end(gzw_conv *c, const char *after) {
 
 /* ---- sources ------------------------------------------------------------------------------ */
 
+/* "gzip member M", without printf: a conversion of a 1 KB value spent a fifth of its time
+ * formatting these names, which only an error prints. */
+static void member_name(char out[48], uint64_t m) {
+    char digits[20];
+    int k = 0;
+    do
+        digits[k++] = (char)('0' + m % 10);
+    while (m /= 10);
+    memcpy(out, "gzip member ", 12);
+    for (int i = 0; i < k; i++)
+        out[12 + i] = digits[k - 1 - i];
+    out[12 + k] = 0;
+}
+
 static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
     gzw_in *in = &c->in;
     gzwrap_report *r = c->rep;
@@ -374,7 +409,7 @@ static gzwrap_status from_gzip(gzw_conv *c, sums *s) {
         payload_start = c->out.off;
         payload_in = gzw_in_offset(in);
         char what[48];
-        snprintf(what, sizeof what, "gzip member %llu", (unsigned long long)m);
+        member_name(what, m);
         /* the last member's ISIZE: the first one's size when it is the only one */
         size_t size = m == 1 && !in->rd && in->len >= 4 ? le32(in->buf + in->len - 4) : 0;
         if ((st = payload(c, s, what, c->opt.walk_blocks || m > 1, size, 8)))
@@ -569,15 +604,11 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         c.in.len = whole_len;
         c.in.eof = 1;
     }
-    c.data = aligned_alloc(64, GZW_OUT_CAP); /* the checksums load whole cache lines */
-    c.hist = malloc(sizeof *c.hist);
-    c.inf = c.ops->create();
     gzwrap_status st = GZWRAP_OK;
-    if ((rd && !c.in.buf) || !c.data || !c.hist || !c.inf) {
+    if (rd && !c.in.buf) {
         st = gzw_fail(&c, GZWRAP_ERR_NOMEM, 0, "no memory for the conversion's buffers");
         goto done;
     }
-    c.end_bit_known = c.ops->end_bit_known(c.inf);
     c.blocks_told = c.ops->block != NULL;
 
     if (o.from == GZWRAP_FORMAT_AUTO) {

@@ -112,8 +112,11 @@ gzwrap_status gzw_gzip_header_read(gzw_conv *c, uint64_t member, int copy,
      * XFL as the zlib header's level); the later members' fields for a gzip target. */
     const char *why = NULL;
     char buf[64];
-    if (c->opt.to != GZWRAP_FORMAT_GZIP) {
-        snprintf(buf, sizeof buf, "%s cannot carry it", gzwrap_format_name(c->opt.to));
+    if (c->opt.to != GZWRAP_FORMAT_GZIP) { /* per member, so not snprintf */
+        const char *name = gzwrap_format_name(c->opt.to), *tail = " cannot carry it";
+        size_t n = strlen(name);
+        memcpy(buf, name, n);
+        memcpy(buf + n, tail, strlen(tail) + 1);
         why = buf;
     } else if (member > 1) {
         why = "one gzip member keeps the first member's header";

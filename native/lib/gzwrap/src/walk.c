@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal/conv.h"
 #include "internal/scan.h"
@@ -25,7 +26,8 @@ gzwrap_status gzw_walk_start(gzw_conv *c, int on, const char *what) {
     gzw_walk *w = &c->walk;
     uint64_t in0 = gzw_in_offset(&c->in);
     *w = (gzw_walk){.on = on, .in0 = in0, .out0 = c->out.off, .at = in0 * 8};
-    snprintf(w->what, sizeof w->what, "%s", what);
+    size_t n = strlen(what); /* not snprintf: this runs per member, the name is rarely used */
+    memcpy(w->what, what, n < sizeof w->what ? n : sizeof w->what - 1);
     return on && !c->blocks_told ? gzw_scan_tables(c, in0) : GZWRAP_OK;
 }
 

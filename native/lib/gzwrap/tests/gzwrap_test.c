@@ -29,12 +29,14 @@
  *   gzwrap_test whole       small streams in memory whose data's size is known (gzip,
  *                           COMPRESS()), which libdeflate inflates at once where built in:
  *                           the same output and report as the streaming path, and that
- *                           path (its errors too) wherever the whole one must not serve
+ *                           path (its errors too) wherever the whole one must not serve;
+ *                           threads converting at once
  *   gzwrap_test checksums   every CRC-32 and Adler-32 implementation this CPU runs against
  *                           zlib's: every length to 1 KiB at every alignment, random
  *                           lengths to 1 MiB, all-0xFF runs past the reduction bound, and
  *                           running values carried across calls
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1000,6 +1002,48 @@ static gzwrap_impl same_as_streaming(const char *what, gzwrap_format from, gzwra
     return g.inflater_impl;
 }
 
+/* Threads converting small gzip values at once, each its own data: the decompressor
+ * kept between whole-stream conversions passes from thread to thread. */
+typedef struct whole_job {
+    uint8_t *in, *d;
+    size_t in_n, n;
+    int bad;
+} whole_job;
+
+static void *whole_worker(void *arg) {
+    whole_job *j = arg;
+    size_t cap = gzwrap_buffer_bound(j->in_n), out_n;
+    uint8_t *out = malloc(cap);
+    uint32_t adler = (uint32_t)adler32(1, j->d, (uInt)j->n);
+    for (int i = 0; i < 2000; i++) {
+        gzwrap_report rep;
+        if (gzwrap_buffer_convert(NULL, j->in, j->in_n, out, cap, &out_n, &rep) != GZWRAP_OK ||
+            rep.adler32 != adler || rep.data_bytes != j->n)
+            j->bad++;
+    }
+    free(out);
+    return NULL;
+}
+
+static void whole_threads(void) {
+    enum { THREADS = 4 };
+    pthread_t t[THREADS];
+    whole_job jobs[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i].n = 100 + 700 * (size_t)i;
+        jobs[i].d = make_data(jobs[i].n, 0);
+        jobs[i].in = encode(GZWRAP_FORMAT_GZIP, jobs[i].d, jobs[i].n, &jobs[i].in_n);
+        jobs[i].bad = 0;
+        CHECK(pthread_create(&t[i], NULL, whole_worker, &jobs[i]) == 0, "thread %d", i);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(jobs[i].bad == 0, "thread %d: %d wrong conversions of %zu bytes", i, jobs[i].bad,
+              jobs[i].n);
+        free(jobs[i].in), free(jobs[i].d);
+    }
+}
+
 static void whole(void) {
     int have = gzwrap_impl_available(GZWRAP_IMPL_LIBDEFLATE, GZWRAP_ROLE_CRC32);
     static const size_t sizes[] = {1, 100, 70000, 1u << 20, GZW_WHOLE_MAX, GZW_WHOLE_MAX + 1};
@@ -1068,6 +1112,7 @@ static void whole(void) {
                             m, b_n) != GZWRAP_IMPL_LIBDEFLATE,
           "a short length went the whole way");
     free(m), free(a), free(b), free(ab), free(da), free(db);
+    whole_threads();
 }
 
 /* ---- checksums ----------------------------------------------------------------------- */
