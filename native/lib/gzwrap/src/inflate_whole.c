@@ -35,6 +35,11 @@ static void give_back(struct libdeflate_decompressor *d) {
         libdeflate_free_decompressor(d);
 }
 
+/* At exit or when the library is unloaded: nothing left behind. */
+__attribute__((destructor)) static void drop_kept(void) {
+    libdeflate_free_decompressor(__atomic_exchange_n(&kept, NULL, __ATOMIC_ACQUIRE));
+}
+
 int gzw_inflate_whole(const uint8_t *in, size_t n, size_t size, uint8_t **data, size_t *used,
                       size_t *made) {
     struct libdeflate_decompressor *d = take();
