@@ -78,6 +78,9 @@ int gzw_inflate_whole(const uint8_t *in, size_t n, size_t size, uint8_t **data, 
 
 /* The ops of `impl` (resolved, not AUTO) for inflating; NULL when not in this build. */
 const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl);
+/* The ops for a source of format `from` (detected, not AUTO): the same, but where both
+ * ISA-L inflaters are built, a source other than gzip takes the system's. */
+const gzw_inflater_ops *gzw_inflater_ops_for(gzwrap_impl impl, gzwrap_format from);
 /* The checksum function of `impl` for `role` (CRC32 or ADLER32); NULL when absent. */
 gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role);
 

@@ -593,7 +593,6 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
                         "or the length given beforehand (`data_length`)");
     if (o.to == GZWRAP_FORMAT_MYSQL && o.data_length >= MYSQL_LENGTH_LIMIT)
         return too_large(&c, o.data_length);
-    c.ops = gzw_inflater_ops_of(r->inflater_impl);
     c.crc = gzw_checksum_of(r->crc32_impl, GZWRAP_ROLE_CRC32);
     c.adler = gzw_checksum_of(r->adler32_impl, GZWRAP_ROLE_ADLER32);
     c.both = gzw_checksums_of(r->crc32_impl, r->adler32_impl);
@@ -609,7 +608,6 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         st = gzw_fail(&c, GZWRAP_ERR_NOMEM, 0, "no memory for the conversion's buffers");
         goto done;
     }
-    c.blocks_told = c.ops->block != NULL;
 
     if (o.from == GZWRAP_FORMAT_AUTO) {
         st = gzw_in_need(&c, 7);
@@ -634,6 +632,8 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
         c.opt.from = o.from;
     }
     r->from = o.from;
+    c.ops = gzw_inflater_ops_for(r->inflater_impl, o.from);
+    c.blocks_told = c.ops->block != NULL;
     if (o.from != GZWRAP_FORMAT_GZIP)
         r->members = 1;
     c.out.settle_each = o.from != GZWRAP_FORMAT_GZIP && gzw_out_streams(&o);

@@ -92,6 +92,19 @@ const gzw_inflater_ops *gzw_inflater_ops_of(gzwrap_impl impl) {
     }
 }
 
+const gzw_inflater_ops *gzw_inflater_ops_for(gzwrap_impl impl, gzwrap_format from) {
+#if defined(GZWRAP_HAVE_ISAL_STOPS) && defined(GZWRAP_HAVE_ISAL)
+    /* Only joins of gzip members need to know where blocks start; one stream takes the
+     * system's ISA-L, which does not return at every block's end: zlib -> gzip re-wraps
+     * of 1 and 16 MiB of text and shared libraries ran 0-4% faster on an Intel Xeon
+     * (three interleaved runs each). */
+    if (impl == GZWRAP_IMPL_ISAL && from != GZWRAP_FORMAT_GZIP)
+        return &gzw_inflater_isal;
+#endif
+    (void)from;
+    return gzw_inflater_ops_of(impl);
+}
+
 gzw_checksum_fn gzw_checksum_of(gzwrap_impl impl, gzwrap_role role) {
     int crc = role == GZWRAP_ROLE_CRC32;
     if (role != GZWRAP_ROLE_CRC32 && role != GZWRAP_ROLE_ADLER32)
