@@ -268,7 +268,7 @@ typedef struct gzwrap_report {
     unsigned gzip_flags;           /* FLG */
     uint32_t gzip_mtime;
     unsigned gzip_xfl, gzip_os;
-    size_t n_notes;                /* notes[0 .. n_notes-1] */
+    size_t n_notes;                /* notes[0 .. n_notes-1]; the rest are not cleared */
     gzwrap_note notes[GZWRAP_NOTES_MAX];
     /* on error: the input byte offset at fault and what was expected there */
     gzwrap_status status;

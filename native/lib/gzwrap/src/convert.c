@@ -7,6 +7,7 @@
  * member and the whole data's is combined from them (zlib's crc32_combine), so joining
  * members costs no second pass; the Adler-32 runs over all data.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,7 +560,10 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
                           gzwrap_report *report) {
     gzwrap_report scratch;
     gzwrap_report *r = report ? report : &scratch;
-    memset(r, 0, sizeof *r);
+    /* all but the notes, 4.6 KiB that only a note writes (notes[0 .. n_notes-1] are read):
+     * clearing them took a tenth of a conversion of a 100-byte value */
+    memset(r, 0, offsetof(gzwrap_report, notes));
+    r->status = GZWRAP_OK, r->error_offset = 0, r->error[0] = 0;
     gzwrap_options o;
     gzwrap_options_init(&o);
     if (opt)
