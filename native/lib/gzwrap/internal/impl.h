@@ -69,7 +69,7 @@ gzw_checksums_fn gzw_checksums_of(gzwrap_impl crc32, gzwrap_impl adler32);
 #define GZW_WHOLE_MAX (4u << 20)
 
 /* Inflate the raw deflate stream at in[0, n) at once into a new buffer of `size` bytes (the
- * data's size, known beforehand): 1 with *data (the caller frees it), *used (the stream's
+ * data's size, known beforehand, above 0): 1 with *data (the caller frees it), *used (the stream's
  * bytes) and *made (its data's) set; 0 where libdeflate is not built in, refuses the
  * stream, or needs more room (the streaming inflaters then take the stream, and say why
  * where it is bad). */

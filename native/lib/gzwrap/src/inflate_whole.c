@@ -44,7 +44,7 @@ __attribute__((destructor)) static void drop_kept(void) {
 int gzw_inflate_whole(const uint8_t *in, size_t n, size_t size, uint8_t **data, size_t *used,
                       size_t *made) {
     struct libdeflate_decompressor *d = take();
-    uint8_t *out = malloc(size ? size : 1);
+    uint8_t *out = malloc(size);
     int ok = d && out &&
              libdeflate_deflate_decompress_ex(d, in, n, out, size, used, made) ==
                  LIBDEFLATE_SUCCESS;

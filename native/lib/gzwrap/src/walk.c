@@ -7,7 +7,6 @@
  * the window pauses the walk, and the join then reads the member back from the last block
  * boundary it reached.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
