@@ -44,6 +44,7 @@ from pbdyn_support import (
     google_classes,
     google_json,
     lib,
+    random_scalar,
 )
 
 FDP = descriptor_pb2.FieldDescriptorProto
@@ -124,6 +125,29 @@ def test_debian_protos_random():
     fds = descriptor_set(tuple(debian_proto_files()), (SYSTEM_PROTO,))
     out = random_check(fds, 250 * SCALE, seed=3, max_depth=3)
     assert out["printed"] > 150 and out["refused"] > 5, out
+
+
+def test_long_integer_and_bool_runs():
+    """Repeated integers and bools are written in place a chunk of elements at a time:
+    runs of every such field across chunk boundaries (1,024 elements each), packed and not,
+    with edge values, must print as json_format prints them."""
+    classes = google_classes(allkinds_set())
+    schema = lib().load_schema(allkinds_set())
+    rng = random.Random(7)
+    kinds = {FDP.TYPE_BOOL, FDP.TYPE_INT32, FDP.TYPE_SINT32, FDP.TYPE_SFIXED32, FDP.TYPE_UINT32,
+             FDP.TYPE_FIXED32, FDP.TYPE_INT64, FDP.TYPE_SINT64, FDP.TYPE_SFIXED64,
+             FDP.TYPE_UINT64, FDP.TYPE_FIXED64}
+    fields = 0
+    for cls in classes.values():
+        for fd in cls.DESCRIPTOR.fields:
+            if not fd.is_repeated or fd.type not in kinds or cls.DESCRIPTOR.GetOptions().map_entry:
+                continue
+            for n in (1023, 1024, 1025, 2500):
+                m = cls()
+                getattr(m, fd.name).extend(random_scalar(fd, rng) for _ in range(n))
+                assert check(schema, m, rng.choice(list(OPTIONS))) == "printed"
+            fields += 1
+    assert fields >= 2 * len(kinds), fields
 
 
 # ---- well-known types ------------------------------------------------------------------

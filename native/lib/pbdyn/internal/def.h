@@ -101,9 +101,26 @@ struct pbdyn_fielddef {
   pbdyn_value defval;      /* proto2 default (strings live in the schema) */
 };
 
+/* The well-known types with a JSON (and text) form of their own, by full name
+ * (google.protobuf.Timestamp, ...; the nine wrappers are one kind): known
+ * when the schema is built, so that a printer asks no string comparison per
+ * message (a fifth of descriptor.proto's JSON time, whose messages all
+ * share the google.protobuf. prefix). */
+typedef enum pbdyn__wkt {
+  PBDYN_WKT_NONE, PBDYN_WKT_ANY, PBDYN_WKT_TIMESTAMP, PBDYN_WKT_DURATION, PBDYN_WKT_FIELDMASK,
+  PBDYN_WKT_STRUCT, PBDYN_WKT_VALUE, PBDYN_WKT_LISTVALUE, PBDYN_WKT_WRAPPER,
+} pbdyn__wkt;
+
+/* The kind of the message type named full_name (wkt.c). */
+pbdyn__wkt pbdyn__wkt_of(const char *full_name);
+
+/* Whether full_name is google.protobuf.NullValue, JSON's null. */
+bool pbdyn__wkt_is_null_value(const char *full_name);
+
 struct pbdyn_enumdef {
   const char *full_name;
   bool closed;
+  bool null_value;    /* google.protobuf.NullValue */
   uint64_t mask;      /* bit v set when value v in 0..63 is defined */
   uint32_t count;     /* values in declaration order */
   const int32_t *numbers;
@@ -125,6 +142,7 @@ struct pbdyn_msgdef {
   uint32_t dense_below;  /* fields[i].number == i + 1 for all i < this */
   uint8_t fast_kind[PBDYN_FAST_SLOTS]; /* same slots, for the switch decoder */
   bool map_entry;
+  uint8_t wkt;            /* pbdyn__wkt */
   const char *full_name;
   const pbdyn_schema *schema; /* the schema it belongs to (Any resolves in it) */
 };

@@ -50,13 +50,4 @@ bool pbdyn__json_wkt(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
  * {"@type": ..., "value": <its form>}. */
 bool pbdyn__json_is_wkt(const pbdyn_msgdef *m);
 
-/* The well-known types with a JSON form of their own, by full name
- * (google.protobuf.Timestamp, ...; the nine wrappers are one kind). */
-typedef enum pbdyn__wkt {
-  PBDYN_WKT_NONE, PBDYN_WKT_ANY, PBDYN_WKT_TIMESTAMP, PBDYN_WKT_DURATION, PBDYN_WKT_FIELDMASK,
-  PBDYN_WKT_STRUCT, PBDYN_WKT_VALUE, PBDYN_WKT_LISTVALUE, PBDYN_WKT_WRAPPER,
-} pbdyn__wkt;
-
-pbdyn__wkt pbdyn__json_wkt_kind(const pbdyn_msgdef *m);
-
 #endif /* PBDYN_INTERNAL_JSON_H */

@@ -125,7 +125,7 @@ static void put_base64(pbdyn__json *j, const char *p, size_t n) {
 }
 
 static void put_enum(pbdyn__json *j, const pbdyn_enumdef *e, int32_t v) {
-  if (!strcmp(e->full_name, "google.protobuf.NullValue")) {
+  if (e->null_value) {
     put(j, "null");
     return;
   }
@@ -247,21 +247,45 @@ static bool is_integer(int type) {
   return false;
 }
 
-/* A repeated integer or bool field, element by element with no call and no
- * status check (its values cannot fail): the packed payloads' long runs
- * (callgrind: 120 instructions per bool through pbdyn__json_value). */
+/* A repeated integer or bool field, written in place a chunk of elements at
+ * a time with no call and no status check (its values cannot fail): the
+ * packed payloads' long runs. Each element takes at most JSON_INT_WIDTH
+ * bytes: a comma, two quotes and 21 characters; 8 for a bool, which is
+ * copied as 8 bytes and kept as 5 or 6. */
+enum { JSON_INT_WIDTH = 24, JSON_INT_CHUNK = 1024 };
+
+static char *json_bools(char *w, const bool *b, uint32_t k, uint32_t end) {
+  static const char words[2][8] = {"false", "true"};
+  for (; k < end; k++) {
+    *w = ',';
+    w += k != 0;
+    size_t t = b[k] ? 1 : 0;
+    memcpy(w, words[t], 8);
+    w += 5 - t;
+  }
+  return w;
+}
+
 static void json_integers(pbdyn__json *j, const pbdyn_fielddef *f, const pbdyn__array *arr) {
   uint32_t elem = pbdyn__rep_size(f->rep);
   bool quote = is_64bit(f->type);
-  char tmp[26];
   pbdyn__strbuf_put(&j->o, "[", 1);
-  for (uint32_t k = 0; k < arr->size; k++) {
-    size_t n = 0;
-    if (k) tmp[n++] = ',';
-    if (quote) tmp[n++] = '"';
-    n += integer_text(f, (const char *)arr->data + (size_t)k * elem, tmp + n);
-    if (quote) tmp[n++] = '"';
-    pbdyn__strbuf_put(&j->o, tmp, n);
+  for (uint32_t k = 0; k < arr->size;) {
+    uint32_t end = arr->size - k > JSON_INT_CHUNK ? k + JSON_INT_CHUNK : arr->size;
+    char *w = pbdyn__strbuf_reserve(&j->o, (size_t)(end - k) * JSON_INT_WIDTH);
+    if (!w) return; /* out of memory: the buffer remembers it */
+    char *start = w;
+    if (f->type == PBDYN_TYPE_BOOL) {
+      w = json_bools(w, arr->data, k, end);
+      k = end;
+    }
+    for (; k < end; k++) {
+      if (k) *w++ = ',';
+      if (quote) *w++ = '"';
+      w += integer_text(f, (const char *)arr->data + (size_t)k * elem, w);
+      if (quote) *w++ = '"';
+    }
+    pbdyn__strbuf_commit(&j->o, (size_t)(w - start));
   }
   pbdyn__strbuf_put(&j->o, "]", 1);
 }

@@ -196,7 +196,7 @@ static bool parse_bytes(pbdyn__jparser *J) {
 /* An enum by name or number; *skip when the name is unknown and ignored. */
 static bool parse_enum(pbdyn__jparser *J, const pbdyn_enumdef *e, int32_t *v, bool *skip) {
   const char *at = J->s.tok.p;
-  if (J->s.tok.kind == PBDYN_JTOK_NULL && !strcmp(e->full_name, "google.protobuf.NullValue")) {
+  if (J->s.tok.kind == PBDYN_JTOK_NULL && e->null_value) {
     pbdyn__json_scan_next(&J->s);
     *v = 0;
     return true;
@@ -306,8 +306,8 @@ bool pbdyn__jparse_map(pbdyn__jparser *J, pbdyn_msg *msg, const pbdyn_fielddef *
 /* Whether a null for f sets something (Value, NullValue) rather than nothing. */
 static bool null_is_value(const pbdyn_fielddef *f) {
   if (f->mode != PBDYN_MODE_SINGULAR) return false;
-  if (f->type == PBDYN_TYPE_ENUM) return !strcmp(f->en->full_name, "google.protobuf.NullValue");
-  return f->msg && !strcmp(f->msg->full_name, "google.protobuf.Value");
+  if (f->type == PBDYN_TYPE_ENUM) return f->en->null_value;
+  return f->msg && f->msg->wkt == PBDYN_WKT_VALUE;
 }
 
 /* The field a member's name names: its JSON name or its proto name. */

@@ -262,13 +262,13 @@ static bool parse_any(pbdyn__jparser *J, pbdyn_msg *msg, const pbdyn_msgdef *m,
 bool pbdyn__jparse_wkt(pbdyn__jparser *J, pbdyn_msg *msg, const pbdyn_msgdef *m, bool *done) {
   const pbdyn_fielddef *f, *g;
   *done = true;
-  switch (pbdyn__json_wkt_kind(m)) {
+  switch ((pbdyn__wkt)m->wkt) {
     case PBDYN_WKT_TIMESTAMP:
     case PBDYN_WKT_DURATION:
       f = field(m, 1, PBDYN_TYPE_INT64, false);
       g = field(m, 2, PBDYN_TYPE_INT32, false);
       if (!f || !g) break;
-      return parse_seconds_nanos(J, msg, f, g, pbdyn__json_wkt_kind(m) == PBDYN_WKT_TIMESTAMP);
+      return parse_seconds_nanos(J, msg, f, g, m->wkt == PBDYN_WKT_TIMESTAMP);
     case PBDYN_WKT_FIELDMASK:
       if (!(f = field(m, 1, PBDYN_TYPE_STRING, true))) break;
       return parse_field_mask(J, msg, f);

@@ -26,39 +26,8 @@
 
 #include "internal/json.h"
 
-static const struct {
-  const char *name;
-  pbdyn__wkt kind;
-} WKTS[] = {
-    {"Any", PBDYN_WKT_ANY},
-    {"Timestamp", PBDYN_WKT_TIMESTAMP},
-    {"Duration", PBDYN_WKT_DURATION},
-    {"FieldMask", PBDYN_WKT_FIELDMASK},
-    {"Struct", PBDYN_WKT_STRUCT},
-    {"Value", PBDYN_WKT_VALUE},
-    {"ListValue", PBDYN_WKT_LISTVALUE},
-    {"DoubleValue", PBDYN_WKT_WRAPPER},
-    {"FloatValue", PBDYN_WKT_WRAPPER},
-    {"Int64Value", PBDYN_WKT_WRAPPER},
-    {"UInt64Value", PBDYN_WKT_WRAPPER},
-    {"Int32Value", PBDYN_WKT_WRAPPER},
-    {"UInt32Value", PBDYN_WKT_WRAPPER},
-    {"BoolValue", PBDYN_WKT_WRAPPER},
-    {"StringValue", PBDYN_WKT_WRAPPER},
-    {"BytesValue", PBDYN_WKT_WRAPPER},
-};
-
-pbdyn__wkt pbdyn__json_wkt_kind(const pbdyn_msgdef *m) {
-  static const char prefix[] = "google.protobuf.";
-  if (strncmp(m->full_name, prefix, sizeof prefix - 1)) return PBDYN_WKT_NONE;
-  const char *name = m->full_name + sizeof prefix - 1;
-  for (size_t i = 0; i < sizeof WKTS / sizeof *WKTS; i++)
-    if (!strcmp(name, WKTS[i].name)) return WKTS[i].kind;
-  return PBDYN_WKT_NONE;
-}
-
 bool pbdyn__json_is_wkt(const pbdyn_msgdef *m) {
-  return pbdyn__json_wkt_kind(m) != PBDYN_WKT_NONE;
+  return m->wkt != PBDYN_WKT_NONE;
 }
 
 /* Field `number` of m if it has the expected type and is singular (or
@@ -243,7 +212,7 @@ bool pbdyn__json_wkt(pbdyn__json *j, const pbdyn_msg *msg, const pbdyn_msgdef *m
   int64_t secs;
   int32_t nanos;
   const pbdyn_fielddef *f, *g;
-  switch (pbdyn__json_wkt_kind(m)) {
+  switch ((pbdyn__wkt)m->wkt) {
     case PBDYN_WKT_NONE: return false;
     case PBDYN_WKT_TIMESTAMP:
       if (!seconds_nanos(msg, m, &secs, &nanos)) return false;

@@ -109,6 +109,7 @@ static pbdyn_status build_enum(builder *b, item *it) {
   pbdyn_enumdef *e = it->def;
   if (r->value_count == 0) return PBDYN_ERR_SCHEMA;
   e->full_name = it->full_name;
+  e->null_value = pbdyn__wkt_is_null_value(it->full_name);
   e->closed = !is_proto3(it->file);
   e->count = (uint32_t)r->value_count;
   int32_t *nums = pbdyn_arena_alloc(b->a, r->value_count * sizeof *nums);
@@ -237,6 +238,7 @@ static pbdyn_status build_msg(builder *b, item *it) {
   pbdyn_msgdef *m = it->def;
   bool p3 = is_proto3(it->file);
   m->full_name = it->full_name;
+  m->wkt = (uint8_t)pbdyn__wkt_of(it->full_name);
   m->schema = b->schema;
   m->map_entry = r->map_entry;
   m->field_count = (uint32_t)r->field_count;

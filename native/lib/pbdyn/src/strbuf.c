@@ -5,22 +5,32 @@
 
 #include "internal/strbuf.h"
 
-void pbdyn__strbuf_put_slow(pbdyn__strbuf *o, const char *s, size_t n) {
-  if (o->oom) return;
+/* Room for n bytes and a NUL past the text, doubling the buffer. */
+static bool grow(pbdyn__strbuf *o, size_t n) {
+  if (o->oom) return false;
   if (o->cap - o->len < n + 1) {
     size_t nc = o->cap ? o->cap * 2 : 1024;
     while (nc - o->len < n + 1) nc *= 2;
     char *nb = realloc(o->buf, nc);
     if (!nb) {
       o->oom = true;
-      return;
+      return false;
     }
     o->buf = nb;
     o->cap = nc;
   }
+  return true;
+}
+
+void pbdyn__strbuf_put_slow(pbdyn__strbuf *o, const char *s, size_t n) {
+  if (!grow(o, n)) return;
   memcpy(o->buf + o->len, s, n);
   o->len += n;
   o->buf[o->len] = 0;
+}
+
+char *pbdyn__strbuf_reserve(pbdyn__strbuf *o, size_t n) {
+  return grow(o, n) ? o->buf + o->len : NULL;
 }
 
 void pbdyn__strbuf_put_utf8(pbdyn__strbuf *o, uint32_t cp) {

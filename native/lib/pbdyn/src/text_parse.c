@@ -341,7 +341,7 @@ static bool parse_field(parser *P, pbdyn_msg *msg, const pbdyn_fielddef *f, cons
 /* The type_url and value fields if m is google.protobuf.Any. */
 static bool any_fields(const pbdyn_msgdef *m, const pbdyn_fielddef **url,
                        const pbdyn_fielddef **value) {
-  if (strcmp(m->full_name, "google.protobuf.Any")) return false;
+  if (m->wkt != PBDYN_WKT_ANY) return false;
   *url = pbdyn__msgdef_find(m, 1);
   *value = pbdyn__msgdef_find(m, 2);
   return *url && *value && (*url)->type == PBDYN_TYPE_STRING &&
