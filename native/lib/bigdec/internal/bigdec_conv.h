@@ -100,8 +100,8 @@ extern unsigned bigdec__srt_min_log;
 
 /* Write c < 10^19 as exactly 19 digits (leading zeros kept). */
 void bigdec__chunk_fixed(char *out, uint64_t c);
-/* Write c < 10^19 without leading zeros ("0" for 0); returns the digit count. */
-size_t bigdec__chunk_var(char *out, uint64_t c);
+/* Write v without leading zeros ("0" for 0), 1 to 20 digits; returns their count. */
+size_t bigdec__u64(char *out, uint64_t v);
 
 /* ---- bigdec_basecase.c ---- */
 

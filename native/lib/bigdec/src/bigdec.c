@@ -45,6 +45,12 @@ static bigdec_status bigdec__convert(char *buf, const uint64_t *limbs, size_t n,
         *len = 1;
         return BIGDEC_OK;
     }
+    if (n == 1) { /* a single limb: no division pass, its digits at once */
+        size_t k = bigdec__u64(buf, limbs[0]);
+        buf[k] = '\0';
+        *len = k;
+        return BIGDEC_OK;
+    }
     if (n <= BIGDEC__DC_THRESHOLD ||
         (n <= BIGDEC__DC_COLD_THRESHOLD && !bigdec__dc_top_cached(bigdec__bits(limbs, n)) &&
          !bigdec__pow_small_wanted())) {

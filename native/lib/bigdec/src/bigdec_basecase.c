@@ -83,7 +83,7 @@ size_t bigdec__basecase(char *out, const bigdec__limb *x, size_t n, size_t width
     if (width == 0) {
         if (k == 0)
             return 0;
-        p += bigdec__chunk_var(p, chunk[--k]);
+        p += bigdec__u64(p, chunk[--k]);
     } else {
         size_t pad = width - BIGDEC__CHUNK_DIGITS * k; /* x < 10^width: k <= width / 19 */
         memset(p, '0', pad);

@@ -77,7 +77,7 @@ _DIVS = "divs/digit"
 # The code that writes the digits: the seed's loops are kept from unrolling, so their
 # static count is the count per digit; bigdec's is its basecase and chunk writers.
 DIGIT_CODE = {"seed_twodiv": ["big2str_twodiv_loop"], "seed_fused": ["big2str_fused_loop"],
-              "bigdec": ["bigdec__basecase", "bigdec__chunk_fixed", "bigdec__chunk_var"]}
+              "bigdec": ["bigdec__basecase", "bigdec__chunk_fixed", "bigdec__u64"]}
 
 
 def digits_max(bits: int) -> int:
