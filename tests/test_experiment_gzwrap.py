@@ -21,6 +21,7 @@ from cpulab.experiments.gzwrap.experiment import (
     RECOMPRESS_MAX,
     REWRAP,
     SIZES,
+    STREAMED,
     VARIANTS,
     schedule,
     sql_cases,
@@ -55,6 +56,7 @@ def _group(times: dict[str, float], kind="text", size=MiB, identical=1,
 
 
 FAST = {"rewrap-gzip-zlib": 1.0, "rewrap-zlib-gzip": 1.0, "rewrap-gzip-zlib-zlib": 1.1,
+        "rewrap-gzip-zlib-stream": 1.0, "rewrap-zlib-gzip-stream": 1.0,
         "inflate-isal": 0.95, "inflate-zlib": 2.5, "inflate-libdeflate": 0.97,
         "recompress-zlib6": 40.0, "recompress-libdeflate6": 30.0, "recompress-igzip": 12.0}
 
@@ -77,8 +79,12 @@ def test_floor_and_recompression_targets():
     assert "gzip -> zlib" in v["(b)"][0].claim and "zlib -> gzip" in v["(b)"][1].claim
     assert _kinds(v["(c)"]) == ["confirmed"] * 2
     assert "against recompress-igzip" in v["(c)"][0].evidence
-    slow = _verdicts(_group({**FAST, "rewrap-zlib-gzip": 1.5}))["(b)"]
-    assert _kinds(slow) == ["confirmed", "refuted"] and "0.633x" in slow[1].evidence
+    slow = _verdicts(_group({**FAST, "rewrap-zlib-gzip": 1.5, "rewrap-zlib-gzip-stream": 1.6}))
+    assert _kinds(slow["(b)"]) == ["confirmed", "refuted"] and "0.633x" in slow["(b)"][1].evidence
+    # the faster form counts: the buffer's output all to memory, or streamed to a writer
+    streamed = _verdicts(_group({**FAST, "rewrap-gzip-zlib": 1.5}))["(b)"]
+    assert _kinds(streamed) == ["confirmed"] * 2
+    assert "rewrap-gzip-zlib-stream" in streamed[0].evidence
     # the floor is the fastest plain inflate, whole-buffer libdeflate included
     ld = _verdicts(_group({**FAST, "inflate-libdeflate": 0.5}))["(b)"]
     assert _kinds(ld) == ["refuted"] * 2 and "against inflate-libdeflate" in ld[0].evidence
@@ -88,7 +94,8 @@ def test_floor_and_recompression_targets():
 
 def test_every_data_set_must_reach_the_floor():
     # fast on text, slow on random data in the same build: refuted, the set named
-    cases = _group(FAST) + _group({**FAST, "rewrap-gzip-zlib": 1.5}, kind="random")
+    cases = _group(FAST) + _group({**FAST, "rewrap-gzip-zlib": 1.5,
+                                   "rewrap-gzip-zlib-stream": 1.5}, kind="random")
     b = _verdicts(cases)["(b)"][0]
     assert b.verdict == "refuted" and "reached in 1 of 2" in b.evidence
     assert "kind=random" in b.evidence
@@ -96,7 +103,8 @@ def test_every_data_set_must_reach_the_floor():
     noisy = [Case(c.variant, c.build, c.params,
                   {**c.metrics, "time": Metric.of([0.8, 1.25, 1.0, 0.9, 1.2], "ns/byte",
                                                   "clock")})
-             if c.variant == "rewrap-gzip-zlib" else c for c in _group(FAST)]
+             if c.variant in ("rewrap-gzip-zlib", "rewrap-gzip-zlib-stream") else c
+             for c in _group(FAST)]
     assert _verdicts(noisy)["(b)"][0].verdict == "inconclusive"
 
 
@@ -110,16 +118,16 @@ def test_recompression_without_recompressors_is_unmeasurable():
 
 
 def test_identical_payload_and_fastest_inflater():
-    assert _kinds(_verdicts(_group(FAST))["(d)"]) == ["confirmed"] * 3
+    assert _kinds(_verdicts(_group(FAST))["(d)"]) == ["confirmed"] * 5
     differs = _verdicts(_group(FAST, identical=0))["(d)"]
-    assert _kinds(differs) == ["refuted"] * 3
+    assert _kinds(differs) == ["refuted"] * 5
     assert "identical-and-decodes of rewrap-gzip-zlib at least 1 in 0 of 1" in differs[0].evidence
     assert _kinds(_verdicts(_group(FAST))["(e)"]) == ["confirmed"]
     zlib_faster = _verdicts(_group({**FAST, "inflate-zlib": 0.5}))["(e)"]
     assert _kinds(zlib_faster) == ["refuted"]
     unchecked = [Case(c.variant, c.build, c.params, {"time": c.metrics["time"]})
                  for c in _group(FAST)]
-    assert _kinds(_verdicts(unchecked)["(d)"]) == ["unmeasurable"] * 3
+    assert _kinds(_verdicts(unchecked)["(d)"]) == ["unmeasurable"] * 5
 
 
 def test_sql_claim_from_the_servers_answers():
@@ -176,7 +184,7 @@ def check_quick_run(run: dict) -> None:
     cases = [c for c in run["cases"] if not c.get("error") and c not in sql]
     seen = {(c["variant"], c["params"]["kind"], c["params"]["size"]) for c in cases}
     for kind, size in (("text", MiB), ("binary", MiB), ("random", MiB)):
-        for v in (*REWRAP, *INFLATE, *RECOMPRESS, *CHECKSUMS):
+        for v in (*REWRAP, *STREAMED.values(), *INFLATE, *RECOMPRESS, *CHECKSUMS):
             assert (v, kind, size) in seen, (v, kind, size)
     for v in (MULTI, *MULTI_INFLATE):  # the bgzip file's: text only
         assert (v, "text", MiB) in seen and (v, "random", MiB) not in seen
@@ -190,8 +198,8 @@ def check_quick_run(run: dict) -> None:
             assert c["metrics"]["payload-identical"]["median"] == 1
             assert c["metrics"]["decodes"]["median"] == 1
     letters = [v["claim"][:3] for v in run["verdicts"]]
-    assert letters == ["(a)", "(b)", "(b)", "(c)", "(c)", "(d)", "(d)", "(d)", "(e)", "(f)",
-                       "(g)", "(h)", "(i)", "(j)"]
+    assert letters == ["(a)", "(b)", "(b)", "(c)", "(c)", "(d)", "(d)", "(d)", "(d)", "(d)",
+                       "(e)", "(f)", "(g)", "(h)", "(i)", "(j)"]
     verdicts = {(v["claim"][:3], i): v["verdict"] for i, v in enumerate(run["verdicts"])}
     assert all(v == "confirmed" for (k, _), v in verdicts.items() if k == "(d)")
     assert verdicts[("(a)", 0)] == ("unmeasurable" if missing() else "confirmed")

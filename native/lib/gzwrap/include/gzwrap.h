@@ -301,6 +301,15 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
                                     void *out, size_t out_cap, size_t *out_len,
                                     gzwrap_report *report);
 
+/* From a whole input in memory (read in place, as gzwrap_buffer_convert reads it: a
+ * buffer, a mapped file) to a writer, in pieces, as gzwrap_stream_convert writes: the
+ * output never needs room for all of it at once, and the deflate bytes are handed to
+ * `out` from where they lie in `in`, not copied first. The input must stay unchanged
+ * until it returns. Single members and COMPRESS() values of at most 4 MiB are inflated
+ * at once as by gzwrap_buffer_convert. */
+gzwrap_status gzwrap_memory_convert(const gzwrap_options *opt, const void *in, size_t in_len,
+                                    gzwrap_writer *out, gzwrap_report *report);
+
 /* ---- checking ----------------------------------------------------------------------------- */
 
 /* What an independent decoder found in a stream. */

@@ -158,6 +158,17 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
     return st;
 }
 
+gzwrap_status gzwrap_memory_convert(const gzwrap_options *opt, const void *in, size_t in_len,
+                                    gzwrap_writer *out, gzwrap_report *report) {
+    if (!in && in_len) {
+        gzwrap_report scratch;
+        gzwrap_report *r = report ? report : &scratch;
+        memset(r, 0, sizeof *r);
+        return r->status = GZWRAP_ERR_ARG;
+    }
+    return gzw_convert(opt, NULL, in, in_len, out, NULL, report); /* read in place */
+}
+
 gzwrap_status gzwrap_buffer_check(gzwrap_format format, const void *in, size_t in_len,
                                   gzwrap_check *result, gzwrap_report *report) {
     if (!in && in_len) {

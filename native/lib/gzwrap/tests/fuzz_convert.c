@@ -15,6 +15,8 @@
  * COMPRESS() target is made again with its length given beforehand: the same bytes, and
  * GZWRAP_ERR_LENGTH for a length one more. gzwrap's own choice of inflater (libdeflate's
  * whole-stream inflate where it serves) accepts what zlib's accepts, with the same bytes.
+ * gzwrap_memory_convert, the input read in place and the output through a writer that can
+ * patch, gives the buffer conversion's status and bytes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +24,50 @@
 #include <string.h>
 
 #include <gzwrap.h>
+
+/* A writer into a growing buffer that can read back, patch and cut. */
+typedef struct grow {
+    uint8_t *p;
+    size_t len, cap;
+} grow;
+
+static int g_write(void *ctx, const void *buf, size_t len) {
+    grow *g = ctx;
+    if (g->len + len > g->cap) {
+        size_t nc = 2 * (g->len + len);
+        uint8_t *np = realloc(g->p, nc);
+        if (!np)
+            return -1;
+        g->p = np, g->cap = nc;
+    }
+    memcpy(g->p + g->len, buf, len);
+    g->len += len;
+    return 0;
+}
+
+static int g_pread(void *ctx, void *buf, size_t len, uint64_t off) {
+    grow *g = ctx;
+    if (off > g->len || len > g->len - off)
+        return -1;
+    memcpy(buf, g->p + off, len);
+    return 0;
+}
+
+static int g_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
+    grow *g = ctx;
+    if (off > g->len || len > g->len - off)
+        return -1;
+    memcpy(g->p + off, buf, len);
+    return 0;
+}
+
+static int g_truncate(void *ctx, uint64_t size) {
+    grow *g = ctx;
+    if (size > g->len)
+        return -1;
+    g->len = (size_t)size;
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1)
@@ -87,6 +133,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "error %s without a message\n", gzwrap_status_str(ast));
         abort();
     }
+    /* the same choice from memory to a writer: the buffer's status and bytes */
+    grow g = {0};
+    gzwrap_writer gw = {&g, g_write, g_pread, g_pwrite, g_truncate, NULL};
+    gzwrap_report mrep;
+    gzwrap_status mst = gzwrap_memory_convert(&a, in, n, &gw, &mrep);
+    if (mst != ast || (mst == GZWRAP_OK && (g.len != auto_n || (auto_n && memcmp(g.p, auto_out, auto_n))))) {
+        fprintf(stderr, "from memory to a writer: %s (%s), into a buffer: %s, or other bytes\n",
+                gzwrap_status_str(mst), mrep.error, gzwrap_status_str(ast));
+        abort();
+    }
+    free(g.p);
     free(auto_out);
     /* an output buffer of 8 MiB or more takes stored blocks in the checksum pass: the same
      * status and bytes as the small one, at a data-dependent alignment */

@@ -532,7 +532,8 @@ static void join(void) {
         }
         for (int to = 0; to < 4; to++)
             for (int ii = 0; ii < n_impls; ii++)
-                for (int streamed = 0; streamed < 2; streamed++) {
+                for (int mode = 0; mode < 3; mode++) { /* buffer, streamed, memory */
+                    int streamed = mode == 1;
                     const char *inf = gzwrap_impl_name(impls[ii]);
                     gzwrap_options o;
                     gzwrap_options_init(&o);
@@ -553,12 +554,23 @@ static void join(void) {
                         if (sw.len <= out_cap)
                             memcpy(out, sw.p, out_n = sw.len);
                         free(sw.p);
+                    } else if (mode == 2) { /* read in place, written through a writer */
+                        settling sw = {0};
+                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
+                                            st_settle};
+                        o.walk_blocks = (int)(next() % 2);
+                        st = gzwrap_memory_convert(&o, in, n, &wr, &rep);
+                        CHECK(sw.violations == 0, "join round %d, memory: %d settle violations",
+                              round, sw.violations);
+                        if (sw.len <= out_cap)
+                            memcpy(out, sw.p, out_n = sw.len);
+                        free(sw.p);
                     } else {
                         st = gzwrap_buffer_convert(&o, in, n, out, out_cap, &out_n, &rep);
                     }
                     CHECK(st == GZWRAP_OK, "join round %d -> %s, %s%s: %s", round,
-                          gzwrap_format_name(FORMATS[to]), inf, streamed ? ", streamed" : "",
-                          rep.error);
+                          gzwrap_format_name(FORMATS[to]), inf,
+                          mode == 1 ? ", streamed" : mode == 2 ? ", memory" : "", rep.error);
                     CHECK(rep.members == (uint64_t)members, "members %llu",
                           (unsigned long long)rep.members);
                     if (st == GZWRAP_OK)
@@ -1200,6 +1212,83 @@ static void checksums(void) {
         }
 }
 
+/* ---- from memory to a writer ------------------------------------------------------------- */
+
+static int discard_write(void *ctx, const void *buf, size_t len) {
+    (void)buf;
+    *(size_t *)ctx += len;
+    return 0;
+}
+
+/* gzwrap_memory_convert against gzwrap_buffer_convert: every format pair, sizes around the
+ * whole-stream limit, text and random data, every inflater: the same status, output and
+ * report; the input untouched; a second gzip member through a writer that cannot patch is
+ * GZWRAP_ERR_NEEDS_SEEK; bad arguments are GZWRAP_ERR_ARG. */
+static void memory(void) {
+    static const size_t sizes[] = {0, 1, 100, 70000, 1000003, GZW_WHOLE_MAX + 1};
+    gzwrap_impl impls[2] = {GZWRAP_IMPL_AUTO, GZWRAP_IMPL_ZLIB};
+    int cases = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int random = 0; random < 2; random++) {
+            size_t n = sizes[si];
+            uint8_t *d = make_data(n, random);
+            for (int fi = 0; fi < 4; fi++) {
+                size_t in_n;
+                uint8_t *in = encode(FORMATS[fi], d, n, &in_n);
+                uint8_t *copy = malloc(in_n + 1);
+                memcpy(copy, in, in_n);
+                for (int ti = 0; ti < 4; ti++)
+                    for (int ii = 0; ii < 2; ii++) {
+                        gzwrap_options o;
+                        gzwrap_options_init(&o);
+                        o.from = FORMATS[fi], o.to = FORMATS[ti], o.inflater = impls[ii];
+                        size_t cap = gzwrap_buffer_bound(in_n), want_n = 0;
+                        uint8_t *want = malloc(cap);
+                        gzwrap_report wr_rep, got_rep;
+                        gzwrap_status ws = gzwrap_buffer_convert(&o, in, in_n, want, cap, &want_n,
+                                                                 &wr_rep);
+                        settling sw = {0};
+                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
+                                            st_settle};
+                        gzwrap_status gs = gzwrap_memory_convert(&o, in, in_n, &wr, &got_rep);
+                        CHECK(gs == ws && (gs || (sw.len == want_n && (!want_n || !memcmp(sw.p, want, want_n)))) &&
+                                  got_rep.data_bytes == wr_rep.data_bytes &&
+                                  got_rep.payload_bytes == wr_rep.payload_bytes &&
+                                  got_rep.crc32 == wr_rep.crc32 &&
+                                  got_rep.adler32 == wr_rep.adler32 &&
+                                  got_rep.inflater_impl == wr_rep.inflater_impl &&
+                                  sw.violations == 0,
+                              "memory %s -> %s, %zu bytes, %s: %s (%s) against the buffer's %s",
+                              gzwrap_format_name(FORMATS[fi]), gzwrap_format_name(FORMATS[ti]),
+                              n, gzwrap_impl_name(impls[ii]), gzwrap_status_str(gs),
+                              got_rep.error, gzwrap_status_str(ws));
+                        cases++;
+                        free(sw.p), free(want);
+                    }
+                CHECK(memcmp(copy, in, in_n) == 0, "memory: the input was changed");
+                free(copy), free(in);
+            }
+            free(d);
+        }
+    CHECK(cases == 6 * 2 * 4 * 4 * 2, "%d cases", cases);
+
+    /* two members: the join patches the first, which a plain writer cannot */
+    size_t an, bn, discarded = 0;
+    uint8_t *d = make_data(5000, 0);
+    uint8_t *a = encode(GZWRAP_FORMAT_GZIP, d, 5000, &an), *b = encode(GZWRAP_FORMAT_GZIP, d, 5000, &bn);
+    uint8_t *two = malloc(an + bn);
+    memcpy(two, a, an), memcpy(two + an, b, bn);
+    gzwrap_writer plain = {&discarded, discard_write, NULL, NULL, NULL, NULL};
+    gzwrap_report rep;
+    CHECK(gzwrap_memory_convert(NULL, two, an + bn, &plain, &rep) == GZWRAP_ERR_NEEDS_SEEK,
+          "two members through a plain writer: %s", rep.error);
+    CHECK(gzwrap_memory_convert(NULL, a, an, &plain, &rep) == GZWRAP_OK && rep.data_bytes == 5000,
+          "one member through a plain writer: %s", rep.error);
+    CHECK(gzwrap_memory_convert(NULL, NULL, 1, &plain, &rep) == GZWRAP_ERR_ARG, "NULL input");
+    CHECK(gzwrap_memory_convert(NULL, a, an, NULL, &rep) == GZWRAP_ERR_ARG, "NULL writer");
+    free(two), free(a), free(b), free(d);
+}
+
 int main(int argc, char **argv) {
     static const struct {
         const char *name;
@@ -1207,7 +1296,7 @@ int main(int argc, char **argv) {
     } parts[] = {{"roundtrip", roundtrip}, {"damage", damage},       {"errors", errors},
                  {"join", join},           {"settle", settle},       {"stored", stored},
                  {"scan", scan},           {"checksums", checksums}, {"direct", direct},
-                 {"whole", whole}};
+                 {"whole", whole},         {"memory", memory}};
     const char *what = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)

@@ -5,7 +5,8 @@ native/kernels/gzwrap/gzwrap_bench.c takes one gzip member (zlib -6 of man-page 
 shared libraries or random bytes, 1 MiB to 1 GiB in the full profile, to 256 MiB in the
 default; data.py) and, interleaved in one
 process: re-wraps it gzip -> zlib and zlib -> gzip with native/lib/gzwrap (its automatic
-choice of inflater and checksums, and on zlib alone); inflates the same deflate stream
+choice of inflater and checksums, into a buffer and streamed from memory to a writer that
+keeps nothing, and on zlib alone); inflates the same deflate stream
 with ISA-L (the system's, and the one gzwrap bundles where built: the igzip that stops at
 block boundaries), zlib and libdeflate, each with its CRC-32 (the floor of the work); and
 decompresses and recompresses it with zlib -6, libdeflate -6 and igzip's default level
@@ -44,6 +45,10 @@ from cpulab.results.ratios import format_ratio, median_ratio
 GZWRAP = library("gzwrap")
 MiB, GiB = data.MiB, data.GiB
 REWRAP = ("rewrap-gzip-zlib", "rewrap-zlib-gzip")
+# each re-wrap's streamed form: the input read in place, the output handed to a writer in
+# pieces (gzwrap_memory_convert), as the streaming inflates write into one 256 KiB buffer
+STREAMED = {"rewrap-gzip-zlib": "rewrap-gzip-zlib-stream",
+            "rewrap-zlib-gzip": "rewrap-zlib-gzip-stream"}
 PORTABLE = "rewrap-gzip-zlib-zlib"
 # inflate-isal-stops: the ISA-L that gzwrap bundles (the igzip that stops at block
 # boundaries), where the library is built with it: its own inflater is among the peers
@@ -57,7 +62,8 @@ ADLER32 = ("adler32-gzwrap", "adler32-zlib", "adler32-libdeflate", "adler32-isal
 CRC32 = ("crc32-gzwrap", "crc32-zlib", "crc32-libdeflate", "crc32-isal")
 SUMS = ("sums-gzwrap", "sums-peers")
 CHECKSUMS = (*ADLER32, *CRC32, *SUMS)
-VARIANTS = (*REWRAP, PORTABLE, *INFLATE, MULTI, *MULTI_INFLATE, *CHECKSUMS, *RECOMPRESS)
+VARIANTS = (*REWRAP, *STREAMED.values(), PORTABLE, *INFLATE, MULTI, *MULTI_INFLATE, *CHECKSUMS,
+            *RECOMPRESS)
 # Bytes of data per kind, per profile. Past the 32 MiB L3 of this project's machines a
 # size adds passes, not behaviour: a 1 GiB case reads 3 GiB at least (3 processes x
 # warm-up, calibration and 2 reps). The full profile took 269 s here (2 cores), 190 s
@@ -85,6 +91,8 @@ FAITHFUL = "identical-and-decodes"
 SQL_GUESSES, SQL_CONTROLS = "sql-guesses", "controls"
 NOT_NULL, GIVES_DATA = "answers other than NULL", "answers that are the data"
 _WAY = {"rewrap-gzip-zlib": "gzip -> zlib", "rewrap-zlib-gzip": "zlib -> gzip",
+        "rewrap-gzip-zlib-stream": "gzip -> zlib, streamed",
+        "rewrap-zlib-gzip-stream": "zlib -> gzip, streamed",
         PORTABLE: "gzip -> zlib on zlib alone"}
 
 
@@ -101,9 +109,11 @@ def _claims() -> tuple[ClaimSpec, ...]:
              "(its ISIZE, 78 9C, the deflate bytes and any SQL-computable guess for the "
              "Adler-32 give NULL), while gzwrap's COMPRESS() output gives the data")
     floor = tuple(ClaimSpec(
-        "faster", v, than=INFLATE, by=FLOOR_TARGET, metric="time",
+        "faster", v, than=INFLATE, by=FLOOR_TARGET, metric="time", family=(STREAMED[v],),
         seed="no figure: the seed found no way to convert at all",
-        text=f"(b) re-wrapping ({_WAY[v]}) runs at >= {FLOOR_TARGET}x the fastest plain "
+        text=f"(b) re-wrapping ({_WAY[v]}; into a buffer or streamed to a writer, the faster "
+             f"form, as the peers' fastest form counts: whole into memory, or streamed into "
+             f"256 KiB) runs at >= {FLOOR_TARGET}x the fastest plain "
              "inflate of the same stream with its checksum (ISA-L, the bundled ISA-L, zlib "
              "or libdeflate, whichever is fastest for that data)") for v in REWRAP)
     recompression = tuple(ClaimSpec(
@@ -115,7 +125,7 @@ def _claims() -> tuple[ClaimSpec, ...]:
         "at-least", v, metric=FAITHFUL, value=1,
         text=f"(d) the output's deflate bytes are the input's, byte for byte, and zlib "
              f"decodes the output to the data ({_WAY[v]}, every data set)")
-        for v in (*REWRAP, PORTABLE))
+        for v in (*REWRAP, *STREAMED.values(), PORTABLE))
     inflater = ClaimSpec(
         "faster", "inflate-isal", than="inflate-zlib", metric="time",
         text="(e) the inflater gzwrap picks by itself (ISA-L where built in) is the fastest "
@@ -275,8 +285,8 @@ class GzWrap(Experiment):
         return sql_cases({t.what: t.result for t in tried}, server)
 
     def evidence(self, ctx: Context, cases: list[Case]) -> Evidence:
-        tables = [throughput_table(cases, (*REWRAP, PORTABLE, *INFLATE, MULTI, *MULTI_INFLATE,
-                                           *RECOMPRESS)),
+        tables = [throughput_table(cases, (*REWRAP, *STREAMED.values(), PORTABLE, *INFLATE,
+                                           MULTI, *MULTI_INFLATE, *RECOMPRESS)),
                   ratio_table(cases),
                   throughput_table(cases, CHECKSUMS, "the checksums alone: GB/s over the data "
                                    "in a conversion's 256 KiB pieces (median; clock)")]
@@ -377,7 +387,7 @@ def ratio_table(cases: list[Case]) -> EvidenceTable:
                            key=lambda x: (x[0][1], x[0][2])):
         floor, stream = _fastest(group, INFLATE), _fastest(group, STREAMING)
         rec = _fastest(group, RECOMPRESS)
-        for v in REWRAP:
+        for v in (*REWRAP, *STREAMED.values()):
             if v not in group:
                 continue
             r = group[v]
