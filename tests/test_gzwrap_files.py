@@ -279,6 +279,33 @@ def test_compress_to_a_pipe_streams_from_a_regular_file(tmp_path):
         p.wait()
 
 
+def _run_env(env: dict, *args: str, data: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([str(cli()), *args], input=data, capture_output=True, timeout=300,
+                          env={**os.environ, **env})
+
+
+def test_a_pipe_waits_in_memory_and_a_large_hold_in_the_spool(tmp_path):
+    """What a pipe waits for (a gzip member's blocks until the next one shows up, a
+    COMPRESS() value's length) is held in memory up to 8 MiB: no spool is needed, so a
+    $TMPDIR that does not exist does not matter. A COMPRESS() value from a pipe that grows
+    past it moves to the spool, and its length is still patched in; there it needs
+    $TMPDIR."""
+    missing_tmp = {"TMPDIR": str(tmp_path / "no-such-dir")}
+    two = gzip.compress(DATA, 6, mtime=0) + gzip.compress(DATA[::-1], 1, mtime=0)
+    p = _run_env(missing_tmp, "--to", "zlib", "-q", data=two)
+    assert p.returncode == 0, p.stderr
+    assert decode(p.stdout, "zlib") == DATA + DATA[::-1]
+    small = _run_env(missing_tmp, "--to", "mysql", "-q", data=zlib.compress(DATA))
+    assert small.returncode == 0 and decode(small.stdout, "mysql") == DATA
+    big = os.urandom(9 << 20)  # stored blocks: the output is as large
+    z = zlib.compress(big, 1)
+    q = _run_env({}, "--to", "mysql", "-q", data=z)
+    assert q.returncode == 0, q.stderr
+    assert q.stdout[:4] == len(big).to_bytes(4, "little") and decode(q.stdout, "mysql") == big
+    r = _run_env(missing_tmp, "--to", "mysql", "-q", data=z)
+    assert r.returncode != 0 and b"spool" in r.stderr and r.stdout == b""
+
+
 def test_compress_target_and_failures_on_standard_output():
     """COMPRESS() from a pipe is held whole (its length comes first); a failed conversion ends
     without the target's trailer; a regular file as standard output is cut back."""

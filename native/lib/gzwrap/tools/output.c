@@ -184,10 +184,52 @@ static int spool_open(gzw_dest *d) {
     return 0;
 }
 
-/* Pass spool bytes [sent, upto) on, then free their room in $TMPDIR. */
+/* Move what a stream holds in memory to a new spool, which takes every write after. */
+static int hold_to_spool(gzw_dest *d) {
+    if (spool_open(d) != 0)
+        return -1;
+    if (pwrite_all(d->fd, d->held, (size_t)(d->end - d->sent), (off_t)d->sent) != 0 ||
+        lseek(d->fd, (off_t)d->end, SEEK_SET) != (off_t)d->end)
+        return fail(d, "cannot write the spool");
+    free(d->held);
+    d->held = NULL, d->held_cap = 0;
+    return 0;
+}
+
+/* Keep [end, end + len) in memory where it fits under GZW_HOLD_MAX: 1 when kept, 0 when
+ * it must go to the spool, -1 when memory ran out. */
+static int hold(gzw_dest *d, const void *buf, size_t len) {
+    size_t have = (size_t)(d->end - d->sent);
+    if (len > GZW_HOLD_MAX - have)
+        return 0;
+    if (have + len > d->held_cap) {
+        size_t cap = d->held_cap ? d->held_cap : 1 << 18;
+        while (cap < have + len)
+            cap *= 2;
+        char *p = realloc(d->held, cap);
+        if (!p)
+            return fail(d, "no memory to hold the output"), -1;
+        d->held = p, d->held_cap = cap;
+    }
+    memcpy(d->held + have, buf, len);
+    d->end += len;
+    return 1;
+}
+
+/* Pass held bytes [sent, upto) on, then free their room (in $TMPDIR for a spool). */
 static int stream_pass(gzw_dest *d, uint64_t upto) {
     static char buf[1 << 18];
     uint64_t from = d->sent;
+    if (d->fd < 0) { /* held in memory */
+        size_t n = (size_t)(upto - from), rest = (size_t)(d->end - upto);
+        if (n == 0)
+            return 0;
+        if (write_all(d->out_fd, d->held, n) != 0)
+            return fail(d, "cannot write it");
+        memmove(d->held, d->held + n, rest);
+        d->sent = upto;
+        return 0;
+    }
     while (d->sent < upto) {
         size_t n = upto - d->sent < sizeof buf ? (size_t)(upto - d->sent) : sizeof buf;
         if (pread_all(d->fd, buf, n, (off_t)d->sent) != 0)
@@ -204,18 +246,30 @@ static int stream_pass(gzw_dest *d, uint64_t upto) {
 
 static int dest_write(void *ctx, const void *buf, size_t len) {
     gzw_dest *d = ctx;
-    if (d->kind == GZW_DEST_STREAM && d->fd < 0 && spool_open(d) != 0)
-        return -1;
+    if (d->kind == GZW_DEST_STREAM && d->fd < 0) {
+        int kept = d->hold_all ? 0 : hold(d, buf, len);
+        if (kept)
+            return kept > 0 ? 0 : -1;
+        if ((d->held ? hold_to_spool(d) : spool_open(d)) != 0)
+            return -1;
+    }
     if (write_all(d->fd, buf, len) != 0)
         return fail(d, d->kind == GZW_DEST_STREAM ? "cannot write the spool" : "cannot write it");
     d->end += len;
     return 0;
 }
 
+/* Whether [off, off + len) lies in what a stream holds in memory. */
+static int in_memory(const gzw_dest *d, size_t len, uint64_t off) {
+    return d->kind == GZW_DEST_STREAM && d->fd < 0 && off <= d->end && len <= d->end - off;
+}
+
 static int dest_pread(void *ctx, void *buf, size_t len, uint64_t off) {
     gzw_dest *d = ctx;
     if (off < d->sent)
         return errno = ESPIPE, fail(d, "already passed on");
+    if (in_memory(d, len, off))
+        return memcpy(buf, d->held + (off - d->sent), len), 0;
     return pread_all(d->fd, buf, len, (off_t)(d->base + off)) == 0
                ? 0 : fail(d, "cannot read the output back");
 }
@@ -224,6 +278,8 @@ static int dest_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
     gzw_dest *d = ctx;
     if (off < d->sent)
         return errno = ESPIPE, fail(d, "already passed on");
+    if (in_memory(d, len, off))
+        return memcpy(d->held + (off - d->sent), buf, len), 0;
     return pwrite_all(d->fd, buf, len, (off_t)(d->base + off)) == 0 ? 0 : fail(d, "cannot write it");
 }
 
@@ -232,8 +288,12 @@ static int dest_truncate(void *ctx, uint64_t size) {
     off_t at = (off_t)(d->base + size);
     if (size < d->sent)
         return errno = ESPIPE, fail(d, "already passed on");
-    if (d->fd < 0 && size == 0)
+    if (d->kind == GZW_DEST_STREAM && d->fd < 0) { /* held in memory, or nothing yet */
+        if (size > d->end)
+            return errno = EINVAL, fail(d, "cannot cut it short");
+        d->end = size;
         return 0;
+    }
     if (ftruncate(d->fd, at) != 0 || lseek(d->fd, at, SEEK_SET) != at)
         return fail(d, "cannot cut it short");
     d->end = size;
@@ -312,10 +372,12 @@ static int commit_file(gzw_dest *d) {
 
 int gzw_dest_commit(gzw_dest *d) {
     switch (d->kind) {
-    case GZW_DEST_STREAM:
-        if (d->fd >= 0 && stream_pass(d, d->end) != 0)
-            return -1;
-        return 0;
+    case GZW_DEST_STREAM: {
+        int r = stream_pass(d, d->end);
+        free(d->held);
+        d->held = NULL, d->held_cap = 0;
+        return r;
+    }
     case GZW_DEST_IN_PLACE:
         return 0;
     default:
