@@ -186,6 +186,7 @@ def expected_output(descriptors: bytes) -> list[str]:
         f"bpmodel {v['bpmodel']}: 1000 of 1000 mispredicted",
         f"gzwrap {v['gzwrap']}: ok, gzip -> mysql, {len(mysql)} bytes: "
         + " ".join(f"{b:02x}" for b in mysql),
+        f"gzwrap memory: ok, {len(mysql) - 4} bytes: " + " ".join(f"{b:02x}" for b in mysql[4:]),
     ]
 
 

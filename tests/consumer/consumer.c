@@ -47,6 +47,21 @@ static int pbdyn_example(const char *path) {
   return 0;
 }
 
+/* A gzwrap writer that appends to a small buffer. */
+struct appended {
+  unsigned char buf[64];
+  size_t len;
+};
+
+static int append(void *ctx, const void *p, size_t n) {
+  struct appended *a = ctx;
+  if (n > sizeof a->buf - a->len)
+    return -1;
+  memcpy(a->buf + a->len, p, n);
+  a->len += n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) return fprintf(stderr, "usage: consumer DESCRIPTORS.pb\n"), 2;
   if (pbdyn_example(argv[1])) return 1;
@@ -112,6 +127,16 @@ int main(int argc, char **argv) {
          gzwrap_format_name(rep.from), gzwrap_format_name(rep.to), out_len);
   for (size_t i = 0; i < out_len; i++)
     printf(" %02x", out[i]);
+  printf("\n");
+
+  /* the same from memory to a writer, as zlib */
+  struct appended a = {{0}, 0};
+  gzwrap_writer wr = {&a, append, NULL, NULL, NULL, NULL};
+  opt.to = GZWRAP_FORMAT_ZLIB;
+  gs = gzwrap_memory_convert(&opt, gz, sizeof gz, &wr, &rep);
+  printf("gzwrap memory: %s, %zu bytes:", gzwrap_status_str(gs), a.len);
+  for (size_t i = 0; i < a.len; i++)
+    printf(" %02x", a.buf[i]);
   printf("\n");
   return 0;
 }
