@@ -573,7 +573,8 @@ gzwrap_status gzw_convert(const gzwrap_options *opt, gzwrap_reader *rd, const ui
     if (opt)
         o = *opt;
     r->from = o.from, r->to = o.to;
-    if ((rd && !rd->read) || !wr || !wr->write || !format_ok(o.from, 1) || !format_ok(o.to, 0) ||
+    if ((rd && !rd->read) || (!rd && !whole && whole_len) || !wr || !wr->write ||
+        !format_ok(o.from, 1) || !format_ok(o.to, 0) ||
         (unsigned)o.inflater > GZWRAP_IMPL_LAST ||
         (unsigned)o.crc32 > GZWRAP_IMPL_LAST ||
         (unsigned)o.adler32 > GZWRAP_IMPL_LAST) {

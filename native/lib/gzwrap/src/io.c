@@ -160,12 +160,6 @@ gzwrap_status gzwrap_buffer_convert(const gzwrap_options *opt, const void *in, s
 
 gzwrap_status gzwrap_memory_convert(const gzwrap_options *opt, const void *in, size_t in_len,
                                     gzwrap_writer *out, gzwrap_report *report) {
-    if (!in && in_len) {
-        gzwrap_report scratch;
-        gzwrap_report *r = report ? report : &scratch;
-        memset(r, 0, sizeof *r);
-        return r->status = GZWRAP_ERR_ARG;
-    }
     return gzw_convert(opt, NULL, in, in_len, out, NULL, report); /* read in place */
 }
 

@@ -47,6 +47,7 @@
 #include "internal/conv.h"
 #include "internal/impl.h"
 #include "internal/scan.h"
+#include "settling_writer.h"
 
 static int failures;
 #define CHECK(cond, ...)                                                                  \
@@ -409,59 +410,6 @@ static void errors(void) {
     CHECK(strcmp(gzwrap_status_str(GZWRAP_ERR_TRUNCATED), "truncated input") == 0, "str");
 }
 
-/* Members of every end alignment: random sizes and levels make streams end at all 8 bit
- * positions; empty members too. */
-/* A growing memory writer that records what it was told is final and fails any later
- * read-back, patch or cut below that. */
-typedef struct settling {
-    uint8_t *p;
-    size_t len, cap;
-    uint64_t settled;
-    int settles, violations;
-} settling;
-
-static int st_write(void *ctx, const void *buf, size_t len) {
-    settling *s = ctx;
-    if (s->len + len > s->cap)
-        s->p = realloc(s->p, s->cap = 2 * (s->len + len));
-    memcpy(s->p + s->len, buf, len);
-    s->len += len;
-    return 0;
-}
-
-static int st_pread(void *ctx, void *buf, size_t len, uint64_t off) {
-    settling *s = ctx;
-    if (off < s->settled)
-        return s->violations++, -1;
-    memcpy(buf, s->p + off, len);
-    return 0;
-}
-
-static int st_pwrite(void *ctx, const void *buf, size_t len, uint64_t off) {
-    settling *s = ctx;
-    if (off < s->settled)
-        return s->violations++, -1;
-    memcpy(s->p + off, buf, len);
-    return 0;
-}
-
-static int st_truncate(void *ctx, uint64_t size) {
-    settling *s = ctx;
-    if (size < s->settled)
-        return s->violations++, -1;
-    s->len = (size_t)size;
-    return 0;
-}
-
-static int st_settle(void *ctx, uint64_t off) {
-    settling *s = ctx;
-    if (off < s->settled || off > s->len)
-        s->violations++;
-    s->settled = off;
-    s->settles++;
-    return 0;
-}
-
 /* A gzip member of d[0, n) made of several blocks where `blocks` asks for them: the data
  * in pieces, each ended by a flush that ends a block. */
 static uint8_t *gzip_member(const uint8_t *d, size_t n, int level, int blocks, size_t *out_n) {
@@ -509,6 +457,8 @@ static int zlib_block_count(const uint8_t *p, size_t n, int *used_bits) {
     return blocks;
 }
 
+/* Members of every end alignment: random sizes and levels make streams end at all 8 bit
+ * positions; empty members too. */
 static void join(void) {
     int seen[8] = {0};
     gzwrap_impl impls[2] = {GZWRAP_IMPL_ZLIB, GZWRAP_IMPL_ISAL};
@@ -547,8 +497,7 @@ static void join(void) {
                         odd_reader r = {{in, n, 0}, 4099 + next() % 60000};
                         settling sw = {0};
                         gzwrap_reader rd = {&r, odd_read};
-                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
-                                            st_settle};
+                        gzwrap_writer wr = settling_writer(&sw);
                         o.walk_blocks = (int)(next() % 2);
                         st = gzwrap_stream_convert(&o, &rd, &wr, &rep);
                         if (sw.len <= out_cap)
@@ -556,8 +505,7 @@ static void join(void) {
                         free(sw.p);
                     } else if (mode == 2) { /* read in place, written through a writer */
                         settling sw = {0};
-                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
-                                            st_settle};
+                        gzwrap_writer wr = settling_writer(&sw);
                         o.walk_blocks = (int)(next() % 2);
                         st = gzwrap_memory_convert(&o, in, n, &wr, &rep);
                         CHECK(sw.violations == 0, "join round %d, memory: %d settle violations",
@@ -684,7 +632,7 @@ static void settle(void) {
             odd_reader r = {{cases[i].in, cases[i].in_n, 0}, step};
             settling s = {0};
             gzwrap_reader rd = {&r, odd_read};
-            gzwrap_writer wr = {&s, st_write, st_pread, st_pwrite, st_truncate, st_settle};
+            gzwrap_writer wr = settling_writer(&s);
             gzwrap_report rep;
             CHECK(gzwrap_stream_convert(&o, &rd, &wr, &rep) == GZWRAP_OK, "case %zu: %s", i,
                   rep.error);
@@ -1248,8 +1196,7 @@ static void memory(void) {
                         gzwrap_status ws = gzwrap_buffer_convert(&o, in, in_n, want, cap, &want_n,
                                                                  &wr_rep);
                         settling sw = {0};
-                        gzwrap_writer wr = {&sw, st_write, st_pread, st_pwrite, st_truncate,
-                                            st_settle};
+                        gzwrap_writer wr = settling_writer(&sw);
                         gzwrap_status gs = gzwrap_memory_convert(&o, in, in_n, &wr, &got_rep);
                         CHECK(gs == ws && (gs || (sw.len == want_n && (!want_n || !memcmp(sw.p, want, want_n)))) &&
                                   got_rep.data_bytes == wr_rep.data_bytes &&
